@@ -1,0 +1,73 @@
+import "server-only"
+import { mkdirSync } from "node:fs"
+import path from "node:path"
+import { PGlite } from "@electric-sql/pglite"
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres"
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator"
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite"
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator"
+import pg from "pg"
+import * as schema from "@/lib/db/schema"
+
+export type Schema = typeof schema
+/** One type for both drivers: the app is written against Postgres, not a driver. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+
+export interface Database {
+  db: Db
+  driver: "pglite" | "postgres"
+  migrate(): Promise<void>
+  close(): Promise<void>
+}
+
+export const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib", "db", "migrations")
+
+/**
+ * Opens a database: node-postgres when `url` is given, else PGlite on `dataDir`
+ * (created if missing), or in memory when neither is given.
+ */
+export async function openDatabase(options: { url?: string | undefined; dataDir?: string | undefined }): Promise<Database> {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: 10, application_name: "treasury-console" })
+    // A pooled client that errors while idle must not crash the process.
+    pool.on("error", () => undefined)
+    const db = drizzlePg(pool, { schema, casing: "snake_case" })
+    return {
+      db: db as unknown as Db,
+      driver: "postgres",
+      migrate: () => migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      close: () => pool.end(),
+    }
+  }
+  if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true })
+  const client = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {})
+  const db = drizzlePglite(client, { schema, casing: "snake_case" })
+  return {
+    db: db as unknown as Db,
+    driver: "pglite",
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  }
+}
+
+const globalForDb = globalThis as unknown as { __consoleDatabase?: Promise<Database> }
+
+/**
+ * The process's one database, opened and migrated on first use and kept on globalThis:
+ * the dev server reloads modules, and two PGlite instances on one folder corrupt it.
+ */
+export function getDatabase(config: { url: string | undefined; dataDir: string }): Promise<Database> {
+  globalForDb.__consoleDatabase ??= (async () => {
+    const database = await openDatabase({
+      url: config.url,
+      dataDir: config.url ? undefined : path.join(config.dataDir, "pglite"),
+    })
+    await database.migrate()
+    return database
+  })()
+  globalForDb.__consoleDatabase.catch(() => {
+    globalForDb.__consoleDatabase = undefined
+  })
+  return globalForDb.__consoleDatabase
+}

@@ -1,0 +1,46 @@
+import { sql } from "drizzle-orm"
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+
+export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion"] as const
+export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
+export const INTENT_STATES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN"] as const
+export type IntentState = (typeof INTENT_STATES)[number]
+
+/**
+ * Write-ahead rows for every create and cancel the console sends to the service, and
+ * the audit trail of who did what. A row is PENDING before the request leaves; it ends
+ * SUCCEEDED (record id and status), FAILED (the problem), or UNKNOWN until reconciled.
+ */
+export const consoleIntents = pgTable(
+  "console_intents",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    staffEmail: text("staff_email").notNull(),
+    staffRole: text("staff_role").notNull(),
+    operation: text("operation").$type<IntentOperation>().notNull(),
+    profileId: text("profile_id"),
+    /** The ref_id sent to the service (for a cancel: the conversion's id). */
+    refId: text("ref_id").notNull(),
+    request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    state: text("state").$type<IntentState>().notNull().default("PENDING"),
+    attempts: integer("attempts").notNull().default(0),
+    recordId: text("record_id"),
+    recordStatus: text("record_status"),
+    problem: jsonb("problem").$type<Record<string, unknown>>(),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true, precision: 6 }),
+  },
+  (t) => [
+    index("console_intents_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("console_intents_unresolved_idx")
+      .on(t.state, t.updatedAt)
+      .where(sql`${t.state} in ('PENDING', 'UNKNOWN')`),
+    index("console_intents_staff_idx").on(t.staffEmail, t.createdAt.desc()),
+    // One intent per create and ref_id: concurrent identical submissions meet here.
+    uniqueIndex("console_intents_create_ref_idx")
+      .on(t.operation, t.refId)
+      .where(sql`${t.operation} <> 'cancel_conversion'`),
+  ],
+)
+export type ConsoleIntent = typeof consoleIntents.$inferSelect

@@ -1,0 +1,66 @@
+import { z } from "zod"
+import { STABLECOINS } from "@/lib/schemas/assets"
+import { idSchema, refIdSchema } from "@/lib/schemas/common"
+import { metadataSchema } from "@/lib/schemas/metadata"
+import { fiatAmountSchema } from "@/lib/schemas/money"
+
+export const CONVERSION_ASSETS = ["USD", ...STABLECOINS] as const
+export type ConversionAsset = (typeof CONVERSION_ASSETS)[number]
+export const CONVERSION_STATUSES = ["CREATED", "SETTLED", "CANCELLED"] as const
+
+/** USD converts to each stablecoin and each stablecoin to USD; nothing else. */
+export function isValidConversionPair(source: string, target: string): boolean {
+  const stable = STABLECOINS as readonly string[]
+  return (source === "USD" && stable.includes(target)) || (stable.includes(source) && target === "USD")
+}
+
+/** The assets a conversion from `source` may go to (for narrowing the form's choices). */
+export function conversionTargets(source: string): ConversionAsset[] {
+  return CONVERSION_ASSETS.filter((target) => isValidConversionPair(source, target))
+}
+
+const assetSchema = z.enum(CONVERSION_ASSETS, { error: `must be one of ${CONVERSION_ASSETS.join(", ")}` })
+
+/** Body of "create a stablecoin conversion", shared by the form, the console API and the sandbox. */
+export const conversionCreateSchema = z
+  .strictObject({
+    profile_id: idSchema,
+    amount: fiatAmountSchema,
+    source_asset: assetSchema,
+    target_asset: assetSchema,
+    ref_id: refIdSchema.optional(),
+    metadata: metadataSchema.optional(),
+    identity_id: idSchema.optional(),
+    account_id: idSchema.optional(),
+    recipient_profile_id: idSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (!isValidConversionPair(body.source_asset, body.target_asset)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["target_asset"],
+        message:
+          body.source_asset === body.target_asset
+            ? "must differ from source_asset"
+            : "USD converts to USDP, PYUSD or USDG and back; stablecoin to stablecoin is not allowed",
+      })
+    }
+  })
+
+export type ConversionCreate = z.infer<typeof conversionCreateSchema>
+
+const dateTimeFilter = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
+
+/** Filters of the conversion list, as the service takes them. */
+export const conversionListQuerySchema = z.strictObject({
+  profile_id: idSchema.optional(),
+  ref_id: refIdSchema.optional(),
+  "created_at.begin": dateTimeFilter,
+  "created_at.end": dateTimeFilter,
+  "updated_at.begin": dateTimeFilter,
+  "updated_at.end": dateTimeFilter,
+  order: z.enum(["ASC", "DESC"]).optional(),
+  page_cursor: z.string().max(512, "at most 512 characters").optional(),
+  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
+})
+export type ConversionListQuery = z.infer<typeof conversionListQuerySchema>

@@ -1,0 +1,52 @@
+import { z } from "zod"
+import { idSchema, refIdSchema } from "@/lib/schemas/common"
+import { metadataSchema } from "@/lib/schemas/metadata"
+import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
+
+export const EXECUTION_SIDES = ["BUY", "SELL"] as const
+export const EXECUTION_STATUSES = ["CREATED", "SETTLED"] as const
+
+/**
+ * Body of "execute a held quote", in the service's field names. Shared by the trade form,
+ * the console's route handler and the sandbox: exactly one of base_amount (crypto, at
+ * most 8 decimals) or quote_amount (fiat, at most 2 decimals), metadata within limits.
+ */
+export const quoteExecutionCreateSchema = z
+  .strictObject({
+    quote_id: idSchema,
+    ref_id: refIdSchema.optional(),
+    base_amount: cryptoAmountSchema.optional(),
+    quote_amount: fiatAmountSchema.optional(),
+    metadata: metadataSchema.optional(),
+    identity_id: idSchema.optional(),
+    account_id: idSchema.optional(),
+    recipient_profile_id: idSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const given = [body.base_amount, body.quote_amount].filter((v) => v !== undefined).length
+    if (given !== 1) {
+      const message =
+        given === 0 ? "give base_amount or quote_amount" : "give only one of base_amount and quote_amount"
+      ctx.addIssue({ code: "custom", path: ["base_amount"], message })
+      ctx.addIssue({ code: "custom", path: ["quote_amount"], message })
+    }
+  })
+
+export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
+
+/** Filters of the execution list, as the service takes them. */
+export const quoteExecutionListQuerySchema = z.strictObject({
+  side: z.enum(EXECUTION_SIDES).optional(),
+  market: z
+    .string()
+    .regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
+    .optional(),
+  status: z.enum(EXECUTION_STATUSES).optional(),
+  "created_at.begin": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
+  "created_at.end": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
+  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
+  order: z.enum(["ASC", "DESC"]).optional(),
+  order_by: z.enum(["CREATED_AT"]).optional(),
+  page_cursor: z.string().max(512, "at most 512 characters").optional(),
+})
+export type QuoteExecutionListQuery = z.infer<typeof quoteExecutionListQuerySchema>
