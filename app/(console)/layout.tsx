@@ -1,0 +1,48 @@
+import { headers } from "next/headers"
+import Link from "next/link"
+import { redirect } from "next/navigation"
+import type { ReactNode } from "react"
+import { EnvBanner } from "@/components/layout/env-banner"
+import { Nav } from "@/components/layout/nav"
+import { SessionControls } from "@/components/layout/session-controls"
+import { currentStaff } from "@/lib/auth/session"
+import { serviceInfo } from "@/lib/console/service-info"
+
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const staff = await currentStaff()
+  if (!staff) {
+    const path = (await headers()).get("x-console-path") ?? "/"
+    redirect(`/sign-in?callbackUrl=${encodeURIComponent(path)}`)
+  }
+  const service = serviceInfo()
+  return (
+    <div className="flex min-h-screen flex-col">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+        Skip to content
+      </a>
+      <EnvBanner mode={service.mode} host={service.host} />
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-2">
+          <div className="flex flex-wrap items-center gap-4">
+            <Link href="/" className="text-base font-semibold text-slate-900">
+              Treasury console
+            </Link>
+            <Nav role={staff.role} sandbox={service.mode === "sandbox"} />
+          </div>
+          <div className="flex items-center gap-3 text-sm">
+            <span>
+              <span data-testid="staff-email">{staff.email}</span>{" "}
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold uppercase text-slate-700" data-testid="staff-role">
+                {staff.role}
+              </span>
+            </span>
+            <SessionControls />
+          </div>
+        </div>
+      </header>
+      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+        {children}
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,24 @@
+import { cn } from "@/components/ui/cn"
+
+/** Always on screen: which service the console talks to, so nobody mistakes a demo for production. */
+export function EnvBanner({ mode, host }: { mode: "sandbox" | "upstream"; host: string }) {
+  const sandbox = mode === "sandbox"
+  return (
+    <div
+      role="region"
+      aria-label="Environment"
+      className={cn(
+        "flex flex-wrap items-center justify-center gap-x-3 px-4 py-1.5 text-center text-sm font-semibold",
+        sandbox ? "bg-amber-300 text-amber-950" : "bg-red-700 text-white",
+      )}
+    >
+      <span data-testid="env-mode">{sandbox ? "SANDBOX" : "PRODUCTION"}</span>
+      <span className="font-normal">
+        {sandbox ? "Embedded sandbox — no real money moves" : "Real service — trades move real money"} ·{" "}
+        <span data-testid="env-host" className="font-mono">
+          {host}
+        </span>
+      </span>
+    </div>
+  )
+}

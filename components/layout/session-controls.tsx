@@ -1,0 +1,36 @@
+"use client"
+
+import { signOut } from "next-auth/react"
+import { useEffect } from "react"
+import { Button } from "@/components/ui/button"
+
+const KEEP_ALIVE_EVERY_MS = 2 * 60 * 1000
+
+/**
+ * Sign-out, and the idle timeout's other half: while a person is active, the session is
+ * renewed at most every two minutes; after 30 minutes without activity it lapses.
+ */
+export function SessionControls() {
+  useEffect(() => {
+    let last = Date.now()
+    const onActivity = () => {
+      const now = Date.now()
+      if (now - last < KEEP_ALIVE_EVERY_MS) return
+      last = now
+      void fetch("/api/auth/session", { credentials: "same-origin", cache: "no-store" }).then(async (res) => {
+        const session = (await res.json().catch(() => null)) as { staff?: unknown } | null
+        if (!session?.staff) window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(window.location.pathname)}`)
+      })
+    }
+    const events = ["pointerdown", "keydown"] as const
+    for (const name of events) window.addEventListener(name, onActivity, { passive: true })
+    return () => {
+      for (const name of events) window.removeEventListener(name, onActivity)
+    }
+  }, [])
+  return (
+    <Button variant="secondary" size="sm" onClick={() => void signOut({ callbackUrl: "/sign-in" })}>
+      Sign out
+    </Button>
+  )
+}

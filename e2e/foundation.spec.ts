@@ -1,0 +1,82 @@
+import { expect, test } from "@playwright/test"
+import { DEMO_PASSWORD, ROLES, emailOf, signIn, storageStateOf } from "./helpers"
+
+test.describe("signed in", () => {
+  for (const role of ROLES) {
+    test.describe(role, () => {
+      test.use({ storageState: storageStateOf(role) })
+
+      test(`${role} sees who they are, the sandbox banner and their navigation`, async ({ page }) => {
+        await page.goto("/")
+        await expect(page.getByTestId("home-email")).toHaveText(emailOf(role))
+        await expect(page.getByTestId("home-role")).toHaveText(role)
+        await expect(page.getByTestId("env-mode")).toHaveText("SANDBOX")
+        const nav = page.getByRole("navigation", { name: "Main" })
+        await expect(nav.getByRole("link", { name: "Trade" })).toBeVisible()
+        await expect(nav.getByRole("link", { name: "Audit" })).toHaveCount(role === "admin" ? 1 : 0)
+        await expect(nav.getByRole("link", { name: "Sandbox" })).toHaveCount(role === "admin" ? 1 : 0)
+      })
+    })
+  }
+})
+
+test.describe("signed out", () => {
+  test("a wrong password and an unknown email get the same plain refusal", async ({ page }) => {
+    await page.goto("/sign-in")
+    await signIn(page, "trader@example.com", "not-the-password")
+    await expect(page.getByRole("alert")).toHaveText("Wrong email or password.")
+    await signIn(page, "nobody@example.com", DEMO_PASSWORD)
+    await expect(page.getByRole("alert")).toHaveText("Wrong email or password.")
+    await expect(page).toHaveURL(/\/sign-in/)
+  })
+
+  test("a console page redirects to sign-in and back after signing in", async ({ page }) => {
+    await page.goto("/?from=bookmark")
+    await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2F%3Ffrom%3Dbookmark/)
+    await signIn(page, "support@example.com", DEMO_PASSWORD)
+    await expect(page).toHaveURL(/\/\?from=bookmark$/)
+    await expect(page.getByTestId("staff-role")).toHaveText("support")
+  })
+
+  test("the sign-in page lists the demo users", async ({ page }) => {
+    await page.goto("/sign-in")
+    for (const role of ROLES) await expect(page.getByText(emailOf(role), { exact: true })).toBeVisible()
+  })
+
+  test("a protected API route answers 401 problem+json without a session", async ({ request }) => {
+    const res = await request.get("/api/me")
+    expect(res.status()).toBe(401)
+    expect(res.headers()["content-type"]).toContain("application/problem+json")
+    const body = (await res.json()) as { status: number; title: string }
+    expect(body).toMatchObject({ status: 401, title: "Unauthorized" })
+  })
+
+  test("health answers without a session and says nothing secret", async ({ request }) => {
+    const res = await request.get("/api/health")
+    expect(res.status()).toBe(200)
+    expect(await res.json()).toEqual({ status: "ok", mode: "sandbox", database: "ok" })
+  })
+
+  test("pages carry the security headers", async ({ request }) => {
+    const res = await request.get("/sign-in")
+    const headers = res.headers()
+    expect(headers["content-security-policy"]).toContain("default-src 'self'")
+    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'")
+    expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/)
+    expect(headers["x-content-type-options"]).toBe("nosniff")
+    expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin")
+    expect(headers["permissions-policy"]).toContain("camera=()")
+  })
+})
+
+test.describe("sign-out", () => {
+  test("signing out ends the session", async ({ page }) => {
+    await page.goto("/sign-in")
+    await signIn(page, "viewer@example.com", DEMO_PASSWORD)
+    await expect(page.getByTestId("staff-role")).toHaveText("viewer")
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await expect(page).toHaveURL(/\/sign-in/)
+    await page.goto("/")
+    await expect(page).toHaveURL(/\/sign-in/)
+  })
+})

@@ -1,0 +1,19 @@
+import type { Page } from "@playwright/test"
+
+export const DEMO_PASSWORD = "demo-password"
+export const ROLES = ["viewer", "support", "trader", "admin"] as const
+export type Role = (typeof ROLES)[number]
+
+export function emailOf(role: Role): string {
+  return `${role}@example.com`
+}
+
+export function storageStateOf(role: Role): string {
+  return `e2e/.auth/${role}.json`
+}
+
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel("Email").fill(email)
+  await page.getByLabel("Password").fill(password)
+  await page.getByRole("button", { name: "Sign in", exact: true }).click()
+}

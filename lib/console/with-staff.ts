@@ -1,0 +1,174 @@
+import "server-only"
+import { randomUUID } from "node:crypto"
+import type { NextRequest } from "next/server"
+import { ZodError } from "zod"
+import { roleAtLeast, type Role, type Staff } from "@/lib/auth/roles"
+import { staffFromRequest } from "@/lib/auth/session"
+import { HttpProblem, problemResponse } from "@/lib/console/problem"
+import { env } from "@/lib/env"
+import { log } from "@/lib/log"
+import type { Problem } from "@/lib/schemas/problem"
+
+export interface StaffContext<P> {
+  req: NextRequest
+  params: P
+  staff: Staff
+  requestId: string
+}
+
+type RouteParams = Record<string, string | string[] | undefined>
+
+/** Turns errors a handler may throw (besides HttpProblem and ZodError) into problems. */
+type ErrorMapper = (error: unknown) => { problem: Problem; headers?: Record<string, string> } | null
+const errorMappers: ErrorMapper[] = []
+
+/** Lets a domain layer (e.g. the upstream client) say how its errors read as problems. */
+export function registerErrorMapper(mapper: ErrorMapper): void {
+  if (!errorMappers.includes(mapper)) errorMappers.push(mapper)
+}
+
+/** `{"base_amount": "at most 8 decimals", "metadata.k": "…"}`: each field and its rule. */
+export function fieldErrors(error: ZodError): Record<string, string> {
+  const fields: Record<string, string> = {}
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? issue.path.map(String).join(".") : "body"
+    fields[key] ??= issue.message
+  }
+  return fields
+}
+
+export function validationProblem(error: ZodError): Problem {
+  const fields = fieldErrors(error)
+  return {
+    type: "about:blank",
+    title: "Bad Request",
+    status: 400,
+    detail: Object.entries(fields)
+      .map(([field, message]) => `${field}: ${message}`)
+      .join("; "),
+    meta: { fields },
+  }
+}
+
+/** The console's own origin, as the browser sees it. */
+function siteOrigin(req: NextRequest): string {
+  const configured = env().nextAuthUrl
+  if (configured) return new URL(configured).origin
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? req.nextUrl.host
+  const proto = req.headers.get("x-forwarded-proto") ?? req.nextUrl.protocol.replace(/:$/, "")
+  return `${proto}://${host}`
+}
+
+/** A write must come from the console's own pages: Origin, else Sec-Fetch-Site, must say so. */
+function crossSiteReason(req: NextRequest): string | null {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return null
+  const origin = req.headers.get("origin")
+  if (origin !== null) return origin === siteOrigin(req) ? null : `origin ${origin.slice(0, 100)} is not this site`
+  const fetchSite = req.headers.get("sec-fetch-site")
+  if (fetchSite === "same-origin") return null
+  return fetchSite ? `sec-fetch-site is ${fetchSite.slice(0, 20)}` : "no Origin or Sec-Fetch-Site header"
+}
+
+function deny(
+  status: 401 | 403,
+  detail: string,
+  ctx: { req: NextRequest; requestId: string; who: string; why: string },
+): Response {
+  log.warn("authz.denied", {
+    requestId: ctx.requestId,
+    who: ctx.who,
+    what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
+    why: ctx.why,
+    status,
+  })
+  return problemResponse(
+    { type: "about:blank", title: status === 401 ? "Unauthorized" : "Forbidden", status, detail },
+    { "x-request-id": ctx.requestId },
+  )
+}
+
+/**
+ * The one wrapper every console route handler goes through: session → role → Origin
+ * check for writes → the handler, whose errors become application/problem+json.
+ */
+export function withStaff<P extends RouteParams = Record<string, never>>(
+  minimumRole: Role,
+  handler: (ctx: StaffContext<P>) => Promise<Response>,
+): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
+  return async (req, route) => {
+    const requestId = randomUUID()
+    const staff = await staffFromRequest(req)
+    if (!staff) {
+      return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
+    }
+    if (!roleAtLeast(staff.role, minimumRole)) {
+      return deny(403, `This needs the ${minimumRole} role; you are ${staff.role}.`, {
+        req,
+        requestId,
+        who: staff.email,
+        why: `role ${staff.role} below ${minimumRole}`,
+      })
+    }
+    const crossSite = crossSiteReason(req)
+    if (crossSite) {
+      return deny(403, "Cross-site requests are refused.", { req, requestId, who: staff.email, why: crossSite })
+    }
+    try {
+      const response = await handler({ req, params: await route.params, staff, requestId })
+      response.headers.set("x-request-id", requestId)
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
+      return response
+    } catch (error) {
+      return errorResponse(error, requestId, { req, staff })
+    }
+  }
+}
+
+/** Reads a JSON body; a body that is not JSON is a 400 naming the rule. */
+export async function readJson(req: Request): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? ""
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
+  }
+  const text = await req.text()
+  if (text.length > 64 * 1024) throw new HttpProblem({ status: 413, detail: "The body must be at most 64 KiB." })
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new HttpProblem({
+      status: 400,
+      detail: "body: must be valid JSON",
+      meta: { fields: { body: "must be valid JSON" } },
+    })
+  }
+}
+
+export function errorResponse(
+  error: unknown,
+  requestId: string,
+  ctx: { req: NextRequest; staff: Staff | null },
+): Response {
+  const headers = { "x-request-id": requestId }
+  if (error instanceof HttpProblem) return problemResponse(error.problem, { ...headers, ...error.headers })
+  if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
+  for (const mapper of errorMappers) {
+    const mapped = mapper(error)
+    if (mapped) return problemResponse(mapped.problem, { ...headers, ...mapped.headers })
+  }
+  log.error("request.failed", {
+    requestId,
+    who: ctx.staff?.email ?? "anonymous",
+    what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown",
+  })
+  return problemResponse(
+    {
+      type: "about:blank",
+      title: "Internal Server Error",
+      status: 500,
+      detail: `Something went wrong on the console's side. Quote request id ${requestId} when reporting it.`,
+      meta: { request_id: requestId },
+    },
+    headers,
+  )
+}

@@ -1,0 +1,42 @@
+import "server-only"
+import { env } from "@/lib/env"
+
+type Level = "debug" | "info" | "warn" | "error"
+const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
+
+/** Keys whose values never reach a log line, at any depth. */
+const SECRET_KEY = /secret|token|password|passwd|authorization|cookie|credential|api[-_]?key|session/i
+const REDACTED = "[redacted]"
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6) return "[…]"
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1))
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      out[key] = SECRET_KEY.test(key) ? REDACTED : redact(v, depth + 1)
+    }
+    return out
+  }
+  if (typeof value === "string") {
+    // Bearer tokens and basic credentials that ended up inside free text.
+    return value.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+  }
+  return value
+}
+
+function write(level: Level, event: string, fields: Record<string, unknown>) {
+  const threshold = ORDER[env().logLevel]
+  if (ORDER[level] < threshold) return
+  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(redact(fields) as object) })
+  if (level === "error" || level === "warn") process.stderr.write(line + "\n")
+  else process.stdout.write(line + "\n")
+}
+
+/** Structured JSON lines; every field passes through `redact` first. */
+export const log = {
+  debug: (event: string, fields: Record<string, unknown> = {}) => write("debug", event, fields),
+  info: (event: string, fields: Record<string, unknown> = {}) => write("info", event, fields),
+  warn: (event: string, fields: Record<string, unknown> = {}) => write("warn", event, fields),
+  error: (event: string, fields: Record<string, unknown> = {}) => write("error", event, fields),
+}

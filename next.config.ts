@@ -1,0 +1,42 @@
+import type { NextConfig } from "next"
+import { env } from "./lib/env"
+
+// Validates the configuration when the server (or a build) starts: a bad or partial
+// environment stops it here with a message naming each variable.
+env()
+
+const securityHeaders = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  { key: "X-Frame-Options", value: "DENY" },
+  {
+    key: "Permissions-Policy",
+    value: "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+  },
+]
+
+// Pages get their CSP (with a per-request script nonce) from proxy.ts; everything else
+// (API answers, the sandbox, static files) gets this one.
+const apiCsp = "default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'"
+
+const nextConfig: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "bcryptjs"],
+  typedRoutes: false,
+  headers() {
+    return Promise.resolve([
+      { source: "/:path*", headers: securityHeaders },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: apiCsp }] },
+      { source: "/sandbox/:path*", headers: [{ key: "Content-Security-Policy", value: apiCsp }] },
+      { source: "/_next/:path*", headers: [{ key: "Content-Security-Policy", value: apiCsp }] },
+      {
+        source: "/:path*",
+        has: [{ type: "header", key: "x-forwarded-proto", value: "https" }],
+        headers: [{ key: "Strict-Transport-Security", value: "max-age=63072000; includeSubDomains" }],
+      },
+    ])
+  },
+}
+
+export default nextConfig

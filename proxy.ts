@@ -1,0 +1,53 @@
+import { getToken } from "next-auth/jwt"
+import { type NextRequest, NextResponse } from "next/server"
+import { authSecret } from "@/lib/auth/secret"
+import { env } from "@/lib/env"
+
+/**
+ * Pages only: a per-request CSP nonce, and a redirect to /sign-in for visits without a
+ * session. This is convenience, not security: every route handler checks the session
+ * itself (withStaff) and every console page checks it again in its layout.
+ */
+export async function proxy(req: NextRequest) {
+  const { pathname, search } = req.nextUrl
+  const nonce = btoa(crypto.randomUUID())
+  const dev = env().nodeEnv === "development"
+  const csp = [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join("; ")
+
+  if (pathname !== "/sign-in") {
+    const token = await getToken({ req, secret: authSecret() })
+    if (!token) {
+      const url = req.nextUrl.clone()
+      url.pathname = "/sign-in"
+      url.search = `?callbackUrl=${encodeURIComponent(pathname + search)}`
+      return NextResponse.redirect(url)
+    }
+  }
+
+  const headers = new Headers(req.headers)
+  headers.set("x-nonce", nonce)
+  headers.set("x-console-path", pathname + search)
+  headers.set("content-security-policy", csp)
+  const res = NextResponse.next({ request: { headers } })
+  res.headers.set("content-security-policy", csp)
+  if (req.headers.get("x-forwarded-proto") === "https") {
+    res.headers.set("strict-transport-security", "max-age=63072000; includeSubDomains")
+  }
+  return res
+}
+
+export const config = {
+  // Everything but the API, the sandbox, Next's assets and files with an extension.
+  matcher: ["/((?!api/|sandbox/|_next/|favicon\\.ico|.*\\.[a-z0-9]+$).*)"],
+}
