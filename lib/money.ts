@@ -2,14 +2,16 @@ import DecimalJs from "decimal.js"
 
 /**
  * The only place where strings become decimals. A private Decimal constructor keeps
- * plenty of precision and never switches to exponent notation, so `toString()` and
- * `toFixed()` always give plain decimal strings for the wire.
+ * plenty of precision and never switches to exponent notation (the exponent limits are
+ * decimal.js's extremes), so `toString()` and `toFixed()` always give plain decimal
+ * strings for the wire. Operations round to 60 significant digits; the execution
+ * arithmetic below does not rely on that (see `exactProduct` and `roundedQuotient`).
  */
 export const Decimal = DecimalJs.clone({
   precision: 60,
   rounding: DecimalJs.ROUND_HALF_EVEN,
-  toExpNeg: -60,
-  toExpPos: 60,
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
 })
 export type Decimal = InstanceType<typeof Decimal>
 
@@ -68,6 +70,32 @@ export interface ExecutionAmounts {
   quote_amount: string
 }
 
+/** a × b with every digit kept: the working precision covers both factors' digits. */
+function exactProduct(a: Decimal, b: Decimal): Decimal {
+  const Exact = Decimal.clone({ precision: Math.max(1, a.sd() + b.sd()) })
+  return new Decimal(new Exact(a).mul(b))
+}
+
+/**
+ * n ÷ d (both > 0) rounded to `places` decimals in one direction, exactly. The quotient
+ * is computed to enough significant digits to reach the `places`-th decimal, truncated
+ * or rounded away in the same direction as the final rounding, so a long run of 9s or
+ * 0s past any fixed precision can never flip the result.
+ */
+function roundedQuotient(n: Decimal, d: Decimal, places: number, rounding: typeof Decimal.ROUND_UP | typeof Decimal.ROUND_DOWN): Decimal {
+  // The quotient is below 10^(n.e − d.e + 1), so this many digits reach 10^-places (plus a margin).
+  const precision = Math.max(1, n.e - d.e + places + 3)
+  const Directed = Decimal.clone({ precision, rounding })
+  return new Decimal(new Directed(n).div(d)).toDecimalPlaces(places, rounding)
+}
+
+function givenAmount(name: "base_amount" | "quote_amount", value: string, places: number): Decimal {
+  const amount = toDecimal(value)
+  if (amount.lte(0)) throw new RangeError(`${name} must be more than 0`)
+  if (amount.decimalPlaces() > places) throw new RangeError(`${name} has at most ${places} decimals`)
+  return amount
+}
+
 /**
  * The other amount of an execution, from the held price, never rounded in the client's
  * favour beyond the quote:
@@ -76,6 +104,10 @@ export interface ExecutionAmounts {
  * - SELL by base: the fiat received is base × price rounded down to 2 dp;
  * - SELL by quote: the crypto sold is quote ÷ price rounded up to 8 dp.
  * The given amount is returned exactly as the client wrote its value, in canonical form.
+ * Exactly one amount must be given, more than 0 and within its decimals (trailing zeros
+ * aside): an amount that could only be returned rounded is refused (RangeError), as are a
+ * missing or second amount (TypeError) and a price that is not more than 0 (RangeError).
+ * The computed amount can be 0 when the given one is tiny; callers decide whether to allow that.
  */
 export function executionAmounts(input: {
   side: Side
@@ -85,9 +117,12 @@ export function executionAmounts(input: {
 }): ExecutionAmounts {
   const price = toDecimal(input.price)
   if (price.lte(0)) throw new RangeError("price must be more than 0")
+  if (input.base_amount !== undefined && input.quote_amount !== undefined) {
+    throw new TypeError("only one of base_amount and quote_amount may be given")
+  }
   if (input.base_amount !== undefined) {
-    const base = toDecimal(input.base_amount)
-    const gross = base.mul(price)
+    const base = givenAmount("base_amount", input.base_amount, CRYPTO_DECIMALS)
+    const gross = exactProduct(base, price)
     const quote = input.side === "BUY" ? roundUp(gross, FIAT_DECIMALS) : roundDown(gross, FIAT_DECIMALS)
     return {
       base_amount: toFixedString(base, CRYPTO_DECIMALS),
@@ -95,9 +130,13 @@ export function executionAmounts(input: {
     }
   }
   if (input.quote_amount !== undefined) {
-    const quote = toDecimal(input.quote_amount)
-    const gross = quote.div(price)
-    const base = input.side === "BUY" ? roundDown(gross, CRYPTO_DECIMALS) : roundUp(gross, CRYPTO_DECIMALS)
+    const quote = givenAmount("quote_amount", input.quote_amount, FIAT_DECIMALS)
+    const base = roundedQuotient(
+      quote,
+      price,
+      CRYPTO_DECIMALS,
+      input.side === "BUY" ? Decimal.ROUND_DOWN : Decimal.ROUND_UP,
+    )
     return {
       base_amount: toFixedString(base, CRYPTO_DECIMALS),
       quote_amount: toFixedString(quote, FIAT_DECIMALS),
@@ -116,17 +155,22 @@ export function sameAmount(a: string | undefined, b: string | undefined): boolea
 
 /**
  * Formats a decimal string for people: thousands separators, and at least `minPlaces`
- * decimals (never fewer than written, so nothing is rounded away). Pure string work.
+ * decimals, never fewer than written (so "1.50" stays "1.50" and nothing is rounded
+ * away). `maxPlaces` only drops written trailing zeros beyond it ("1.50000000" with
+ * maxPlaces 2 is "1.50"); a non-zero digit is always shown. What is not a decimal string
+ * is returned unchanged. Pure string work.
  */
 export function formatAmount(value: string, options: { minPlaces?: number; maxPlaces?: number } = {}): string {
-  const d = tryDecimal(value)
+  const trimmed = value.trim()
+  const d = tryDecimal(trimmed)
   if (d === null) return value
-  const written = decimalPlaces(d.toString())
-  let places = Math.max(written, options.minPlaces ?? 0)
+  const minPlaces = options.minPlaces ?? 0
+  let places = Math.max(decimalPlaces(trimmed), minPlaces)
   if (options.maxPlaces !== undefined && places > options.maxPlaces) {
-    places = Math.max(options.maxPlaces, options.minPlaces ?? 0)
+    places = Math.max(options.maxPlaces, minPlaces, d.decimalPlaces())
   }
-  const fixed = d.abs().toFixed(places, Decimal.ROUND_DOWN)
+  // `places` is never below the value's own decimals, so this pads and never rounds.
+  const fixed = d.abs().toFixed(places)
   const [whole = "0", fraction] = fixed.split(".")
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")
   const sign = d.isNegative() && !d.isZero() ? "-" : ""
