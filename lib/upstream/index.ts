@@ -1,0 +1,50 @@
+import "server-only"
+
+/**
+ * The server-only typed client of the trading and stablecoin-conversion service.
+ * The console wires configuration into `createUpstreamClient`; nothing here reads env.
+ */
+export {
+  type ApiContext,
+  type ConversionCreateInput,
+  type ConversionOperations,
+  type CreateResult,
+  createStablecoinConversionAdapter,
+  createUpstreamClient,
+  type ProfileListQuery,
+  type ProfileOperations,
+  type ProfilePage,
+  type QuoteExecutionCreateInput,
+  type QuoteExecutionOperations,
+  type QuoteOperations,
+  SANDBOX_ADMIN_SCOPE,
+  type SandboxOperations,
+  type UpstreamClient,
+  type UpstreamClientConfig,
+} from "@/lib/upstream/client"
+export {
+  type ExistingRecord,
+  isUpstreamError,
+  RateLimitedError,
+  UpstreamConfigError,
+  UpstreamConflictError,
+  UpstreamError,
+  type UpstreamOutcome,
+  type UpstreamProblem,
+  UpstreamProblemError,
+  UpstreamResponseError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+} from "@/lib/upstream/errors"
+export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
+export { type ProblemAnswer, upstreamErrorResponse, upstreamErrorToProblem } from "@/lib/upstream/problem"
+export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits } from "@/lib/upstream/rate-limiter"
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
+export {
+  type FaultRule,
+  type SandboxDepositInput,
+  type SandboxDepositResponse,
+  type SandboxFaults,
+  type SandboxFaultsInput,
+} from "@/lib/upstream/schemas"
+export type { UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"

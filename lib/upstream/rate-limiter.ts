@@ -1,0 +1,100 @@
+import "server-only"
+import { RateLimitedError } from "@/lib/upstream/errors"
+
+/**
+ * The service limits per IP (token endpoint 1/s, quote executions 10/s, everything else
+ * 50/s) and throttles an offender for five minutes, so the console must never go over.
+ * A sliding window per bucket guarantees at most N sends in any window, also across a
+ * burst (a token bucket would let 2N through in one second: a full bucket plus refill).
+ */
+export type RateLimitBucket = "token" | "quote_executions" | "other"
+
+export interface RateLimits {
+  /** Requests per window to the token endpoint. */
+  token: number
+  /** Requests per window to /profiles/{id}/quote-executions (create, get and list). */
+  quoteExecutions: number
+  /** Requests per window to everything else. */
+  other: number
+  windowMs: number
+  /** Longest a caller waits for a slot; beyond it the caller gets RateLimitedError. */
+  maxWaitMs: number
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  token: 1,
+  quoteExecutions: 10,
+  other: 50,
+  windowMs: 1000,
+  maxWaitMs: 2000,
+}
+
+export interface LimiterClock {
+  now: () => number
+  sleep: (ms: number) => Promise<void>
+}
+
+const QUOTE_EXECUTIONS_PATH = /\/profiles\/[^/]+\/quote-executions(\/|$)/
+
+/** Which limit an API path counts against (the token endpoint is chosen by its caller). */
+export function bucketForPath(pathname: string): RateLimitBucket {
+  return QUOTE_EXECUTIONS_PATH.test(pathname) ? "quote_executions" : "other"
+}
+
+export class RateLimiter {
+  private readonly slots = new Map<RateLimitBucket, number[]>()
+  private readonly blockedUntil = new Map<RateLimitBucket, number>()
+
+  constructor(
+    private readonly limits: RateLimits,
+    private readonly clock: LimiterClock,
+  ) {}
+
+  private limitOf(bucket: RateLimitBucket): number {
+    if (bucket === "token") return this.limits.token
+    if (bucket === "quote_executions") return this.limits.quoteExecutions
+    return this.limits.other
+  }
+
+  /**
+   * Reserves the earliest send time for one request in `bucket` and waits until then.
+   * Reservations are made synchronously, so concurrent callers are served in order.
+   * Returns how long the caller waited; throws RateLimitedError (nothing is reserved)
+   * when the wait would exceed `maxWaitMs`.
+   */
+  async acquire(bucket: RateLimitBucket): Promise<number> {
+    const limit = this.limitOf(bucket)
+    const now = this.clock.now()
+    const blocked = this.blockedUntil.get(bucket) ?? 0
+    if (!Number.isFinite(limit) || limit <= 0) {
+      return this.waitUntil(Math.max(now, blocked), now)
+    }
+    const { windowMs } = this.limits
+    const slots = (this.slots.get(bucket) ?? []).filter((t) => t > now - windowMs)
+    let at = Math.max(now, blocked)
+    if (slots.length >= limit) {
+      // The slot `limit` places back must have left the window before this one starts.
+      const older = slots[slots.length - limit] ?? now
+      at = Math.max(at, older + windowMs)
+    }
+    if (at - now > this.limits.maxWaitMs) {
+      this.slots.set(bucket, slots)
+      throw new RateLimitedError(Math.max(1, Math.ceil((at - now) / 1000)))
+    }
+    slots.push(at)
+    slots.sort((a, b) => a - b)
+    this.slots.set(bucket, slots)
+    return this.waitUntil(at, now)
+  }
+
+  /** The service answered 429 with Retry-After: hold the whole bucket until then. */
+  pauseUntil(bucket: RateLimitBucket, time: number): void {
+    this.blockedUntil.set(bucket, Math.max(this.blockedUntil.get(bucket) ?? 0, time))
+  }
+
+  private async waitUntil(at: number, now: number): Promise<number> {
+    const wait = at - now
+    if (wait > 0) await this.clock.sleep(wait)
+    return Math.max(0, wait)
+  }
+}
