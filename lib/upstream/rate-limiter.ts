@@ -66,13 +66,12 @@ export class RateLimiter {
     const limit = this.limitOf(bucket)
     const now = this.clock.now()
     const blocked = this.blockedUntil.get(bucket) ?? 0
-    if (!Number.isFinite(limit) || limit <= 0) {
-      return this.waitUntil(Math.max(now, blocked), now)
-    }
     const { windowMs } = this.limits
     const slots = (this.slots.get(bucket) ?? []).filter((t) => t > now - windowMs)
     let at = Math.max(now, blocked)
-    if (slots.length >= limit) {
+    // Infinity (or 0) switches a bucket's limit off; a pause after a 429 still holds.
+    const limited = Number.isFinite(limit) && limit > 0
+    if (limited && slots.length >= limit) {
       // The slot `limit` places back must have left the window before this one starts.
       const older = slots[slots.length - limit] ?? now
       at = Math.max(at, older + windowMs)
@@ -81,8 +80,10 @@ export class RateLimiter {
       this.slots.set(bucket, slots)
       throw new RateLimitedError(Math.max(1, Math.ceil((at - now) / 1000)))
     }
-    slots.push(at)
-    slots.sort((a, b) => a - b)
+    if (limited) {
+      slots.push(at)
+      slots.sort((a, b) => a - b)
+    }
     this.slots.set(bucket, slots)
     return this.waitUntil(at, now)
   }

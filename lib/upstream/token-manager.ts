@@ -16,11 +16,11 @@ const TOKEN_REUSE_FLOOR_MS = 5_000
 
 export interface TokenManager {
   /** A bearer token granted every scope in `scopes`; cached per scope set, single-flight. */
-  get(scopes: readonly string[], op: string): Promise<string>
+  get: (scopes: readonly string[], op: string) => Promise<string>
   /** Drops `token` from the cache after a 401, unless a newer one already replaced it. */
-  invalidate(scopes: readonly string[], token: string): void
-  /** Whether `text` contains a token this manager holds (for redaction). */
-  redact(text: string): string
+  invalidate: (scopes: readonly string[], token: string) => void
+  /** Blanks out the client secret and every token this manager holds. */
+  redact: (text: string) => string
 }
 
 interface CachedToken {
