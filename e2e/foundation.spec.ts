@@ -24,9 +24,9 @@ test.describe("signed out", () => {
   test("a wrong password and an unknown email get the same plain refusal", async ({ page }) => {
     await page.goto("/sign-in")
     await signIn(page, "trader@example.com", "not-the-password")
-    await expect(page.getByRole("alert")).toHaveText("Wrong email or password.")
+    await expect(page.getByRole("form", { name: "Sign in" }).getByRole("alert")).toHaveText("Wrong email or password.")
     await signIn(page, "nobody@example.com", DEMO_PASSWORD)
-    await expect(page.getByRole("alert")).toHaveText("Wrong email or password.")
+    await expect(page.getByRole("form", { name: "Sign in" }).getByRole("alert")).toHaveText("Wrong email or password.")
     await expect(page).toHaveURL(/\/sign-in/)
   })
 

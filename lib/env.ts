@@ -119,7 +119,10 @@ const rawSchema = z.object({
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_ROLE_CLAIM: optionalText,
   DEMO_PASSWORD: optionalText,
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  LOG_LEVEL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
+  ),
   SANDBOX_CLIENT_ID: optionalText,
   SANDBOX_CLIENT_SECRET: optionalText,
   SANDBOX_PORT: intVar(4010, 1, 65_535),

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest"
+import { ConfigError, parseEnv } from "@/lib/env"
+
+const upstream = {
+  UPSTREAM_BASE_URL: "https://api.sandbox.paxos.com/v2",
+  UPSTREAM_TOKEN_URL: "https://oauth.sandbox.paxos.com/oauth2/token",
+  UPSTREAM_CLIENT_ID: "client",
+  UPSTREAM_CLIENT_SECRET: "very-secret-value",
+  NEXTAUTH_SECRET: "x".repeat(40),
+  NEXTAUTH_URL: "https://console.example.com",
+  OIDC_ISSUER: "https://idp.example.com",
+  OIDC_CLIENT_ID: "console",
+  OIDC_CLIENT_SECRET: "oidc-secret",
+}
+
+function errorOf(source: Record<string, string | undefined>): string {
+  try {
+    parseEnv(source)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error("expected a ConfigError")
+}
+
+describe("configuration", () => {
+  it("with nothing set, runs in sandbox mode with defaults", () => {
+    const config = parseEnv({})
+    expect(config.mode).toBe("sandbox")
+    expect(config.upstream).toEqual({ kind: "sandbox" })
+    expect(config.dataDir).toBe(".data")
+    expect(config.demoPassword).toBe("demo-password")
+    expect(config.upstreamTimeoutMs).toBe(10_000)
+    expect(config.sandbox.settleDelayMs).toBe(2000)
+    expect(config.sandbox.rateLimits).toBe(false)
+  })
+
+  it("treats empty variables (as copied from .env.example) as unset", () => {
+    const blank = Object.fromEntries(
+      ["UPSTREAM_BASE_URL", "DATABASE_URL", "LOG_LEVEL", "SANDBOX_PORT", "SANDBOX_RATE_LIMITS", "CONSOLE_USERS"].map((k) => [k, ""]),
+    )
+    expect(parseEnv(blank).mode).toBe("sandbox")
+  })
+
+  it("a partial upstream configuration names each missing variable", () => {
+    const message = errorOf({ UPSTREAM_BASE_URL: "https://api.paxos.com/v2" })
+    expect(message).toContain("UPSTREAM_TOKEN_URL: is required when any UPSTREAM_* variable is set")
+    expect(message).toContain("UPSTREAM_CLIENT_ID")
+    expect(message).toContain("UPSTREAM_CLIENT_SECRET")
+  })
+
+  it("upstream mode requires the auth secret, the URL and a way to sign in", () => {
+    const message = errorOf({
+      UPSTREAM_BASE_URL: upstream.UPSTREAM_BASE_URL,
+      UPSTREAM_TOKEN_URL: upstream.UPSTREAM_TOKEN_URL,
+      UPSTREAM_CLIENT_ID: "c",
+      UPSTREAM_CLIENT_SECRET: "s",
+    })
+    expect(message).toContain("NEXTAUTH_SECRET: is required outside sandbox mode")
+    expect(message).toContain("NEXTAUTH_URL: is required outside sandbox mode")
+    expect(message).toContain("CONSOLE_USERS")
+  })
+
+  it("a complete upstream configuration parses, and the secret is not in the base URL", () => {
+    const config = parseEnv(upstream)
+    expect(config.mode).toBe("upstream")
+    expect(config.upstream).toMatchObject({ kind: "remote", baseUrl: "https://api.sandbox.paxos.com/v2" })
+    expect(config.oidc?.roleClaim).toBe("console_role")
+  })
+
+  it("rejects bad values with the variable and the rule", () => {
+    expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
+    expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")
+    expect(errorOf({ DATABASE_URL: "mysql://x" })).toContain("DATABASE_URL: must be a postgres:// URL")
+    expect(errorOf({ NEXTAUTH_SECRET: "short" })).toContain("NEXTAUTH_SECRET: must be at least 32 characters")
+    expect(errorOf({ LOG_LEVEL: "loud" })).toContain("LOG_LEVEL")
+    expect(errorOf({ ...upstream, DEMO_PASSWORD: "x" })).toContain("DEMO_PASSWORD: is only allowed in sandbox mode")
+  })
+
+  it("validates CONSOLE_USERS entries", () => {
+    expect(errorOf({ CONSOLE_USERS: "not json" })).toContain("CONSOLE_USERS: must be a JSON list")
+    expect(errorOf({ CONSOLE_USERS: JSON.stringify([{ email: "a@b.co", role: "boss", passwordHash: "x" }]) })).toContain(
+      "CONSOLE_USERS",
+    )
+    const hash = "$2b$10$U.tbyIgy9q07Jwu7.T8NAu2rAPYo60JcWGQP23Nlp6/g.KH4evx2O"
+    const config = parseEnv({ CONSOLE_USERS: JSON.stringify([{ email: "Ops@Example.com", role: "trader", passwordHash: hash }]) })
+    expect(config.consoleUsers).toEqual([{ email: "ops@example.com", role: "trader", passwordHash: hash }])
+  })
+
+  it("never puts a secret's value into the error message", () => {
+    const message = errorOf({ ...upstream, UPSTREAM_TOKEN_URL: "not a url" })
+    expect(message).not.toContain("very-secret-value")
+    expect(message).toContain("UPSTREAM_TOKEN_URL")
+  })
+})
