@@ -32,7 +32,7 @@ import {
   sandboxFaultsSchema,
 } from "@/lib/upstream/schemas"
 import { createTokenManager } from "@/lib/upstream/token-manager"
-import type { UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"
+import { realTimeout, type RequestTimer, type UpstreamFetch, type UpstreamLogEvent } from "@/lib/upstream/transport"
 
 /** The scope set of the embedded sandbox's admin API; it gets a token of its own. */
 export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
@@ -53,8 +53,8 @@ export interface UpstreamClientConfig {
   now?: () => number
   sleep?: (ms: number) => Promise<void>
   random?: () => number
-  /** Builds the per-request timeout signal; tests inject one driven by a fake clock. */
-  timeoutSignal?: (ms: number) => AbortSignal
+  /** Builds the per-request timeout; tests inject one driven by a fake clock. */
+  timeout?: (ms: number) => RequestTimer
   limits?: Partial<RateLimits>
   retry?: Partial<RetryPolicy>
   log?: (event: UpstreamLogEvent) => void
@@ -251,7 +251,7 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
     now,
     sleep,
     random: config.random ?? (() => Math.random()),
-    timeoutSignal: config.timeoutSignal ?? ((ms: number) => AbortSignal.timeout(ms)),
+    timeout: config.timeout ?? realTimeout,
     timeoutMs: config.timeoutMs,
     limiter,
     log,

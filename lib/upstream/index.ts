@@ -47,4 +47,4 @@ export {
   type SandboxFaults,
   type SandboxFaultsInput,
 } from "@/lib/upstream/schemas"
-export type { UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"
+export type { RequestTimer, UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"

@@ -28,12 +28,24 @@ export interface Runtime {
   now: () => number
   sleep: (ms: number) => Promise<void>
   random: () => number
-  timeoutSignal: (ms: number) => AbortSignal
+  timeout: (ms: number) => RequestTimer
   timeoutMs: number
   limiter: RateLimiter
   log: (event: UpstreamLogEvent) => void
   /** Blanks out the client secret and every token this client holds. */
   redact: (text: string) => string
+}
+
+/** A timeout for one request: its signal aborts at the deadline; `clear` when done. */
+export interface RequestTimer {
+  signal: AbortSignal
+  clear: () => void
+}
+
+export function realTimeout(ms: number): RequestTimer {
+  const controller = new AbortController()
+  const handle = setTimeout(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")), ms)
+  return { signal: controller.signal, clear: () => clearTimeout(handle) }
 }
 
 export interface OutgoingRequest {
@@ -89,7 +101,15 @@ export async function exchange(runtime: Runtime, request: OutgoingRequest): Prom
   if (waited > 0) runtime.log({ event: "rate_limit_wait", op: request.op, delayMs: waited })
 
   const started = runtime.now()
-  const signal = runtime.timeoutSignal(runtime.timeoutMs)
+  const timer = runtime.timeout(runtime.timeoutMs)
+  try {
+    return await exchangeWithin(runtime, request, timer.signal, started)
+  } finally {
+    timer.clear()
+  }
+}
+
+async function exchangeWithin(runtime: Runtime, request: OutgoingRequest, signal: AbortSignal, started: number): Promise<Exchange> {
   const elapsed = () => runtime.now() - started
   const report = (result: Exchange): Exchange => {
     runtime.log({
