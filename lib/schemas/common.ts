@@ -1,22 +1,28 @@
 import { z } from "zod"
 
+/** "is required" when the field is absent, `otherwise` when it has the wrong type. */
+export function requiredOr(otherwise: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : otherwise)
+}
+
 /** A client reference id: what the console generates is a UUID, but any short token is accepted. */
 export const refIdSchema = z
-  .string({ error: "must be text" })
+  .string({ error: requiredOr("must be text") })
   .trim()
   .min(1, "must not be empty")
   .max(128, "at most 128 characters")
-  .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only")
+  .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits and . _ : - only")
 
 /** Ids of profiles, identities and accounts: opaque strings (UUIDs on the real service). */
 export const idSchema = z
-  .string({ error: "must be text" })
+  .string({ error: requiredOr("must be text") })
   .trim()
   .min(1, "is required")
   .max(128, "at most 128 characters")
-  .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only")
+  .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits and . _ : - only")
 
 /** RFC 3339 date-time, fractional seconds from none to nanoseconds, Z or an offset. */
 export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
-export const dateTimeSchema = z.string().regex(RFC3339, "must be an RFC 3339 date-time like 2026-01-31T12:00:00Z")
+const DATE_TIME_RULE = "must be an RFC 3339 date-time like 2026-01-31T12:00:00Z"
+export const dateTimeSchema = z.string({ error: requiredOr(DATE_TIME_RULE) }).regex(RFC3339, DATE_TIME_RULE)

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { STABLECOINS } from "@/lib/schemas/assets"
-import { idSchema, refIdSchema } from "@/lib/schemas/common"
+import { idSchema, refIdSchema, requiredOr } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
 import { fiatAmountSchema } from "@/lib/schemas/money"
 
@@ -19,7 +19,7 @@ export function conversionTargets(source: string): ConversionAsset[] {
   return CONVERSION_ASSETS.filter((target) => isValidConversionPair(source, target))
 }
 
-const assetSchema = z.enum(CONVERSION_ASSETS, { error: `must be one of ${CONVERSION_ASSETS.join(", ")}` })
+const assetSchema = z.enum(CONVERSION_ASSETS, { error: requiredOr(`must be one of ${CONVERSION_ASSETS.join(", ")}`) })
 
 /** Body of "create a stablecoin conversion", shared by the form, the console API and the sandbox. */
 export const conversionCreateSchema = z
@@ -59,8 +59,13 @@ export const conversionListQuerySchema = z.strictObject({
   "created_at.end": dateTimeFilter,
   "updated_at.begin": dateTimeFilter,
   "updated_at.end": dateTimeFilter,
-  order: z.enum(["ASC", "DESC"]).optional(),
-  page_cursor: z.string().max(512, "at most 512 characters").optional(),
-  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
+  order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).optional(),
+  page_cursor: z.string({ error: "must be text" }).max(512, "at most 512 characters").optional(),
+  limit: z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(1000, "at most 1000")
+    .optional(),
 })
 export type ConversionListQuery = z.infer<typeof conversionListQuerySchema>

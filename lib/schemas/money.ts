@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { CRYPTO_DECIMALS, FIAT_DECIMALS, decimalPlaces, isUnsignedDecimalString, toDecimal } from "@/lib/money"
+import { requiredOr } from "@/lib/schemas/common"
 
 /**
  * An amount as the service takes it: a decimal string (digits, at most one dot), more
@@ -8,14 +9,14 @@ import { CRYPTO_DECIMALS, FIAT_DECIMALS, decimalPlaces, isUnsignedDecimalString,
  */
 export function amountSchema(maxDecimals: number) {
   return z
-    .string({ error: "must be a decimal number written as text, like \"12.34\"" })
+    .string({ error: requiredOr("must be a decimal number written as text, like \"12.34\"") })
     .trim()
     .superRefine((value, ctx) => {
       if (value === "") {
         ctx.addIssue({ code: "custom", message: "is required" })
         return
       }
-      if (value.startsWith("-")) {
+      if (value.startsWith("-") && isUnsignedDecimalString(value.slice(1))) {
         ctx.addIssue({ code: "custom", message: "must be more than 0" })
         return
       }

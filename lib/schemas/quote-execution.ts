@@ -36,17 +36,22 @@ export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
 /** Filters of the execution list, as the service takes them. */
 export const quoteExecutionListQuerySchema = z.strictObject({
-  side: z.enum(EXECUTION_SIDES).optional(),
+  side: z.enum(EXECUTION_SIDES, { error: "must be BUY or SELL" }).optional(),
   market: z
-    .string()
+    .string({ error: "must be a market like BTCUSD" })
     .regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
     .optional(),
-  status: z.enum(EXECUTION_STATUSES).optional(),
+  status: z.enum(EXECUTION_STATUSES, { error: "must be CREATED or SETTLED" }).optional(),
   "created_at.begin": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
   "created_at.end": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
-  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
-  order: z.enum(["ASC", "DESC"]).optional(),
-  order_by: z.enum(["CREATED_AT"]).optional(),
-  page_cursor: z.string().max(512, "at most 512 characters").optional(),
+  limit: z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(1000, "at most 1000")
+    .optional(),
+  order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).optional(),
+  order_by: z.enum(["CREATED_AT"], { error: "must be CREATED_AT" }).optional(),
+  page_cursor: z.string({ error: "must be text" }).max(512, "at most 512 characters").optional(),
 })
 export type QuoteExecutionListQuery = z.infer<typeof quoteExecutionListQuerySchema>

@@ -1,12 +1,14 @@
 import { z } from "zod"
-import { dateTimeSchema } from "@/lib/schemas/common"
+import { dateTimeSchema, requiredOr } from "@/lib/schemas/common"
 import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/quote-execution"
 
 /**
  * The service's records as they cross the wire. Amounts and prices stay decimal strings.
  * Unknown fields are dropped on parse, so nothing the service adds leaks through the console.
  */
-const decimalString = z.string().regex(/^-?[0-9]*\.?[0-9]+$/, "must be a decimal string")
+const decimalString = z
+  .string({ error: requiredOr("must be a decimal string, not a number") })
+  .regex(/^-?[0-9]*\.?[0-9]+$/, "must be a decimal string")
 const market = z.string().regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
 const stringMap = z.record(z.string(), z.string())
 
