@@ -8,6 +8,7 @@ import { HttpProblem, problemResponse } from "@/lib/console/problem"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import type { Problem } from "@/lib/schemas/problem"
+import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export interface StaffContext<P> {
   req: NextRequest
@@ -17,15 +18,6 @@ export interface StaffContext<P> {
 }
 
 type RouteParams = Record<string, string | string[] | undefined>
-
-/** Turns errors a handler may throw (besides HttpProblem and ZodError) into problems. */
-type ErrorMapper = (error: unknown) => { problem: Problem; headers?: Record<string, string> } | null
-const errorMappers: ErrorMapper[] = []
-
-/** Lets a domain layer (e.g. the upstream client) say how its errors read as problems. */
-export function registerErrorMapper(mapper: ErrorMapper): void {
-  if (!errorMappers.includes(mapper)) errorMappers.push(mapper)
-}
 
 /** `{"base_amount": "at most 8 decimals", "metadata.k": "…"}`: each field and its rule. */
 export function fieldErrors(error: ZodError): Record<string, string> {
@@ -151,9 +143,12 @@ export function errorResponse(
   const headers = { "x-request-id": requestId }
   if (error instanceof HttpProblem) return problemResponse(error.problem, { ...headers, ...error.headers })
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
-  for (const mapper of errorMappers) {
-    const mapped = mapper(error)
-    if (mapped) return problemResponse(mapped.problem, { ...headers, ...mapped.headers })
+  if (isUpstreamError(error)) {
+    const answer = upstreamErrorToProblem(error)
+    if (answer.problem.status >= 500) {
+      log.warn("upstream.failed", { requestId, what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`, error: error.name, status: answer.problem.status })
+    }
+    return problemResponse(answer.problem, { ...headers, ...answer.headers })
   }
   log.error("request.failed", {
     requestId,

@@ -1,0 +1,10 @@
+import { reconcileNow } from "@/lib/console/runtime"
+import { withStaff } from "@/lib/console/with-staff"
+import { log } from "@/lib/log"
+
+// POST /api/audit/reconcile - resolve PENDING/UNKNOWN intents older than 30 s now
+export const POST = withStaff("admin", async ({ staff }) => {
+  const report = await reconcileNow()
+  log.info("reconciler.requested", { staff: staff.email, ...report })
+  return Response.json(report)
+})

@@ -1,0 +1,20 @@
+import { problemResponse } from "@/lib/console/problem"
+import { consoleRuntime } from "@/lib/console/runtime"
+
+export const dynamic = "force-dynamic"
+
+// ANY /sandbox/** - the embedded sandbox over HTTP (its own OAuth; not the console's session)
+async function handler(req: Request): Promise<Response> {
+  const { sandbox } = await consoleRuntime()
+  if (!sandbox) {
+    return problemResponse({
+      type: "about:blank",
+      title: "Not Found",
+      status: 404,
+      detail: "The embedded sandbox runs in sandbox mode only.",
+    })
+  }
+  return sandbox.fetch(req)
+}
+
+export { handler as GET, handler as POST, handler as PUT, handler as DELETE, handler as PATCH }

@@ -1,0 +1,101 @@
+import "server-only"
+import { type SQL, and, desc, eq, gte, lte, sql } from "drizzle-orm"
+import { z } from "zod"
+import type { Db } from "@/lib/db/client"
+import { INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
+
+const dateTime = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" })
+
+export const auditQuerySchema = z.strictObject({
+  staff: z.string().trim().max(200, "at most 200 characters").optional(),
+  operation: z.enum(INTENT_OPERATIONS, { error: `must be one of ${INTENT_OPERATIONS.join(", ")}` }).optional(),
+  state: z.enum(INTENT_STATES, { error: `must be one of ${INTENT_STATES.join(", ")}` }).optional(),
+  from: dateTime.optional(),
+  to: dateTime.optional(),
+  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(500, "at most 500").default(50),
+  cursor: z.string().max(200, "at most 200 characters").optional(),
+})
+export type AuditQuery = z.infer<typeof auditQuerySchema>
+
+const cursorSchema = z.object({ t: z.string().regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/), i: z.uuid() })
+
+function encodeCursor(t: string, i: string): string {
+  return Buffer.from(JSON.stringify({ t, i })).toString("base64url")
+}
+
+function decodeCursor(cursor: string): { t: string; i: string } {
+  try {
+    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")))
+  } catch {
+    throw new z.ZodError([{ code: "custom", path: ["cursor"], message: "is not a cursor this console issued", input: cursor }])
+  }
+}
+
+// Full microsecond precision, so paging never skips or repeats rows created in one millisecond.
+const createdAtText = sql<string>`to_char(${consoleIntents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+export interface AuditEntry {
+  id: string
+  created_at: string
+  updated_at: string
+  resolved_at: string | null
+  staff_email: string
+  staff_role: string
+  operation: string
+  profile_id: string | null
+  ref_id: string
+  state: string
+  record_id: string | null
+  record_status: string | null
+  attempts: number
+  request: Record<string, unknown>
+  problem: { title: string; status: number | null; detail: string | null } | null
+}
+
+/** The audit trail, newest first, filtered, in pages with an opaque cursor. */
+export async function listAudit(db: Db, query: AuditQuery): Promise<{ items: AuditEntry[]; next_cursor: string | null }> {
+  const where: SQL[] = []
+  if (query.staff) where.push(eq(consoleIntents.staffEmail, query.staff.toLowerCase()))
+  if (query.operation) where.push(eq(consoleIntents.operation, query.operation))
+  if (query.state) where.push(eq(consoleIntents.state, query.state))
+  if (query.from) where.push(gte(consoleIntents.createdAt, new Date(query.from)))
+  if (query.to) where.push(lte(consoleIntents.createdAt, new Date(query.to)))
+  if (query.cursor) {
+    const { t, i } = decodeCursor(query.cursor)
+    where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.id}) < (${t}::timestamptz, ${i}::uuid)`)
+  }
+  const rows = await db
+    .select({ intent: consoleIntents, createdAtText })
+    .from(consoleIntents)
+    .where(where.length > 0 ? and(...where) : undefined)
+    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
+    .limit(query.limit + 1)
+  const page = rows.slice(0, query.limit)
+  const last = page[page.length - 1]
+  return {
+    items: page.map(({ intent, createdAtText: created }) => ({
+      id: intent.id,
+      created_at: created,
+      updated_at: intent.updatedAt.toISOString(),
+      resolved_at: intent.resolvedAt?.toISOString() ?? null,
+      staff_email: intent.staffEmail,
+      staff_role: intent.staffRole,
+      operation: intent.operation,
+      profile_id: intent.profileId,
+      ref_id: intent.refId,
+      state: intent.state,
+      record_id: intent.recordId,
+      record_status: intent.recordStatus,
+      attempts: intent.attempts,
+      request: intent.request,
+      problem: intent.problem
+        ? {
+            title: typeof intent.problem.title === "string" ? intent.problem.title : "Error",
+            status: typeof intent.problem.status === "number" ? intent.problem.status : null,
+            detail: typeof intent.problem.detail === "string" ? intent.problem.detail : null,
+          }
+        : null,
+    })),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last.createdAtText, last.intent.id) : null,
+  }
+}

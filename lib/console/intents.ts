@@ -1,0 +1,117 @@
+import "server-only"
+import { and, eq, inArray, sql } from "drizzle-orm"
+import type { Staff } from "@/lib/auth/roles"
+import type { Db } from "@/lib/db/client"
+import { sameAmount } from "@/lib/money"
+import { type ConsoleIntent, type IntentOperation, consoleIntents } from "@/lib/db/schema"
+import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
+
+export type IntentOutcome =
+  | { state: "SUCCEEDED"; recordId: string; recordStatus: string; attempts: number; profileId?: string | undefined }
+  | { state: "FAILED" | "UNKNOWN"; problem: Record<string, unknown>; attempts: number }
+
+/**
+ * Writes the PENDING row before anything is sent. A create whose ref_id already has an
+ * intent gets that row back instead (`created: false`): a retry or double submission.
+ */
+export async function openIntent(
+  db: Db,
+  input: { staff: Staff; operation: IntentOperation; profileId: string | null; refId: string; request: Record<string, unknown> },
+): Promise<{ intent: ConsoleIntent; created: boolean }> {
+  const inserted = await db
+    .insert(consoleIntents)
+    .values({
+      staffEmail: input.staff.email,
+      staffRole: input.staff.role,
+      operation: input.operation,
+      profileId: input.profileId,
+      refId: input.refId,
+      request: input.request,
+    })
+    .onConflictDoNothing()
+    .returning()
+  const row = inserted[0]
+  if (row) return { intent: row, created: true }
+  const [existing] = await db
+    .select()
+    .from(consoleIntents)
+    .where(and(eq(consoleIntents.operation, input.operation), eq(consoleIntents.refId, input.refId)))
+    .limit(1)
+  if (!existing) throw new Error("intent insert conflicted but no intent was found")
+  return { intent: existing, created: false }
+}
+
+/**
+ * Records how an intent ended. Success always wins (a record exists); a failure or an
+ * unknown outcome only replaces PENDING or UNKNOWN, never a known result.
+ */
+export async function settleIntent(db: Db, id: string, outcome: IntentOutcome): Promise<void> {
+  const now = new Date()
+  if (outcome.state === "SUCCEEDED") {
+    await db
+      .update(consoleIntents)
+      .set({
+        state: "SUCCEEDED",
+        recordId: outcome.recordId,
+        recordStatus: outcome.recordStatus,
+        problem: null,
+        attempts: sql`${consoleIntents.attempts} + ${outcome.attempts}`,
+        updatedAt: now,
+        resolvedAt: now,
+        ...(outcome.profileId ? { profileId: outcome.profileId } : {}),
+      })
+      .where(eq(consoleIntents.id, id))
+    return
+  }
+  await db
+    .update(consoleIntents)
+    .set({
+      state: outcome.state,
+      problem: outcome.problem,
+      attempts: sql`${consoleIntents.attempts} + ${outcome.attempts}`,
+      updatedAt: now,
+      resolvedAt: outcome.state === "FAILED" ? now : null,
+    })
+    .where(and(eq(consoleIntents.id, id), inArray(consoleIntents.state, ["PENDING", "UNKNOWN"])))
+}
+
+/** FAILED when the service certainly did not apply the request, UNKNOWN when it may have. */
+export function failureOutcome(error: unknown, attempts = 1): IntentOutcome {
+  if (isUpstreamError(error)) {
+    const { problem } = upstreamErrorToProblem(error)
+    return { state: error.outcome === "rejected" ? "FAILED" : "UNKNOWN", problem: { ...problem }, attempts }
+  }
+  return {
+    state: "UNKNOWN",
+    problem: { type: "about:blank", title: "Internal Server Error", status: 500, detail: "the console failed while sending" },
+    attempts,
+  }
+}
+
+const AMOUNT_FIELDS = ["base_amount", "quote_amount", "amount"] as const
+
+/**
+ * Two requests are the same submission when they say the same thing: amounts compare by
+ * value ("0.01" is "0.010"), everything else by canonical JSON.
+ */
+export function sameRequest(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const rest = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !(AMOUNT_FIELDS as readonly string[]).includes(k)))
+  for (const field of AMOUNT_FIELDS) {
+    const x = a[field]
+    const y = b[field]
+    if (x === undefined && y === undefined) continue
+    if (typeof x !== "string" || typeof y !== "string" || !sameAmount(x, y)) return false
+  }
+  return canonicalJson(rest(a)) === canonicalJson(rest(b))
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value)
+}

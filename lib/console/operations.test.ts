@@ -1,0 +1,291 @@
+import { randomUUID } from "node:crypto"
+import { eq } from "drizzle-orm"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { listAudit } from "@/lib/console/audit"
+import { cancelConversion, createConversion, executeQuote } from "@/lib/console/operations"
+import { HttpProblem } from "@/lib/console/problem"
+import { reconcileIntents } from "@/lib/console/reconciler"
+import { consoleIntents } from "@/lib/db/schema"
+import { unitDraw } from "@/lib/sandbox/random"
+import type { Quote } from "@/lib/schemas/records"
+import { type FaultRule, UpstreamProblemError } from "@/lib/upstream"
+import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { testDrivers } from "@/test/db"
+
+const trader: Staff = { email: "trader@example.com", role: "trader" }
+
+/**
+ * A seed under which rule `ruleIndex` fires for the n-th request of `operation` exactly
+ * when `pattern[n]` is true (the sandbox's faults are a pure function of the seed).
+ */
+function seedFor(operation: string, rate: number, pattern: boolean[], ruleIndex = 0): number {
+  for (let seed = 1; seed < 100_000; seed++) {
+    if (pattern.every((fires, n) => unitDraw("fault", seed, operation, ruleIndex, n) < rate === fires)) return seed
+  }
+  throw new Error("no seed found")
+}
+
+describe.each(testDrivers())("console operations against the sandbox on %s", (driver) => {
+  let h: ConsoleHarness
+  let profileId: string
+
+  beforeAll(async () => {
+    h = await createConsoleHarness({ driver, timeoutMs: 400 })
+    const profiles = await h.upstream.listProfiles()
+    profileId = profiles.items[0]!.id
+  })
+  afterEach(async () => {
+    await h.setFaults({ rules: [] })
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  async function heldQuote(side: "BUY" | "SELL" = "BUY", market = "BTCUSD"): Promise<Quote> {
+    const quotes = await h.upstream.listQuotes([market])
+    const quote = quotes.find((q) => q.side === side)
+    if (!quote) throw new Error(`no ${side} quote for ${market}`)
+    return quote
+  }
+
+  async function executionsWithRef(refId: string) {
+    const found = []
+    let cursor: string | undefined
+    do {
+      const page = await h.upstream.listQuoteExecutions(profileId, { limit: 1000, page_cursor: cursor })
+      found.push(...page.items.filter((e) => e.ref_id === refId))
+      cursor = page.next_page_cursor || undefined
+    } while (cursor)
+    return found
+  }
+
+  async function intentOf(refId: string) {
+    const [row] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
+    return row
+  }
+
+  it("places an execution and records a SUCCEEDED intent with the record's id", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId })
+    expect(placed.record).toMatchObject({ status: "CREATED", base_amount: "0.01000000", ref_id: refId })
+    expect(placed.replayed).toBe(false)
+    const intent = await intentOf(refId)
+    expect(intent).toMatchObject({
+      state: "SUCCEEDED",
+      recordId: placed.record.id,
+      recordStatus: "CREATED",
+      staffEmail: "trader@example.com",
+      staffRole: "trader",
+      operation: "create_execution",
+      profileId,
+    })
+    expect(intent?.request).toMatchObject({ quote_id: quote.id, base_amount: "0.01", ref_id: refId, profile_id: profileId })
+  })
+
+  it("generates a ref_id when the request has none", async () => {
+    const quote = await heldQuote()
+    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00" })
+    expect(placed.record.ref_id).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it("a retry of the same submission returns the same record, never a second one", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, base_amount: "0.002", ref_id: randomUUID() }
+    const first = await executeQuote(h, trader, profileId, body)
+    const again = await executeQuote(h, trader, profileId, { ...body, base_amount: "0.00200000" })
+    expect(again.record.id).toBe(first.record.id)
+    expect(again.replayed).toBe(true)
+    expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
+  })
+
+  it("100 concurrent identical submissions make one record, and every answer carries its id", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, quote_amount: "25.00", ref_id: randomUUID() }
+    const answers = await Promise.all(Array.from({ length: 100 }, () => executeQuote(h, trader, profileId, body)))
+    const ids = new Set(answers.map((a) => a.record.id))
+    expect(ids.size).toBe(1)
+    expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
+    expect((await intentOf(body.ref_id))?.state).toBe("SUCCEEDED")
+  })
+
+  it("reusing a ref_id for a different request is a conflict and sends nothing", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.001", ref_id: refId })
+    const error = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.5", ref_id: refId }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(HttpProblem)
+    expect((error as HttpProblem).problem.status).toBe(409)
+    const records = await executionsWithRef(refId)
+    expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
+  })
+
+  it("a refusal of the service ends FAILED with its problem, and nothing is placed", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const error = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "100000", ref_id: refId }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(UpstreamProblemError)
+    const intent = await intentOf(refId)
+    expect(intent?.state).toBe("FAILED")
+    expect(intent?.problem).toMatchObject({ status: expect.any(Number) as number, title: expect.any(String) as string })
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+  })
+
+  const retryable: { name: string; rule: Omit<FaultRule, "operation" | "rate">; firstOnly: boolean }[] = [
+    { name: "a 500", rule: { fault: "error", status: 500 }, firstOnly: true },
+    { name: "a 502", rule: { fault: "error", status: 502 }, firstOnly: true },
+    { name: "a 503", rule: { fault: "error", status: 503 }, firstOnly: true },
+    { name: "a 504", rule: { fault: "error", status: 504 }, firstOnly: true },
+    { name: "a 429", rule: { fault: "rate_limit" }, firstOnly: true },
+    { name: "a hang until the timeout", rule: { fault: "hang" }, firstOnly: true },
+    { name: "commit then 503", rule: { fault: "commit_then_fail", status: 503 }, firstOnly: false },
+    { name: "commit then 504", rule: { fault: "commit_then_fail", status: 504 }, firstOnly: false },
+    { name: "commit then a dropped connection", rule: { fault: "commit_then_fail", status: "drop" }, firstOnly: false },
+  ]
+
+  for (const { name, rule, firstOnly } of retryable) {
+    it(`an execution meeting ${name} ends in exactly one record and a SUCCEEDED intent`, async () => {
+      const quote = await heldQuote()
+      const rate = firstOnly ? 0.5 : 1
+      await h.setFaults({
+        seed: firstOnly ? seedFor("create_execution", rate, [true, false]) : 1,
+        rules: [{ operation: "create_execution", rate, ...rule }],
+      })
+      const refId = randomUUID()
+      const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })
+      expect(placed.replayed).toBe(!firstOnly)
+      const records = await executionsWithRef(refId)
+      expect(records.map((r) => r.id)).toEqual([placed.record.id])
+      const intent = await intentOf(refId)
+      expect(intent).toMatchObject({ state: "SUCCEEDED", recordId: placed.record.id, attempts: 2 })
+    })
+  }
+
+  it("a conversion meeting commit-then-drop is created once and its intent SUCCEEDED", async () => {
+    await h.setFaults({ rules: [{ operation: "create_conversion", fault: "commit_then_fail", rate: 1, status: "drop" }] })
+    const refId = randomUUID()
+    const placed = await createConversion(h, trader, {
+      profile_id: profileId,
+      amount: "12.34",
+      source_asset: "USD",
+      target_asset: "PYUSD",
+      ref_id: refId,
+    })
+    expect(placed.replayed).toBe(true)
+    const found = await h.upstream.listConversions({ ref_id: refId })
+    expect(found.items.map((c) => c.id)).toEqual([placed.record.id])
+    expect((await intentOf(refId))?.state).toBe("SUCCEEDED")
+  })
+
+  it("an outage past every retry leaves the intent UNKNOWN until the reconciler learns the outcome", async () => {
+    const quote = await heldQuote()
+    // The first attempt stores the record and answers 503; the two retries meet a 503 outage.
+    await h.setFaults({
+      seed: seedFor("create_execution", 0.8, [false, true, true]),
+      rules: [
+        { operation: "create_execution", fault: "error", rate: 0.8, status: 503 },
+        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: 503 },
+      ],
+    })
+    const refId = randomUUID()
+    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0003", ref_id: refId })).rejects.toThrow()
+    expect((await intentOf(refId))?.state).toBe("UNKNOWN")
+    await h.setFaults({ rules: [] })
+    const report = await reconcileIntents(h, { olderThanMs: 0 })
+    expect(report.unresolved).toBe(0)
+    const intent = await intentOf(refId)
+    const records = await executionsWithRef(refId)
+    expect(records).toHaveLength(1)
+    expect(intent).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
+  })
+
+  it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
+    const refId = randomUUID()
+    await h.db.insert(consoleIntents).values({
+      staffEmail: trader.email,
+      staffRole: trader.role,
+      operation: "create_conversion",
+      profileId,
+      refId,
+      request: { profile_id: profileId, amount: "5.00", source_asset: "USD", target_asset: "USDG", ref_id: refId },
+    })
+    const young = await reconcileIntents(h, { olderThanMs: 30_000 })
+    expect((await intentOf(refId))?.state).toBe("PENDING")
+    expect(young.examined).toBe(0)
+    await reconcileIntents(h, { olderThanMs: 0 })
+    const found = await h.upstream.listConversions({ ref_id: refId })
+    expect(found.items).toHaveLength(1)
+    expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: found.items[0]!.id })
+  })
+
+  it("cancels a pending conversion, and a cancel of a settled one is the service's conflict", async () => {
+    const created = await createConversion(h, trader, {
+      profile_id: profileId,
+      amount: "3.00",
+      source_asset: "USD",
+      target_asset: "USDP",
+    })
+    const cancelled = await cancelConversion(h, trader, created.record.id)
+    expect(cancelled.record.status).toBe("CANCELLED")
+    const settledOne = await createConversion(h, trader, {
+      profile_id: profileId,
+      amount: "4.00",
+      source_asset: "USD",
+      target_asset: "USDP",
+    })
+    await h.sandbox.settleDue()
+    const error = await cancelConversion(h, trader, settledOne.record.id).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UpstreamProblemError)
+    expect((error as UpstreamProblemError).status).toBe(409)
+    const audit = await listAudit(h.db, { operation: "cancel_conversion", limit: 10 })
+    expect(audit.items.map((i) => [i.record_id ?? i.ref_id, i.state])).toEqual([
+      [settledOne.record.id, "FAILED"],
+      [created.record.id, "SUCCEEDED"],
+    ])
+  })
+
+  it("randomized fault trials: no duplicates, nothing lost, every intent resolved after reconciliation", async () => {
+    const trials = Number(process.env.FAULT_TRIALS ?? 40)
+    const kinds: Omit<FaultRule, "operation" | "rate">[] = [
+      { fault: "error", status: 503 },
+      { fault: "error", status: 500 },
+      { fault: "rate_limit" },
+      { fault: "commit_then_fail", status: 503 },
+      { fault: "commit_then_fail", status: 504 },
+      { fault: "commit_then_fail", status: "drop" },
+      { fault: "hang" },
+    ]
+    const refs: { refId: string; kind: "execution" | "conversion" }[] = []
+    for (let trial = 0; trial < trials; trial++) {
+      const kind = kinds[Math.floor(unitDraw("trial-kind", trial) * kinds.length)]!
+      const onExecution = unitDraw("trial-op", trial) < 0.6
+      const operation = onExecution ? "create_execution" : "create_conversion"
+      await h.setFaults({ seed: trial + 1, rules: [{ operation, rate: 0.6, ...kind }] })
+      const refId = randomUUID()
+      refs.push({ refId, kind: onExecution ? "execution" : "conversion" })
+      const attempt = onExecution
+        ? heldQuote().then((q) => executeQuote(h, trader, profileId, { quote_id: q.id, base_amount: "0.0001", ref_id: refId }))
+        : createConversion(h, trader, { profile_id: profileId, amount: "1.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })
+      await attempt.catch(() => undefined)
+    }
+    await h.setFaults({ rules: [] })
+    await reconcileIntents(h, { olderThanMs: 0 })
+    let duplicates = 0
+    let lost = 0
+    for (const { refId, kind } of refs) {
+      const intent = await intentOf(refId)
+      expect(intent?.state === "SUCCEEDED" || intent?.state === "FAILED").toBe(true)
+      const records =
+        kind === "execution" ? await executionsWithRef(refId) : (await h.upstream.listConversions({ ref_id: refId })).items
+      if (records.length > 1) duplicates += 1
+      if (intent?.state === "SUCCEEDED" && records[0]?.id !== intent.recordId) lost += 1
+      if (intent?.state === "FAILED" && records.length > 0) lost += 1
+    }
+    expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 })
+  })
+})

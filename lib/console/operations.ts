@@ -1,0 +1,156 @@
+import "server-only"
+import { randomUUID } from "node:crypto"
+import type { Staff } from "@/lib/auth/roles"
+import { HttpProblem } from "@/lib/console/problem"
+import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
+import type { Db } from "@/lib/db/client"
+import type { IntentOperation } from "@/lib/db/schema"
+import { log } from "@/lib/log"
+import type { ConversionCreate } from "@/lib/schemas/conversion"
+import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
+import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
+import type { UpstreamClient } from "@/lib/upstream"
+
+/** What the console's operations need: the database and the service. */
+export interface ConsoleDeps {
+  db: Db
+  upstream: UpstreamClient
+}
+
+export interface Placed<T> {
+  record: T
+  /** The record already existed: a retry or double submission of the same ref_id. */
+  replayed: boolean
+  intentId: string
+}
+
+// Identical submissions in flight in this process share one call to the service; across
+// processes the intent's unique ref_id and the service's own ref_id check take over.
+const inFlight = new Map<string, Promise<Placed<unknown>>>()
+
+function coalesce<T>(key: string, run: () => Promise<Placed<T>>): Promise<Placed<T>> {
+  const existing = inFlight.get(key)
+  if (existing) return existing as Promise<Placed<T>>
+  const promise = run().finally(() => inFlight.delete(key))
+  inFlight.set(key, promise)
+  return promise
+}
+
+async function placeCreate<T extends { id: string; status: string }>(
+  deps: ConsoleDeps,
+  input: {
+    staff: Staff
+    operation: IntentOperation
+    profileId: string
+    refId: string
+    request: Record<string, unknown>
+    create: () => Promise<{ record: T; replayed: boolean; attempts: number }>
+    fetchExisting: (id: string) => Promise<T>
+  },
+): Promise<Placed<T>> {
+  const { intent, created } = await openIntent(deps.db, input)
+  if (!created) {
+    if (!sameRequest(intent.request, input.request)) {
+      throw new HttpProblem({
+        status: 409,
+        title: "Conflict",
+        detail: `ref_id ${input.refId} was already used for a different request; start a new submission.`,
+        meta: { fields: { ref_id: "already used for a different request" } },
+      })
+    }
+    if (intent.state === "SUCCEEDED" && intent.recordId) {
+      return { record: await input.fetchExisting(intent.recordId), replayed: true, intentId: intent.id }
+    }
+  }
+  let result: { record: T; replayed: boolean; attempts: number }
+  try {
+    result = await input.create()
+  } catch (error) {
+    await settleIntent(deps.db, intent.id, failureOutcome(error)).catch((dbError: unknown) =>
+      log.error("intent.settle_failed", { intentId: intent.id, error: String(dbError) }),
+    )
+    throw error
+  }
+  try {
+    await settleIntent(deps.db, intent.id, {
+      state: "SUCCEEDED",
+      recordId: result.record.id,
+      recordStatus: result.record.status,
+      attempts: result.attempts,
+    })
+  } catch (dbError) {
+    // The record exists; the reconciler will bring the intent up to date.
+    log.error("intent.settle_failed", { intentId: intent.id, error: String(dbError) })
+  }
+  log.info("intent.succeeded", {
+    intentId: intent.id,
+    operation: input.operation,
+    staff: input.staff.email,
+    recordId: result.record.id,
+    replayed: result.replayed,
+    attempts: result.attempts,
+  })
+  return { record: result.record, replayed: result.replayed, intentId: intent.id }
+}
+
+/** Executes a held quote exactly once per ref_id (one is generated when absent). */
+export function executeQuote(
+  deps: ConsoleDeps,
+  staff: Staff,
+  profileId: string,
+  input: QuoteExecutionCreate,
+): Promise<Placed<QuoteExecution>> {
+  const body = { ...input, ref_id: input.ref_id ?? randomUUID() }
+  return coalesce(`create_execution:${body.ref_id}`, () =>
+    placeCreate(deps, {
+      staff,
+      operation: "create_execution",
+      profileId,
+      refId: body.ref_id,
+      request: { profile_id: profileId, ...body },
+      create: () => deps.upstream.createQuoteExecution(profileId, body),
+      fetchExisting: (id) => deps.upstream.getQuoteExecution(profileId, id),
+    }),
+  )
+}
+
+/** Creates a stablecoin conversion exactly once per ref_id (one is generated when absent). */
+export function createConversion(deps: ConsoleDeps, staff: Staff, input: ConversionCreate): Promise<Placed<Conversion>> {
+  const body = { ...input, ref_id: input.ref_id ?? randomUUID() }
+  return coalesce(`create_conversion:${body.ref_id}`, () =>
+    placeCreate(deps, {
+      staff,
+      operation: "create_conversion",
+      profileId: body.profile_id,
+      refId: body.ref_id,
+      request: body,
+      create: () => deps.upstream.createConversion(body),
+      fetchExisting: (id) => deps.upstream.getConversion(id),
+    }),
+  )
+}
+
+/** Cancels a pending conversion; the intent records who asked and what the service said. */
+export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: string): Promise<Placed<Conversion>> {
+  const { intent } = await openIntent(deps.db, {
+    staff,
+    operation: "cancel_conversion",
+    profileId: null,
+    refId: id,
+    request: { id },
+  })
+  try {
+    const record = await deps.upstream.cancelConversion(id)
+    await settleIntent(deps.db, intent.id, {
+      state: "SUCCEEDED",
+      recordId: record.id,
+      recordStatus: record.status,
+      attempts: 1,
+      profileId: record.profile_id,
+    })
+    return { record, replayed: false, intentId: intent.id }
+  } catch (error) {
+    await settleIntent(deps.db, intent.id, failureOutcome(error)).catch(() => undefined)
+    throw error
+  }
+}

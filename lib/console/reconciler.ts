@@ -1,0 +1,93 @@
+import "server-only"
+import { and, asc, inArray, lt } from "drizzle-orm"
+import { type IntentOutcome, failureOutcome, settleIntent } from "@/lib/console/intents"
+import type { ConsoleDeps } from "@/lib/console/operations"
+import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
+import { log } from "@/lib/log"
+import { conversionCreateSchema } from "@/lib/schemas/conversion"
+import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { isUpstreamError } from "@/lib/upstream"
+
+export const RECONCILE_AFTER_MS = 30_000
+
+export interface ReconcileReport {
+  examined: number
+  resolved: number
+  succeeded: number
+  failed: number
+  unresolved: number
+}
+
+/**
+ * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs` by asking
+ * the service with the same ref_id: a create sent again meets 409 Already Exists with the
+ * existing record (or, if the first never arrived, is placed or refused now); a
+ * conversion is first looked up by ref_id; a cancel is checked on the conversion itself.
+ * An intent whose outcome still can't be learned (service unreachable) stays UNKNOWN.
+ */
+export async function reconcileIntents(
+  deps: ConsoleDeps,
+  options: { olderThanMs?: number; limit?: number; now?: () => Date } = {},
+): Promise<ReconcileReport> {
+  const now = options.now?.() ?? new Date()
+  const cutoff = new Date(now.getTime() - (options.olderThanMs ?? RECONCILE_AFTER_MS))
+  const intents = await deps.db
+    .select()
+    .from(consoleIntents)
+    .where(and(inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]), lt(consoleIntents.updatedAt, cutoff)))
+    .orderBy(asc(consoleIntents.createdAt))
+    .limit(options.limit ?? 500)
+  const report: ReconcileReport = { examined: intents.length, resolved: 0, succeeded: 0, failed: 0, unresolved: 0 }
+  for (const intent of intents) {
+    const outcome = await learnOutcome(deps, intent)
+    await settleIntent(deps.db, intent.id, outcome)
+    if (outcome.state === "SUCCEEDED") report.succeeded += 1
+    if (outcome.state === "FAILED") report.failed += 1
+    if (outcome.state === "UNKNOWN") report.unresolved += 1
+    else report.resolved += 1
+  }
+  if (report.examined > 0) log.info("reconciler.ran", { ...report })
+  return report
+}
+
+async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<IntentOutcome> {
+  try {
+    switch (intent.operation) {
+      case "create_execution": {
+        const { profile_id: profileId, ...rest } = intent.request
+        const body = quoteExecutionCreateSchema.parse(rest)
+        if (typeof profileId !== "string" || !body.ref_id) throw new Error("intent request lacks profile_id or ref_id")
+        const result = await deps.upstream.createQuoteExecution(profileId, { ...body, ref_id: body.ref_id })
+        return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts }
+      }
+      case "create_conversion": {
+        const body = conversionCreateSchema.parse(intent.request)
+        if (!body.ref_id) throw new Error("intent request lacks ref_id")
+        const found = await deps.upstream.listConversions({ ref_id: body.ref_id, profile_id: body.profile_id, limit: 1 })
+        const existing = found.items[0]
+        if (existing) return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
+        const result = await deps.upstream.createConversion({ ...body, ref_id: body.ref_id })
+        return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
+      }
+      case "cancel_conversion": {
+        const conversion = await deps.upstream.getConversion(intent.refId)
+        if (conversion.status === "CANCELLED") {
+          return { state: "SUCCEEDED", recordId: conversion.id, recordStatus: conversion.status, attempts: 1, profileId: conversion.profile_id }
+        }
+        return {
+          state: "FAILED",
+          attempts: 1,
+          problem: {
+            type: "about:blank",
+            title: "Conflict",
+            status: 409,
+            detail: `the conversion was not cancelled; it is ${conversion.status}`,
+          },
+        }
+      }
+    }
+  } catch (error) {
+    if (!isUpstreamError(error)) log.error("reconciler.intent_failed", { intentId: intent.id, error: String(error) })
+    return failureOutcome(error)
+  }
+}

@@ -1,0 +1,97 @@
+import "server-only"
+import path from "node:path"
+import { database } from "@/lib/console/database"
+import type { ConsoleDeps } from "@/lib/console/operations"
+import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
+import { type ReconcileReport, reconcileIntents } from "@/lib/console/reconciler"
+import { env } from "@/lib/env"
+import { log } from "@/lib/log"
+import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
+import { type UpstreamClient, type UpstreamFetch, createUpstreamClient } from "@/lib/upstream"
+
+/** Where the in-process sandbox answers; the host is never resolved, requests stay in memory. */
+export const SANDBOX_INTERNAL_ORIGIN = "http://sandbox.internal"
+
+export interface ConsoleRuntime extends ConsoleDeps {
+  upstream: UpstreamClient
+  quotes: QuoteCache
+  /** The embedded sandbox, in sandbox mode only. */
+  sandbox: Sandbox | null
+}
+
+const globalForRuntime = globalThis as unknown as {
+  __consoleRuntime?: Promise<ConsoleRuntime>
+  __consoleBackground?: boolean
+}
+
+async function build(): Promise<ConsoleRuntime> {
+  const config = env()
+  const { db } = await database()
+  let sandbox: Sandbox | null = null
+  let upstreamTarget: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string; fetch?: UpstreamFetch }
+  if (config.upstream.kind === "sandbox") {
+    sandbox = createSandbox({
+      db,
+      config: sandboxConfigFromEnv(),
+      clientId: config.sandbox.clientId,
+      clientSecret: config.sandbox.clientSecret,
+      credentialsFile: path.resolve(config.dataDir, "sandbox-client.json"),
+    })
+    const credentials = await sandbox.ensureClient()
+    const inProcess = sandbox
+    upstreamTarget = {
+      baseUrl: `${SANDBOX_INTERNAL_ORIGIN}/sandbox/v2`,
+      tokenUrl: `${SANDBOX_INTERNAL_ORIGIN}/sandbox/oauth2/token`,
+      ...credentials,
+      // Same HTTP semantics as the network (Request in, Response out), minus the socket.
+      fetch: (request) => inProcess.fetch(request),
+    }
+  } else {
+    upstreamTarget = { ...config.upstream }
+  }
+  const upstream = createUpstreamClient({
+    ...upstreamTarget,
+    scopes: config.upstreamScopes,
+    timeoutMs: config.upstreamTimeoutMs,
+    log: (event) => log.debug("upstream.call", { ...event }),
+  })
+  const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets) })
+  return { db, upstream, quotes, sandbox }
+}
+
+/** The process's console runtime: database, service client, quote cache, sandbox. */
+export function consoleRuntime(): Promise<ConsoleRuntime> {
+  globalForRuntime.__consoleRuntime ??= build()
+  globalForRuntime.__consoleRuntime.catch(() => {
+    globalForRuntime.__consoleRuntime = undefined
+  })
+  return globalForRuntime.__consoleRuntime
+}
+
+let reconciling: Promise<ReconcileReport> | null = null
+
+/** Runs the reconciler; a call while a run is under way in this process joins that run. */
+export function reconcileNow(options: { olderThanMs?: number } = {}): Promise<ReconcileReport> {
+  reconciling ??= (async () => reconcileIntents(await consoleRuntime(), options))().finally(() => {
+    reconciling = null
+  })
+  return reconciling
+}
+
+/**
+ * Start-up work, once per server process (from instrumentation.ts): open and migrate
+ * the database, start the sandbox's settlement worker, and reconcile intents now and
+ * every minute.
+ */
+export async function startBackgroundWork(): Promise<void> {
+  if (globalForRuntime.__consoleBackground) return
+  globalForRuntime.__consoleBackground = true
+  const runtime = await consoleRuntime()
+  runtime.sandbox?.startWorkers()
+  const tick = () => {
+    reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))
+  }
+  tick()
+  setInterval(tick, 60_000).unref()
+  log.info("console.started", { mode: env().mode })
+}

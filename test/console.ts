@@ -1,0 +1,65 @@
+import type { Database } from "@/lib/db/client"
+import type { ConsoleDeps } from "@/lib/console/operations"
+import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox"
+import { type SandboxFaultsInput, type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
+import { type TestDriver, createTestDatabase } from "@/test/db"
+
+export interface ConsoleHarness extends ConsoleDeps {
+  database: Database
+  sandbox: Sandbox
+  upstream: UpstreamClient
+  setFaults(body: SandboxFaultsInput): Promise<void>
+  close(): Promise<void>
+}
+
+export const FAST_SANDBOX: SandboxConfig = {
+  tokenTtlS: 3599,
+  quoteTtlMs: 30_000,
+  settleDelayMs: 0,
+  rateLimits: false,
+  maxExecutionUsd: 50_000,
+  maxConversionUsd: 1_000_000,
+  seed: 7,
+}
+
+/**
+ * The console's server side against the real embedded sandbox, in process: a fresh
+ * database, the sandbox on it, and the upstream client calling the sandbox's fetch entry.
+ */
+export async function createConsoleHarness(
+  options: { driver?: TestDriver; sandbox?: Partial<SandboxConfig>; timeoutMs?: number } = {},
+): Promise<ConsoleHarness> {
+  const database = await createTestDatabase(options.driver ?? "pglite")
+  const sandbox = createSandbox({ db: database.db, config: { ...FAST_SANDBOX, ...options.sandbox } })
+  const credentials = await sandbox.ensureClient()
+  const upstream = createUpstreamClient({
+    baseUrl: "http://sandbox.internal/sandbox/v2",
+    tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
+    ...credentials,
+    scopes: [
+      "exchange:read_quote",
+      "exchange:write_quote_execution",
+      "exchange:read_quote_execution",
+      "conversion:write_conversion_stablecoin",
+      "conversion:read_conversion_stablecoin",
+      "funding:read_profile",
+    ],
+    timeoutMs: options.timeoutMs ?? 1000,
+    fetch: (request) => sandbox.fetch(request),
+    retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },
+    limits: { token: 1000, quoteExecutions: 10_000, other: 10_000 },
+  })
+  return {
+    db: database.db,
+    database,
+    sandbox,
+    upstream,
+    setFaults: async (body) => {
+      await upstream.putFaults(body)
+    },
+    close: async () => {
+      await sandbox.stop()
+      await database.close()
+    },
+  }
+}
