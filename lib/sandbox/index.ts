@@ -1,0 +1,174 @@
+import "server-only"
+import type { Db } from "@/lib/db/client"
+import { env } from "@/lib/env"
+import { type AfterCommit, createSandboxApp } from "@/lib/sandbox/app"
+import { ensureClient } from "@/lib/sandbox/credentials"
+import { FaultInjector, abortReason, droppedConnection } from "@/lib/sandbox/faults"
+import { OAuthService } from "@/lib/sandbox/oauth"
+import { problemResponse, genericProblem } from "@/lib/sandbox/problems"
+import { ProfileDirectory, seedProfiles } from "@/lib/sandbox/profiles"
+import { QuoteBook } from "@/lib/sandbox/quotes"
+import { RateLimiter } from "@/lib/sandbox/rate-limit"
+import { SettingsStore } from "@/lib/sandbox/settings"
+import { SettlementWorker } from "@/lib/sandbox/settlement"
+
+export interface SandboxConfig {
+  tokenTtlS: number
+  quoteTtlMs: number
+  settleDelayMs: number
+  rateLimits: boolean
+  maxExecutionUsd: number
+  maxConversionUsd: number
+  /** Seed of the price walk and of fault decisions (default 1); PUT /sandbox/admin/faults can change it. */
+  seed?: number
+}
+
+export interface SandboxOptions {
+  db: Db
+  config: SandboxConfig
+  now?: () => Date
+  clientId?: string
+  clientSecret?: string
+  credentialsFile?: string
+}
+
+export interface Sandbox {
+  /** The Hono app's web-standard entry. */
+  fetch(request: Request): Promise<Response>
+  /** The env pair, or one generated once (hash in the DB, plaintext in credentialsFile, mode 0600). */
+  ensureClient(): Promise<{ clientId: string; clientSecret: string }>
+  /** Starts the settlement worker (it resumes settlements pending from before a restart). */
+  startWorkers(): void
+  /** One settlement pass, for tests: returns how many records it settled. */
+  settleDue(): Promise<number>
+  stop(): Promise<void>
+}
+
+export { isDroppedConnection } from "@/lib/sandbox/faults"
+
+/**
+ * The embedded sandbox: a faithful, stateful implementation of the service interface
+ * (OAuth, quotes, profiles, balances, quote executions, stablecoin conversions, sandbox
+ * deposits) plus fault injection, on the given database (tables `sandbox_*`, which the
+ * caller has migrated). Paths: /sandbox/oauth2/token, /sandbox/v2/…, /sandbox/admin/….
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const { db, config } = options
+  const now = options.now ?? (() => new Date())
+  const lifetime = new AbortController()
+  const log = (event: string, fields: Record<string, unknown>) => {
+    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "warn", event, ...fields }) + "\n")
+  }
+
+  const settings = new SettingsStore(db, {
+    seed: config.seed ?? 1,
+    settleDelayMs: config.settleDelayMs,
+    rateLimits: config.rateLimits,
+  })
+  const profiles = new ProfileDirectory(db)
+  const quotes = new QuoteBook(db, now, config.quoteTtlMs, async () => (await settings.get()).seed)
+  const worker = new SettlementWorker(db, now, settings, (error) =>
+    log("sandbox.settlement_failed", { error: error instanceof Error ? error.message : "unknown" }),
+  )
+
+  let readyPromise: Promise<void> | undefined
+  const ready = () => {
+    readyPromise ??= (async () => {
+      await settings.init(now())
+      await seedProfiles(db, now())
+    })()
+    readyPromise.catch(() => {
+      readyPromise = undefined
+    })
+    return readyPromise
+  }
+
+  const afterCommit = new WeakMap<Request, AfterCommit>()
+  const app = createSandboxApp({
+    db,
+    now,
+    ready,
+    oauth: new OAuthService(db, now, config.tokenTtlS),
+    quotes,
+    profiles,
+    settings,
+    faults: new FaultInjector(),
+    limiter: new RateLimiter(),
+    worker,
+    lifetime: lifetime.signal,
+    afterCommit,
+    limits: {
+      tokenTtlS: config.tokenTtlS,
+      quoteTtlMs: config.quoteTtlMs,
+      maxExecutionUsd: config.maxExecutionUsd,
+      maxConversionUsd: config.maxConversionUsd,
+    },
+    log,
+  })
+
+  let client: Promise<{ clientId: string; clientSecret: string }> | undefined
+
+  return {
+    async fetch(request: Request): Promise<Response> {
+      const signal = request.signal
+      if (signal.aborted) throw abortReason(signal)
+      // Like fetch: when the caller aborts, the promise rejects with the signal's reason.
+      const aborted = new Promise<never>((_, reject) => {
+        signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true })
+      })
+      aborted.catch(() => undefined)
+      const response = await Promise.race([app.fetch(request), aborted])
+      const fail = afterCommit.get(request)
+      if (!fail) return response
+      // "Commit then fail": the record is stored; the caller sees a failure instead.
+      await response.body?.cancel()
+      if (fail.kind === "drop") return droppedConnection()
+      return problemResponse(genericProblem(fail.status, "injected fault"))
+    },
+
+    async ensureClient() {
+      await ready()
+      client ??= ensureClient(db, now, {
+        clientId: options.clientId,
+        clientSecret: options.clientSecret,
+        credentialsFile: options.credentialsFile,
+      })
+      client.catch(() => {
+        client = undefined
+      })
+      return client
+    },
+
+    startWorkers() {
+      void ready().then(
+        () => {
+          if (!lifetime.signal.aborted) worker.start()
+        },
+        (error: unknown) => log("sandbox.start_failed", { error: error instanceof Error ? error.message : "unknown" }),
+      )
+    },
+
+    async settleDue() {
+      await ready()
+      return worker.settleDue()
+    },
+
+    async stop() {
+      lifetime.abort(new DOMException("the sandbox stopped", "AbortError"))
+      await worker.stop()
+    },
+  }
+}
+
+/** The sandbox's configuration from the environment (lib/env.ts). */
+export function sandboxConfigFromEnv(): SandboxConfig {
+  const { sandbox } = env()
+  return {
+    tokenTtlS: sandbox.tokenTtlS,
+    quoteTtlMs: sandbox.quoteTtlMs,
+    settleDelayMs: sandbox.settleDelayMs,
+    rateLimits: sandbox.rateLimits,
+    maxExecutionUsd: sandbox.maxExecutionUsd,
+    maxConversionUsd: sandbox.maxConversionUsd,
+  }
+}

@@ -1,0 +1,115 @@
+import "server-only"
+import { eq, sql } from "drizzle-orm"
+import type { Db } from "@/lib/db/client"
+import { sandboxSettings } from "@/lib/db/schema"
+import { type FaultRule, type FaultSettings, type FaultSettingsUpdate, faultRuleSchema } from "@/lib/sandbox/schemas"
+
+const ROW_ID = 1
+/** Other processes sharing the database see a change within this long. */
+const REFRESH_MS = 1000
+
+export interface RuntimeSettings extends FaultSettings {
+  version: number
+}
+
+export interface SettingsDefaults {
+  seed: number
+  settleDelayMs: number
+  rateLimits: boolean
+}
+
+/**
+ * Runtime settings (faults, settle delay, rate limits), persisted in one row. At start-up
+ * the configuration seeds the row; a configuration value that changed since the row was
+ * seeded replaces the stored one, while values changed through the admin API survive
+ * restarts as long as the configuration stays the same.
+ */
+export class SettingsStore {
+  private cached: RuntimeSettings | undefined
+  private loadedAt = 0
+
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: SettingsDefaults,
+  ) {}
+
+  async init(now: Date): Promise<void> {
+    const d = this.defaults
+    await this.db
+      .insert(sandboxSettings)
+      .values({
+        id: ROW_ID,
+        seed: d.seed,
+        settleDelayMs: d.settleDelayMs,
+        rateLimits: d.rateLimits,
+        rules: [],
+        envSeed: d.seed,
+        envSettleDelayMs: d.settleDelayMs,
+        envRateLimits: d.rateLimits,
+        updatedAt: now,
+      })
+      .onConflictDoNothing()
+    const [row] = await this.db.select().from(sandboxSettings).where(eq(sandboxSettings.id, ROW_ID))
+    if (!row) throw new Error("sandbox settings row missing")
+    const changes: Partial<typeof sandboxSettings.$inferInsert> = {}
+    if (row.envSeed !== d.seed) Object.assign(changes, { seed: d.seed, envSeed: d.seed })
+    if (row.envSettleDelayMs !== d.settleDelayMs) {
+      Object.assign(changes, { settleDelayMs: d.settleDelayMs, envSettleDelayMs: d.settleDelayMs })
+    }
+    if (row.envRateLimits !== d.rateLimits) Object.assign(changes, { rateLimits: d.rateLimits, envRateLimits: d.rateLimits })
+    if (Object.keys(changes).length > 0) {
+      await this.db
+        .update(sandboxSettings)
+        .set({ ...changes, version: sql`${sandboxSettings.version} + 1`, updatedAt: now })
+        .where(eq(sandboxSettings.id, ROW_ID))
+    }
+    await this.refresh()
+  }
+
+  /** The settings, re-read from the database at most once a second (wall time, not the sandbox clock). */
+  async get(): Promise<RuntimeSettings> {
+    if (!this.cached || performance.now() - this.loadedAt >= REFRESH_MS) return this.refresh()
+    return this.cached
+  }
+
+  async update(patch: FaultSettingsUpdate, now: Date): Promise<RuntimeSettings> {
+    const set: Partial<typeof sandboxSettings.$inferInsert> = {}
+    if (patch.seed !== undefined) set.seed = patch.seed
+    if (patch.settle_delay_ms !== undefined) set.settleDelayMs = patch.settle_delay_ms
+    if (patch.rate_limits !== undefined) set.rateLimits = patch.rate_limits
+    if (patch.rules !== undefined) set.rules = patch.rules
+    await this.db
+      .update(sandboxSettings)
+      .set({ ...set, version: sql`${sandboxSettings.version} + 1`, updatedAt: now })
+      .where(eq(sandboxSettings.id, ROW_ID))
+    return this.refresh()
+  }
+
+  private async refresh(): Promise<RuntimeSettings> {
+    const [row] = await this.db.select().from(sandboxSettings).where(eq(sandboxSettings.id, ROW_ID))
+    if (!row) throw new Error("sandbox settings row missing")
+    const rules: FaultRule[] = []
+    for (const raw of row.rules) {
+      const parsed = faultRuleSchema.safeParse(raw)
+      if (parsed.success) rules.push(parsed.data)
+    }
+    this.cached = {
+      seed: row.seed,
+      settle_delay_ms: row.settleDelayMs,
+      rate_limits: row.rateLimits,
+      rules,
+      version: row.version,
+    }
+    this.loadedAt = performance.now()
+    return this.cached
+  }
+}
+
+export function publicSettings(settings: RuntimeSettings): FaultSettings {
+  return {
+    seed: settings.seed,
+    settle_delay_ms: settings.settle_delay_ms,
+    rate_limits: settings.rate_limits,
+    rules: settings.rules,
+  }
+}

@@ -1,0 +1,118 @@
+import "server-only"
+import { and, asc, eq, lte } from "drizzle-orm"
+import type { Db } from "@/lib/db/client"
+import { sandboxConversions, sandboxExecutions } from "@/lib/db/schema"
+import { settleConversion } from "@/lib/sandbox/conversions"
+import { settleExecution } from "@/lib/sandbox/executions"
+import type { SettingsStore } from "@/lib/sandbox/settings"
+
+const BATCH = 200
+/** The worker looks for due settlements this often, besides the wake-ups after creates. */
+const POLL_MS = 500
+
+/**
+ * CREATED → SETTLED once a record is `settle_delay_ms` old. The work list is the database
+ * (pending rows by created_at), not timers, so settlements pending at a restart complete
+ * after it, and a changed delay applies to everything still pending. Each settlement is a
+ * conditional update, so two workers never settle one record twice.
+ */
+export class SettlementWorker {
+  private timer: NodeJS.Timeout | undefined
+  private readonly wakeUps = new Set<NodeJS.Timeout>()
+  private running: Promise<number> | undefined
+  private queued: Promise<number> | undefined
+  private started = false
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => Date,
+    private readonly settings: SettingsStore,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /**
+   * One pass: settles everything due when it is called; returns how many records it
+   * settled. Passes run one at a time; a call during a pass gets the next pass (shared
+   * by every call made meanwhile), which starts after the current one.
+   */
+  settleDue(): Promise<number> {
+    if (this.queued) return this.queued
+    if (!this.running) {
+      this.running = this.pass().finally(() => {
+        this.running = undefined
+      })
+      return this.running
+    }
+    const queued = this.running
+      .catch(() => 0)
+      .then(() => {
+        this.queued = undefined
+        this.running = this.pass().finally(() => {
+          this.running = undefined
+        })
+        return this.running
+      })
+    this.queued = queued
+    return queued
+  }
+
+  private async pass(): Promise<number> {
+    const { settle_delay_ms: delay } = await this.settings.get()
+    let settled = 0
+    for (;;) {
+      const now = this.now()
+      const cutoff = new Date(now.getTime() - delay)
+      const executions = await this.db
+        .select({ id: sandboxExecutions.id })
+        .from(sandboxExecutions)
+        .where(and(eq(sandboxExecutions.status, "CREATED"), lte(sandboxExecutions.createdAt, cutoff)))
+        .orderBy(asc(sandboxExecutions.createdAt))
+        .limit(BATCH)
+      const conversions = await this.db
+        .select({ id: sandboxConversions.id })
+        .from(sandboxConversions)
+        .where(and(eq(sandboxConversions.status, "CREATED"), lte(sandboxConversions.createdAt, cutoff)))
+        .orderBy(asc(sandboxConversions.createdAt))
+        .limit(BATCH)
+      for (const { id } of executions) if (await settleExecution(this.db, id, now)) settled++
+      for (const { id } of conversions) if (await settleConversion(this.db, id, now)) settled++
+      if (executions.length < BATCH && conversions.length < BATCH) return settled
+    }
+  }
+
+  start(): void {
+    if (this.started) return
+    this.started = true
+    const loop = () => {
+      this.timer = setTimeout(() => {
+        this.settleDue()
+          .catch(this.onError)
+          .finally(() => {
+            if (this.started) loop()
+          })
+      }, POLL_MS)
+      this.timer.unref()
+    }
+    loop()
+  }
+
+  /** After a create: a pass when the new record falls due, so short delays are honoured closely. */
+  wakeAfter(ms: number): void {
+    if (!this.started) return
+    const timer = setTimeout(() => {
+      this.wakeUps.delete(timer)
+      this.settleDue().catch(this.onError)
+    }, ms + 5)
+    timer.unref()
+    this.wakeUps.add(timer)
+  }
+
+  async stop(): Promise<void> {
+    this.started = false
+    if (this.timer) clearTimeout(this.timer)
+    for (const timer of this.wakeUps) clearTimeout(timer)
+    this.wakeUps.clear()
+    await this.queued?.catch(() => undefined)
+    await this.running?.catch(() => undefined)
+  }
+}

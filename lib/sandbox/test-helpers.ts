@@ -1,0 +1,376 @@
+import { expect } from "vitest"
+import { z } from "zod"
+import type { Database } from "@/lib/db/client"
+import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox/index"
+import { type TestDriver, createTestDatabase } from "@/test/db"
+
+/**
+ * Test support for the sandbox's suites: a sandbox on a fresh database with a clock the
+ * test moves, a small client, and response schemas written from the facts of the
+ * service's OpenAPI file (required fields, enums, decimal strings), so every response a
+ * test sees is checked against the contract.
+ */
+
+// ------------------------------------------------------------------ OpenAPI facts
+
+/** `format: decimal` and the request pattern `^[0-9]*\.?[0-9]+$`. */
+export const DECIMAL = /^-?[0-9]*\.?[0-9]+$/
+/** RFC 3339, UTC with Z (the sandbox always writes Z). */
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The Market enum of the OpenAPI file, plus MATICUSD from the service interface's list. */
+export const OPENAPI_MARKETS = [
+  "ETHEUR", "ETHSGD", "ETHUSD", "BTCEUR", "BTCSGD", "BTCUSD", "PAXGUSD", "BCHUSD", "LTCUSD", "USDPUSD",
+  "LINKUSD", "AAVEUSD", "UNIUSD", "PEPEUSD", "TRUMPUSD", "SHIBUSD", "ARBUSD", "BONKUSD", "ENAUSD", "MNTUSD",
+  "ONDOUSD", "PENGUUSD", "QNTUSD", "RENDERUSD", "SKYUSD", "WIFUSD", "WLDUSD", "DOGEUSD", "AVAXUSD", "SUIUSD",
+  "POLUSD", "XLMUSD", "BNBUSD", "MATICUSD",
+] as const
+
+const decimal = z.string().regex(DECIMAL, "format: decimal")
+const dateTime = z.string().regex(RFC3339_UTC, "RFC 3339 UTC date-time")
+const stringMap = z.record(z.string(), z.string())
+
+export const openapi = {
+  Quote: z.strictObject({
+    id: z.string().regex(UUID),
+    market: z.enum(OPENAPI_MARKETS),
+    side: z.enum(["BUY", "SELL"]),
+    price: decimal,
+    base_asset: z.string().min(1),
+    quote_asset: z.string().min(1),
+    created_at: dateTime,
+    expires_at: dateTime,
+  }),
+  QuoteExecution: z.strictObject({
+    id: z.string().regex(UUID),
+    profile_id: z.string().min(1),
+    quote_id: z.string().min(1),
+    ref_id: z.string().optional(),
+    status: z.enum(["CREATED", "SETTLED"]),
+    market: z.enum(OPENAPI_MARKETS),
+    side: z.enum(["BUY", "SELL"]),
+    price: decimal,
+    base_amount: decimal,
+    base_asset: z.string().min(1),
+    quote_amount: decimal,
+    quote_asset: z.string().min(1),
+    created_at: dateTime,
+    settled_at: dateTime.optional(),
+    metadata: stringMap.optional(),
+    identity_id: z.string().optional(),
+    account_id: z.string().optional(),
+    recipient_profile_id: z.string().optional(),
+  }),
+  StablecoinConversion: z.strictObject({
+    id: z.string().regex(UUID).optional(),
+    profile_id: z.string().optional(),
+    amount: decimal.optional(),
+    source_asset: z.string().optional(),
+    target_asset: z.string().optional(),
+    status: z.string().optional(),
+    ref_id: z.string().optional(),
+    identity_id: z.string().optional(),
+    account_id: z.string().optional(),
+    created_at: dateTime.optional(),
+    updated_at: dateTime.optional(),
+    settled_at: dateTime.optional(),
+    cancelled_at: dateTime.optional(),
+    metadata: stringMap.optional(),
+    recipient_profile_id: z.string().optional(),
+  }),
+  Profile: z.strictObject({
+    id: z.string().min(1),
+    nickname: z.string(),
+    type: z.enum(["NORMAL", "DEFAULT"]),
+    description: z.string().optional(),
+    account_id: z.string().optional(),
+  }),
+  ProfileBalance: z.strictObject({ asset: z.string().min(1), available: decimal, trading: decimal }),
+  CreateSandboxDepositResponse: z.strictObject({ activity_id: z.string().optional() }),
+  Problem: z.strictObject({
+    type: z.string().refine((v) => v === "about:blank" || URL.canParse(v), "format: uri"),
+    title: z.string(),
+    status: z.number().int().min(100).lt(600),
+    detail: z.string().optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+  }),
+}
+
+export const responses = {
+  ListQuotesResponse: z.strictObject({ items: z.array(openapi.Quote) }),
+  ListProfilesResponse: z.strictObject({
+    items: z.array(openapi.Profile),
+    next_page_cursor: z.string().optional(),
+  }),
+  ListProfileBalancesResponse: z.strictObject({ items: z.array(openapi.ProfileBalance) }),
+  ListQuoteExecutionsResponse: z.strictObject({
+    total_count: z.number().int().min(0).max(2_147_483_647).optional(),
+    items: z.array(openapi.QuoteExecution),
+    next_page_cursor: z.string().optional(),
+  }),
+  ListStablecoinConversionsResponse: z.strictObject({
+    items: z.array(openapi.StablecoinConversion),
+    next_page_cursor: z.string().optional(),
+  }),
+  /** RFC 6749 §5.1. */
+  TokenResponse: z.strictObject({
+    access_token: z.string().min(20),
+    expires_in: z.number().int().positive(),
+    scope: z.string(),
+    token_type: z.literal("bearer"),
+  }),
+  /** RFC 6749 §5.2. */
+  TokenError: z.strictObject({
+    error: z.enum(["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"]),
+    error_description: z.string().optional(),
+  }),
+  FaultSettings: z.strictObject({
+    seed: z.number().int(),
+    settle_delay_ms: z.number().int().min(0),
+    rate_limits: z.boolean(),
+    rules: z.array(z.record(z.string(), z.unknown())),
+  }),
+}
+
+/** The success schema for a route, by method and path below /sandbox. */
+function successSchema(method: string, path: string): z.ZodType | null {
+  const p = path.split("?")[0] ?? path
+  const routes: [string, RegExp, z.ZodType][] = [
+    ["POST", /^\/oauth2\/token$/, responses.TokenResponse],
+    ["GET", /^\/v2\/quotes$/, responses.ListQuotesResponse],
+    ["GET", /^\/v2\/profiles$/, responses.ListProfilesResponse],
+    ["GET", /^\/v2\/profiles\/[^/]+$/, openapi.Profile],
+    ["GET", /^\/v2\/profiles\/[^/]+\/balances$/, responses.ListProfileBalancesResponse],
+    ["GET", /^\/v2\/profiles\/[^/]+\/balances\/[^/]+$/, openapi.ProfileBalance],
+    ["POST", /^\/v2\/profiles\/[^/]+\/quote-executions$/, openapi.QuoteExecution],
+    ["GET", /^\/v2\/profiles\/[^/]+\/quote-executions$/, responses.ListQuoteExecutionsResponse],
+    ["GET", /^\/v2\/profiles\/[^/]+\/quote-executions\/[^/]+$/, openapi.QuoteExecution],
+    ["POST", /^\/v2\/conversion\/stablecoins$/, openapi.StablecoinConversion],
+    ["GET", /^\/v2\/conversion\/stablecoins$/, responses.ListStablecoinConversionsResponse],
+    ["GET", /^\/v2\/conversion\/stablecoins\/[^/]+$/, openapi.StablecoinConversion],
+    ["DELETE", /^\/v2\/conversion\/stablecoins\/[^/]+$/, openapi.StablecoinConversion],
+    ["POST", /^\/v2\/sandbox\/profiles\/[^/]+\/deposit$/, openapi.CreateSandboxDepositResponse],
+    ["GET", /^\/admin\/faults$/, responses.FaultSettings],
+    ["PUT", /^\/admin\/faults$/, responses.FaultSettings],
+  ]
+  return routes.find(([m, re]) => m === method && re.test(p))?.[2] ?? null
+}
+
+/** Checks a response body against the contract: the route's schema, a problem, or an OAuth error. */
+export function expectValidResponse(method: string, path: string, status: number, contentType: string, body: unknown) {
+  if (path.startsWith("/oauth2/token") && status !== 200 && status !== 429 && status < 500) {
+    expect(contentType).toMatch(/^application\/json/)
+    expect(responses.TokenError.safeParse(body).error?.issues ?? []).toEqual([])
+    return
+  }
+  if (status >= 400) {
+    expect(contentType).toMatch(/^application\/problem\+json/)
+    expect(openapi.Problem.safeParse(body).error?.issues ?? []).toEqual([])
+    expect((body as { status: number }).status).toBe(status)
+    const type = (body as { type: string }).type
+    if (type !== "about:blank") expect(type).toMatch(/^https:\/\/developer\.paxos\.com\/docs\/v2\/problems\/[a-z-]+$/)
+    return
+  }
+  const schema = successSchema(method, path)
+  if (!schema) return
+  expect(contentType).toMatch(/^application\/json/)
+  expect(schema.safeParse(body).error?.issues ?? []).toEqual([])
+}
+
+/** Every amount in a JSON body is a string: no JSON numbers for money, anywhere. */
+export function expectNoNumericAmounts(body: unknown) {
+  const walk = (value: unknown, key: string) => {
+    if (typeof value === "number") {
+      expect(["status", "total_count", "expires_in", "seed", "settle_delay_ms", "rate", "latency_ms", "token_ttl_s", "quote_ttl_ms"]).toContain(key)
+    } else if (Array.isArray(value)) value.forEach((v) => walk(v, key))
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, k)
+  }
+  walk(body, "")
+}
+
+// ------------------------------------------------------------------ harness
+
+export const TEST_CONFIG: SandboxConfig = {
+  tokenTtlS: 3599,
+  quoteTtlMs: 30_000,
+  settleDelayMs: 2000,
+  rateLimits: false,
+  maxExecutionUsd: 50_000,
+  maxConversionUsd: 1_000_000,
+  seed: 7,
+}
+
+export const ALL_SCOPES = [
+  "exchange:read_quote",
+  "exchange:write_quote_execution",
+  "exchange:read_quote_execution",
+  "conversion:write_conversion_stablecoin",
+  "conversion:read_conversion_stablecoin",
+  "funding:read_profile",
+  "sandbox:admin",
+]
+
+export interface ApiResponse<T = unknown> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+/** A clock the test moves; it follows real time from where it is, unless frozen. */
+export class TestClock {
+  private offsetMs = 0
+  private frozenAt: number | undefined
+  readonly now = () => new Date(this.frozenAt ?? Date.now() + this.offsetMs)
+  advance(ms: number) {
+    if (this.frozenAt !== undefined) this.frozenAt += ms
+    else this.offsetMs += ms
+  }
+  /** Stops the clock: every record made until `thaw` shares one timestamp. */
+  freeze() {
+    this.frozenAt = this.now().getTime()
+  }
+  thaw() {
+    if (this.frozenAt === undefined) return
+    this.offsetMs = this.frozenAt - Date.now()
+    this.frozenAt = undefined
+  }
+}
+
+export type Send = (request: Request) => Promise<Response>
+
+/** A tiny client of the sandbox that checks every answer against the contract. */
+export class SandboxClient {
+  constructor(
+    readonly origin: string,
+    readonly send: Send,
+    readonly credentials: { clientId: string; clientSecret: string },
+  ) {}
+
+  private tokens = new Map<string, string>()
+
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: { token?: string | null; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers = new Headers(options.headers)
+    const token = options.token === undefined ? await this.token() : options.token
+    if (token) headers.set("authorization", `Bearer ${token}`)
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      if (!headers.has("content-type")) headers.set("content-type", "application/json")
+    }
+    const init: RequestInit = { method, headers }
+    if (body !== undefined) init.body = body
+    if (options.signal) init.signal = options.signal
+    const response = await this.send(new Request(`${this.origin}/sandbox${path}`, init))
+    const text = await response.text()
+    const parsed: unknown = text === "" ? null : JSON.parse(text)
+    expectValidResponse(method, path, response.status, response.headers.get("content-type") ?? "", parsed)
+    if (response.status < 300) expectNoNumericAmounts(parsed)
+    return { status: response.status, headers: response.headers, body: parsed as T }
+  }
+
+  async tokenRequest(form: Record<string, string>, headers: Record<string, string> = {}): Promise<ApiResponse<Record<string, unknown>>> {
+    const response = await this.send(
+      new Request(`${this.origin}/sandbox/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(form).toString(),
+      }),
+    )
+    const body = (await response.json()) as Record<string, unknown>
+    expectValidResponse("POST", "/oauth2/token", response.status, response.headers.get("content-type") ?? "", body)
+    return { status: response.status, headers: response.headers, body }
+  }
+
+  /** A token with `scopes` (all by default), cached per scope set. */
+  async token(scopes: readonly string[] = ALL_SCOPES): Promise<string> {
+    const key = scopes.join(" ")
+    const cached = this.tokens.get(key)
+    if (cached) return cached
+    const { status, body } = await this.tokenRequest({
+      grant_type: "client_credentials",
+      client_id: this.credentials.clientId,
+      client_secret: this.credentials.clientSecret,
+      scope: key,
+    })
+    expect(status).toBe(200)
+    const token = body.access_token as string
+    this.tokens.set(key, token)
+    return token
+  }
+
+  forgetTokens() {
+    this.tokens.clear()
+  }
+}
+
+export interface TestSandbox {
+  database: Database
+  sandbox: Sandbox
+  clock: TestClock
+  client: SandboxClient
+  profiles: { treasury: string; omnibus: string; float: string }
+  close(): Promise<void>
+}
+
+/** A sandbox on a fresh, migrated database of `driver`, called in-process through `fetch`. */
+export async function startTestSandbox(driver: TestDriver, config: Partial<SandboxConfig> = {}): Promise<TestSandbox> {
+  const database = await createTestDatabase(driver)
+  const clock = new TestClock()
+  const sandbox = createSandbox({
+    db: database.db,
+    config: { ...TEST_CONFIG, ...config },
+    now: clock.now,
+    clientId: "test-client",
+    clientSecret: "test-secret-that-is-long-enough",
+  })
+  const credentials = await sandbox.ensureClient()
+  const client = new SandboxClient("http://sandbox.internal", (r) => sandbox.fetch(r), credentials)
+  const { body } = await client.request<{ items: { id: string; nickname: string }[] }>("GET", "/v2/profiles")
+  const byName = (name: string) => body.items.find((p) => p.nickname === name)?.id ?? ""
+  return {
+    database,
+    sandbox,
+    clock,
+    client,
+    profiles: { treasury: byName("Treasury"), omnibus: byName("Client omnibus"), float: byName("Operations float") },
+    close: async () => {
+      await sandbox.stop()
+      await database.close()
+    },
+  }
+}
+
+export interface WireBalanceBody {
+  items: { asset: string; available: string; trading: string }[]
+}
+
+export async function balanceOf(client: SandboxClient, profileId: string, asset: string) {
+  const { body } = await client.request<WireBalanceBody>("GET", `/v2/profiles/${profileId}/balances?assets=${asset}`)
+  const item = body.items[0]
+  if (!item) throw new Error(`no ${asset} balance`)
+  return item
+}
+
+export interface WireQuoteBody {
+  id: string
+  market: string
+  side: "BUY" | "SELL"
+  price: string
+  base_asset: string
+  quote_asset: string
+  created_at: string
+  expires_at: string
+}
+
+export async function quoteFor(client: SandboxClient, market: string, side: "BUY" | "SELL"): Promise<WireQuoteBody> {
+  const { status, body } = await client.request<{ items: WireQuoteBody[] }>("GET", `/v2/quotes?markets=${market}`)
+  expect(status).toBe(200)
+  const quote = body.items.find((q) => q.side === side)
+  if (!quote) throw new Error(`no ${side} quote for ${market}`)
+  return quote
+}
