@@ -23,8 +23,12 @@ type RouteParams = Record<string, string | string[] | undefined>
 export function fieldErrors(error: ZodError): Record<string, string> {
   const fields: Record<string, string> = {}
   for (const issue of error.issues) {
-    const key = issue.path.length > 0 ? issue.path.map(String).join(".") : "body"
-    fields[key] ??= issue.message
+    const prefix = issue.path.map(String).join(".")
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) fields[prefix ? `${prefix}.${key}` : key] ??= "is not a known field"
+      continue
+    }
+    fields[prefix || "body"] ??= issue.message
   }
   return fields
 }

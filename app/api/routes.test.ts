@@ -1,0 +1,279 @@
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import fc from "fast-check"
+import { count } from "drizzle-orm"
+import { encode } from "next-auth/jwt"
+import { NextRequest } from "next/server"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
+import type { ConsoleRuntime } from "@/lib/console/runtime"
+import { consoleIntents } from "@/lib/db/schema"
+import { conversionCreateSchema } from "@/lib/schemas/conversion"
+import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+
+// The console API, called through its real route modules with real sessions, against
+// the embedded sandbox in process on a fresh PGlite folder.
+const dataDir = mkdtempSync(path.join(tmpdir(), "console-routes-"))
+const SECRET = "route-tests-secret-0123456789-abcdefghijklmnop"
+process.env.DATA_DIR = dataDir
+process.env.NEXTAUTH_SECRET = SECRET
+process.env.LOG_LEVEL = "silent"
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>
+interface Call {
+  params: Record<string, string>
+  query?: string
+  body?: unknown
+}
+
+const APP_API = path.resolve(import.meta.dirname)
+/** Routes outside withStaff on purpose: next-auth's own endpoints and the health check. */
+const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health"])
+
+let runtime: ConsoleRuntime
+let profileId: string
+let executionId: string
+let conversionId: string
+
+async function buyQuoteId(): Promise<string> {
+  const quotes = await runtime.upstream.listQuotes(["ETHUSD"])
+  return quotes.find((q) => q.side === "BUY")!.id
+}
+
+async function pendingConversionId(): Promise<string> {
+  const created = await runtime.upstream.createConversion({
+    profile_id: profileId,
+    amount: "1.00",
+    source_asset: "USD",
+    target_asset: "USDP",
+    ref_id: randomUUID(),
+  })
+  return created.record.id
+}
+
+/** Every console route, its minimum role, and how to call it successfully. */
+const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
+  "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/profiles": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/profiles/[profileId]/balances": { minimum: "viewer", call: () => Promise.resolve({ params: { profileId } }) },
+  "GET /api/quotes": { minimum: "viewer", call: () => Promise.resolve({ params: {}, query: "markets=BTCUSD" }) },
+  "GET /api/profiles/[profileId]/quote-executions": {
+    minimum: "viewer",
+    call: () => Promise.resolve({ params: { profileId }, query: "limit=5" }),
+  },
+  "POST /api/profiles/[profileId]/quote-executions": {
+    minimum: "trader",
+    call: async () => ({ params: { profileId }, body: { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() } }),
+  },
+  "GET /api/profiles/[profileId]/quote-executions/[id]": {
+    minimum: "viewer",
+    call: () => Promise.resolve({ params: { profileId, id: executionId } }),
+  },
+  "GET /api/conversions": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
+  "POST /api/conversions": {
+    minimum: "trader",
+    call: () =>
+      Promise.resolve({
+        params: {},
+        body: { profile_id: profileId, amount: "2.50", source_asset: "USD", target_asset: "PYUSD", ref_id: randomUUID() },
+      }),
+  },
+  "GET /api/conversions/[id]": { minimum: "support", call: () => Promise.resolve({ params: { id: conversionId } }) },
+  "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
+  "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+}
+
+/** app/api/**\/route.ts, as "/api/…" route patterns with the module file. */
+function walkRoutes(dir = APP_API): { route: string; file: string }[] {
+  const found: { route: string; file: string }[] = []
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry)
+    if (statSync(full).isDirectory()) found.push(...walkRoutes(full))
+    else if (entry === "route.ts") {
+      const route = "/api" + path.relative(APP_API, dir).split(path.sep).map((s) => `/${s}`).join("")
+      found.push({ route: route === "/api/" ? "/api" : route, file: full })
+    }
+  }
+  return found
+}
+
+async function routeHandlers(): Promise<{ key: string; route: string; handler: Handler }[]> {
+  const handlers: { key: string; route: string; handler: Handler }[] = []
+  for (const { route, file } of walkRoutes()) {
+    if (PUBLIC_ROUTES.has(route)) continue
+    const mod = (await import(file)) as Partial<Record<Method, Handler>>
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+      const handler = mod[method]
+      if (handler) handlers.push({ key: `${method} ${route}`, route, handler })
+    }
+  }
+  return handlers
+}
+
+async function sessionCookie(role: Role): Promise<string> {
+  const token = await encode({
+    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
+    secret: SECRET,
+    maxAge: 30 * 60,
+  })
+  return `next-auth.session-token=${token}`
+}
+
+async function invoke(
+  handler: Handler,
+  method: string,
+  route: string,
+  call: Call,
+  options: { role?: Role; origin?: string | null; rawBody?: string } = {},
+): Promise<Response> {
+  let url = `http://localhost${route}`
+  for (const [name, value] of Object.entries(call.params)) url = url.replace(`[${name}]`, encodeURIComponent(value))
+  if (call.query) url += `?${call.query}`
+  const headers = new Headers()
+  if (options.role) headers.set("cookie", await sessionCookie(options.role))
+  if (method !== "GET" && options.origin !== null) headers.set("origin", options.origin ?? "http://localhost")
+  let body: string | undefined
+  if (options.rawBody !== undefined || call.body !== undefined) {
+    headers.set("content-type", "application/json")
+    body = options.rawBody ?? JSON.stringify(call.body)
+  }
+  return handler(new NextRequest(url, { method, headers, body }), { params: Promise.resolve(call.params) })
+}
+
+beforeAll(async () => {
+  const { consoleRuntime } = await import("@/lib/console/runtime")
+  runtime = await consoleRuntime()
+  profileId = (await runtime.upstream.listProfiles()).items[0]!.id
+  executionId = (
+    await runtime.upstream.createQuoteExecution(profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() })
+  ).record.id
+  conversionId = await pendingConversionId()
+}, 60_000)
+
+afterAll(async () => {
+  await runtime?.sandbox?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("authorization matrix (every route under app/api)", () => {
+  it("every route has an expected role, and every expectation a route", async () => {
+    const keys = (await routeHandlers()).map((h) => h.key).sort()
+    expect(keys).toEqual(Object.keys(EXPECTED).sort())
+  })
+
+  it("answers exactly 401 signed out, 403 below the role, 2xx at or above it", async () => {
+    const outcomes: string[] = []
+    const expected: string[] = []
+    for (const { key, route, handler } of await routeHandlers()) {
+      const spec = EXPECTED[key]
+      if (!spec) continue
+      const [method] = key.split(" ") as [Method]
+      const signedOut = await invoke(handler, method, route, await spec.call())
+      outcomes.push(`${key} signed-out ${signedOut.status} ${signedOut.headers.get("content-type")}`)
+      expected.push(`${key} signed-out 401 application/problem+json`)
+      for (const role of ROLES) {
+        const res = await invoke(handler, method, route, await spec.call(), { role })
+        const allowed = roleAtLeast(role, spec.minimum)
+        outcomes.push(`${key} ${role} ${allowed ? (res.ok ? "2xx" : `${res.status} ${await res.text()}`) : res.status}`)
+        expected.push(`${key} ${role} ${allowed ? "2xx" : 403}`)
+      }
+    }
+    expect(outcomes).toEqual(expected)
+  })
+
+  it("refuses a write from another site, or with no Origin at all, before doing anything", async () => {
+    for (const { key, route, handler } of await routeHandlers()) {
+      const [method] = key.split(" ") as [Method]
+      if (method === "GET") continue
+      const spec = EXPECTED[key]!
+      for (const origin of ["https://evil.example", null]) {
+        const res = await invoke(handler, method, route, await spec.call(), { role: "admin", origin })
+        expect(`${key} ${origin} ${res.status}`).toBe(`${key} ${origin} 403`)
+        expect(res.headers.get("content-type")).toBe("application/problem+json")
+      }
+    }
+  })
+})
+
+describe("write routes refuse bad bodies before anything reaches the service", () => {
+  const writeRoutes = [
+    { key: "POST /api/profiles/[profileId]/quote-executions", schema: quoteExecutionCreateSchema },
+    { key: "POST /api/conversions", schema: conversionCreateSchema },
+  ]
+
+  for (const { key, schema } of writeRoutes) {
+    it(`${key}: any body the schema refuses is a 4xx problem naming fields, with no intent and no call`, async () => {
+      const { route, handler } = (await routeHandlers()).find((h) => h.key === key)!
+      const [method] = key.split(" ") as [Method]
+      const spies = [
+        vi.spyOn(runtime.upstream, "createQuoteExecution"),
+        vi.spyOn(runtime.upstream, "createConversion"),
+      ]
+      const [{ intents: before }] = await runtime.db.select({ intents: count() }).from(consoleIntents)
+      const amountish = fc.oneof(
+        fc.constantFrom("", "-1", "0", "0.000000001", "1.234", "1e5", "abc", " ", "1.2.3", "12.345", "9".repeat(40) + ".999"),
+        fc.string(),
+        fc.integer(),
+        fc.double(),
+      )
+      const bodyArb = fc.oneof(
+        fc.anything(),
+        fc.record(
+          {
+            quote_id: fc.oneof(fc.uuid(), fc.string(), fc.integer()),
+            profile_id: fc.oneof(fc.constant(profileId), fc.string()),
+            base_amount: amountish,
+            quote_amount: amountish,
+            amount: amountish,
+            source_asset: fc.constantFrom("USD", "USDP", "PYUSD", "USDG", "EUR", "BTC", ""),
+            target_asset: fc.constantFrom("USD", "USDP", "PYUSD", "USDG", "EUR", "BTC", ""),
+            metadata: fc.oneof(fc.dictionary(fc.string(), fc.oneof(fc.string({ maxLength: 120 }), fc.integer())), fc.anything()),
+            ref_id: fc.oneof(fc.uuid(), fc.string({ maxLength: 200 })),
+            extra: fc.anything(),
+          },
+          { requiredKeys: [] },
+        ),
+      )
+      await fc.assert(
+        fc.asyncProperty(bodyArb, async (body) => {
+          fc.pre(!schema.safeParse(body).success)
+          const res = await invoke(handler, method, route, { params: { profileId }, body }, { role: "trader", rawBody: JSON.stringify(body) ?? "null" })
+          expect(res.status).toBeGreaterThanOrEqual(400)
+          expect(res.status).toBeLessThan(500)
+          expect(res.headers.get("content-type")).toBe("application/problem+json")
+          const problem = (await res.json()) as { status: number; meta?: { fields?: Record<string, string> } }
+          expect(problem.status).toBe(res.status)
+          expect(Object.keys(problem.meta?.fields ?? {}).length).toBeGreaterThan(0)
+        }),
+        { numRuns: 300 },
+      )
+      const [{ intents: after }] = await runtime.db.select({ intents: count() }).from(consoleIntents)
+      expect(after).toBe(before)
+      for (const spy of spies) {
+        expect(spy).not.toHaveBeenCalled()
+        spy.mockRestore()
+      }
+    })
+  }
+
+  it("a body that is not JSON is a 400 problem, and a non-JSON content type a 415", async () => {
+    const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
+    const res = await invoke(handler, "POST", route, { params: {}, body: {} }, { role: "trader", rawBody: "{not json" })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ meta: { fields: { body: "must be valid JSON" } } })
+    const url = "http://localhost/api/conversions"
+    const plain = await handler(
+      new NextRequest(url, {
+        method: "POST",
+        headers: { cookie: await sessionCookie("trader"), origin: "http://localhost", "content-type": "text/plain" },
+        body: "x",
+      }),
+      { params: Promise.resolve({}) },
+    )
+    expect(plain.status).toBe(415)
+  })
+})
