@@ -63,4 +63,5 @@ export const sandboxFaultsSchema = z.object({
   rules: z.array(faultRuleSchema),
 })
 export type SandboxFaults = z.infer<typeof sandboxFaultsSchema>
-export type SandboxFaultsInput = z.input<typeof sandboxFaultsSchema>
+/** Body of `PUT /sandbox/admin/faults`: fields left out keep their current value; `{"rules": []}` clears. */
+export type SandboxFaultsInput = Partial<z.input<typeof sandboxFaultsSchema>>
