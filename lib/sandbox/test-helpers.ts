@@ -286,6 +286,11 @@ export class SandboxClient {
     return { status: response.status, headers: response.headers, body }
   }
 
+  /** A raw call below /sandbox, for what the checked helpers cannot send. */
+  raw(path: string, init: RequestInit): Promise<Response> {
+    return this.send(new Request(`${this.origin}/sandbox${path}`, init))
+  }
+
   /** A token with `scopes` (all by default), cached per scope set. */
   async token(scopes: readonly string[] = ALL_SCOPES): Promise<string> {
     const key = scopes.join(" ")
