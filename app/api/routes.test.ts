@@ -213,7 +213,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
         vi.spyOn(runtime.upstream, "createQuoteExecution"),
         vi.spyOn(runtime.upstream, "createConversion"),
       ]
-      const [{ intents: before }] = await runtime.db.select({ intents: count() }).from(consoleIntents)
+      const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
       const amountish = fc.oneof(
         fc.constantFrom("", "-1", "0", "0.000000001", "1.234", "1e5", "abc", " ", "1.2.3", "12.345", "9".repeat(40) + ".999"),
         fc.string(),
@@ -251,7 +251,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
         }),
         { numRuns: 300 },
       )
-      const [{ intents: after }] = await runtime.db.select({ intents: count() }).from(consoleIntents)
+      const after = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
       expect(after).toBe(before)
       for (const spy of spies) {
         expect(spy).not.toHaveBeenCalled()

@@ -46,3 +46,42 @@ export const metadataSchema = z
   .transform((record) => Object.fromEntries(Object.entries(record)) as Record<string, string>)
 
 export type Metadata = Record<string, string>
+
+/** The metadata editor's rows, as a form holds them. */
+export interface MetadataRow {
+  key: string
+  value: string
+}
+
+/**
+ * The same limits as `metadataSchema`, said per row so a form can show each message under
+ * its own input: at most 6 rows, keys and values at most 100 characters, keys present and
+ * distinct. Rows left entirely blank are ignored.
+ */
+export const metadataRowsSchema = z
+  .array(z.object({ key: z.string(), value: z.string() }))
+  .superRefine((rows, ctx) => {
+    const used = rows.filter((row) => row.key !== "" || row.value !== "")
+    if (used.length > METADATA_MAX_PAIRS) {
+      ctx.addIssue({ code: "custom", message: `at most ${METADATA_MAX_PAIRS} pairs (got ${used.length})` })
+    }
+    const seen = new Set<string>()
+    rows.forEach((row, index) => {
+      if (row.key === "" && row.value === "") return
+      if (row.key.trim() === "") ctx.addIssue({ code: "custom", path: [index, "key"], message: "keys must not be empty" })
+      else if (row.key === "__proto__") ctx.addIssue({ code: "custom", path: [index, "key"], message: "__proto__ cannot be used as a key" })
+      else if (characterCount(row.key) > METADATA_MAX_LENGTH) {
+        ctx.addIssue({ code: "custom", path: [index, "key"], message: `keys are at most ${METADATA_MAX_LENGTH} characters` })
+      } else if (seen.has(row.key)) ctx.addIssue({ code: "custom", path: [index, "key"], message: "each key only once" })
+      seen.add(row.key)
+      if (characterCount(row.value) > METADATA_MAX_LENGTH) {
+        ctx.addIssue({ code: "custom", path: [index, "value"], message: `values are at most ${METADATA_MAX_LENGTH} characters` })
+      }
+    })
+  })
+
+/** Rows to the wire's object; undefined when there is nothing to send. */
+export function rowsToMetadata(rows: readonly MetadataRow[]): Metadata | undefined {
+  const used = rows.filter((row) => row.key !== "" || row.value !== "")
+  return used.length === 0 ? undefined : Object.fromEntries(used.map((row) => [row.key, row.value]))
+}

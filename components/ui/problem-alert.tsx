@@ -1,0 +1,58 @@
+"use client"
+
+import { Alert } from "@/components/ui/alert"
+import { formatAmount } from "@/lib/money"
+import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
+import { problemSlug } from "@/lib/schemas/problem"
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined
+}
+
+/** What went wrong, in plain words a treasury operator can act on. */
+export function describeError(error: unknown): { title: string; detail?: string | undefined } {
+  if (error instanceof ApiNetworkError) {
+    return { title: "No answer from the console", detail: "Check your connection and try again; a retry of the same submission never places it twice." }
+  }
+  if (!(error instanceof ApiProblemError)) return { title: "Something went wrong", detail: error instanceof Error ? error.message : undefined }
+  const { problem } = error
+  const meta = problem.meta ?? {}
+  switch (problemSlug(problem)) {
+    case "expired":
+      return { title: "The quote expired", detail: "Get a fresh quote and confirm again." }
+    case "insufficient-funds": {
+      const asset = text(meta.asset) ?? ""
+      const needed = text(meta.needed)
+      const available = text(meta.available)
+      return {
+        title: "Insufficient funds",
+        detail: needed && available ? `Needed ${formatAmount(needed)} ${asset}, available ${formatAmount(available)} ${asset}.` : problem.detail,
+      }
+    }
+    case "rejected":
+      return { title: "Rejected", detail: "The market moved; get a fresh quote." }
+    case "already-exists":
+      return { title: "Already exists", detail: "This reference was already used; the existing record is shown." }
+  }
+  if (problem.status === 400) {
+    const fields = error.fields
+    const list = Object.entries(fields).map(([field, rule]) => `${field}: ${rule}`)
+    return { title: "Check the form", detail: list.length > 0 ? list.join("; ") : problem.detail }
+  }
+  if (problem.status === 403) return { title: "Not allowed", detail: problem.detail }
+  if (problem.status === 404) return { title: "Not found", detail: problem.detail }
+  if (problem.status === 429) return { title: "Too many requests", detail: "The service's rate limit was reached; try again in a moment." }
+  if (problem.status === 504) return { title: "The service did not answer in time", detail: problem.detail }
+  if (problem.status >= 500) return { title: "The service is unavailable", detail: problem.detail }
+  return { title: problem.title, detail: problem.detail }
+}
+
+export function ProblemAlert({ error, className }: { error: unknown; className?: string }) {
+  if (!error) return null
+  const { title, detail } = describeError(error)
+  return (
+    <Alert tone="danger" title={title} className={className}>
+      {detail}
+    </Alert>
+  )
+}

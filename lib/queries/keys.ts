@@ -1,0 +1,33 @@
+/** Query-key factories: every cache entry of a resource starts with its `all` key. */
+export const profileKeys = {
+  all: ["profiles"] as const,
+  list: () => [...profileKeys.all, "list"] as const,
+  balances: (profileId: string) => [...profileKeys.all, profileId, "balances"] as const,
+}
+
+export const quoteKeys = {
+  all: ["quotes"] as const,
+  markets: (markets: readonly string[]) => [...quoteKeys.all, [...markets].sort().join(",")] as const,
+}
+
+export const executionKeys = {
+  all: ["executions"] as const,
+  list: (profileId: string, filters: Record<string, string | undefined>) => [...executionKeys.all, "list", profileId, filters] as const,
+  detail: (profileId: string, id: string) => [...executionKeys.all, "detail", profileId, id] as const,
+}
+
+export const conversionKeys = {
+  all: ["conversions"] as const,
+  list: (filters: Record<string, string | undefined>) => [...conversionKeys.all, "list", filters] as const,
+  detail: (id: string) => [...conversionKeys.all, "detail", id] as const,
+}
+
+export const auditKeys = {
+  all: ["audit"] as const,
+  list: (filters: Record<string, string | undefined>) => [...auditKeys.all, "list", filters] as const,
+}
+
+export const sandboxKeys = {
+  all: ["sandbox"] as const,
+  faults: () => [...sandboxKeys.all, "faults"] as const,
+}

@@ -1,0 +1,71 @@
+"use client"
+
+import { useQuery } from "@tanstack/react-query"
+import { useCallback, useSyncExternalStore } from "react"
+import { apiFetch } from "@/lib/queries/api"
+import { profileKeys } from "@/lib/queries/keys"
+import { type Balance, type Profile, balanceListSchema, profilePageSchema } from "@/lib/schemas/records"
+
+export function fetchProfiles(signal?: AbortSignal): Promise<Profile[]> {
+  return apiFetch("/api/profiles", { signal, schema: profilePageSchema }).then((page) => page.items)
+}
+
+export function useProfilesQuery() {
+  return useQuery({ queryKey: profileKeys.list(), queryFn: ({ signal }) => fetchProfiles(signal), staleTime: 60_000 })
+}
+
+export function fetchBalances(profileId: string, signal?: AbortSignal): Promise<Balance[]> {
+  return apiFetch(`/api/profiles/${encodeURIComponent(profileId)}/balances`, { signal, schema: balanceListSchema }).then(
+    (list) => list.items,
+  )
+}
+
+export function useBalancesQuery(profileId: string | null) {
+  return useQuery({
+    queryKey: profileKeys.balances(profileId ?? ""),
+    queryFn: ({ signal }) => fetchBalances(profileId!, signal),
+    enabled: Boolean(profileId),
+    refetchInterval: 5_000,
+  })
+}
+
+const STORAGE_KEY = "console.profileId"
+const listeners = new Set<() => void>()
+
+function subscribe(listener: () => void) {
+  listeners.add(listener)
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === STORAGE_KEY) listener()
+  }
+  window.addEventListener("storage", onStorage)
+  return () => {
+    listeners.delete(listener)
+    window.removeEventListener("storage", onStorage)
+  }
+}
+
+/**
+ * The profile the operator works on, remembered across pages and visits (localStorage).
+ * Falls back to the first profile the service lists.
+ */
+export function useSelectedProfile(): {
+  profileId: string | null
+  profiles: Profile[]
+  setProfileId: (id: string) => void
+  isLoading: boolean
+  error: unknown
+} {
+  const profiles = useProfilesQuery()
+  const stored = useSyncExternalStore(
+    subscribe,
+    () => window.localStorage.getItem(STORAGE_KEY),
+    () => null,
+  )
+  const list = profiles.data ?? []
+  const profileId = list.find((p) => p.id === stored)?.id ?? list[0]?.id ?? null
+  const setProfileId = useCallback((id: string) => {
+    window.localStorage.setItem(STORAGE_KEY, id)
+    for (const listener of listeners) listener()
+  }, [])
+  return { profileId, profiles: list, setProfileId, isLoading: profiles.isLoading, error: profiles.error }
+}
