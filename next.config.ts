@@ -20,6 +20,8 @@ const securityHeaders = [
 const apiCsp = "default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'"
 
 const nextConfig: NextConfig = {
+  // Lets parallel work trees or benchmark runs build side by side (default .next).
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   reactStrictMode: true,
   poweredByHeader: false,
   serverExternalPackages: ["@electric-sql/pglite", "pg", "bcryptjs"],

@@ -9,13 +9,13 @@ const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 export default defineConfig({
   testDir: "e2e",
   testIgnore: ["perf/**"],
-  outputDir: "test-results",
+  outputDir: `test-results/${port}`,
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"], ["html", { open: "never" }]],
+  reporter: [["list"], ["html", { open: "never", outputFolder: `playwright-report/${port}` }]],
   use: {
     baseURL,
     trace: "retain-on-failure",

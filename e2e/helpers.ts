@@ -8,8 +8,9 @@ export function emailOf(role: Role): string {
   return `${role}@example.com`
 }
 
+/** Signed-in states, per server port (each e2e server has its own auth secret). */
 export function storageStateOf(role: Role): string {
-  return `e2e/.auth/${role}.json`
+  return `e2e/.auth/${process.env.E2E_PORT ?? "3100"}/${role}.json`
 }
 
 export async function signIn(page: Page, email: string, password: string): Promise<void> {
