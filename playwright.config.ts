@@ -36,7 +36,9 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"] },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /final\.spec\.ts/ },
+    // Runs after everything else: reads the build output and the server's log for secrets.
+    { name: "final", testMatch: /final\.spec\.ts/, dependencies: ["chromium"] },
   ],
   webServer: {
     command: "node scripts/e2e-server.mjs",

@@ -1,24 +1,36 @@
 // Starts the production build in sandbox mode on a fresh temporary data folder, for the
 // Playwright suite. The folder is removed when the server stops.
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 
 const port = process.env.E2E_PORT ?? "3100"
 const dataDir = mkdtempSync(path.join(tmpdir(), "console-e2e-"))
+const canaries = JSON.parse(readFileSync(new URL("../e2e/canaries.json", import.meta.url), "utf8"))
+// The server's output is kept too, so the suite can check that no secret was logged.
+mkdirSync("test-results", { recursive: true })
+const log = createWriteStream(path.join("test-results", `server-${port}.log`))
 const child = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
-  stdio: "inherit",
+  stdio: ["ignore", "pipe", "pipe"],
   env: {
     ...process.env,
+    ...canaries,
     DATA_DIR: dataDir,
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     NEXTAUTH_URL: `http://127.0.0.1:${port}`,
     SANDBOX_SETTLE_DELAY_MS: process.env.SANDBOX_SETTLE_DELAY_MS ?? "1500",
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    // debug: every upstream call is logged, so the no-secrets-in-logs check has something to read.
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "debug",
   },
 })
+for (const stream of [child.stdout, child.stderr]) {
+  stream.on("data", (chunk) => {
+    log.write(chunk)
+    process.stdout.write(chunk)
+  })
+}
 const stop = (signal) => {
   child.kill(signal)
 }
