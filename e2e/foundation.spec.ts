@@ -80,3 +80,27 @@ test.describe("sign-out", () => {
     await expect(page).toHaveURL(/\/sign-in/)
   })
 })
+
+test.describe("the API over HTTP", () => {
+  test.describe("as a viewer", () => {
+    test.use({ storageState: storageStateOf("viewer") })
+    test("an admin-only route answers 403 problem+json", async ({ request }) => {
+      const res = await request.get("/api/audit")
+      expect(res.status()).toBe(403)
+      expect(res.headers()["content-type"]).toContain("application/problem+json")
+      expect(await res.json()).toMatchObject({ status: 403, detail: "This needs the admin role; you are viewer." })
+    })
+  })
+
+  test.describe("as an admin", () => {
+    test.use({ storageState: storageStateOf("admin") })
+    test("a cross-origin POST is refused with 403, a same-origin one goes through", async ({ request, baseURL }) => {
+      const cross = await request.post("/api/audit/reconcile", { headers: { origin: "https://evil.example" } })
+      expect(cross.status()).toBe(403)
+      expect(await cross.json()).toMatchObject({ status: 403, detail: "Cross-site requests are refused." })
+      const same = await request.post("/api/audit/reconcile", { headers: { origin: baseURL! } })
+      expect(same.status()).toBe(200)
+      expect(await same.json()).toMatchObject({ examined: expect.any(Number) as number })
+    })
+  })
+})
