@@ -100,7 +100,7 @@ test.describe("the API over HTTP", () => {
       expect(await cross.json()).toMatchObject({ status: 403, detail: "Cross-site requests are refused." })
       const same = await request.post("/api/audit/reconcile", { headers: { origin: baseURL! } })
       expect(same.status()).toBe(200)
-      expect(await same.json()).toMatchObject({ examined: expect.any(Number) as number })
+      expect(typeof ((await same.json()) as { examined: unknown }).examined).toBe("number")
     })
   })
 })
