@@ -83,6 +83,8 @@ export class SettlementWorker {
   start(): void {
     if (this.started) return
     this.started = true
+    // Settlements left pending by the previous process are due now, or soon.
+    this.settleDue().catch(this.onError)
     const loop = () => {
       this.timer = setTimeout(() => {
         this.settleDue()

@@ -1,0 +1,367 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { toDecimal } from "@/lib/money"
+import { createSandbox } from "@/lib/sandbox/index"
+import { type SandboxServer, serveSandbox } from "@/lib/sandbox/node"
+import { unitDraw } from "@/lib/sandbox/random"
+import {
+  SandboxClient,
+  TEST_CONFIG,
+  type TestSandbox,
+  type WireQuoteBody,
+  balanceOf,
+  quoteFor,
+  startTestSandbox,
+} from "@/lib/sandbox/test-helpers"
+import { testDrivers } from "@/test/db"
+
+interface Problem {
+  type: string
+  title: string
+  status: number
+  detail?: string
+  meta?: Record<string, unknown>
+}
+interface Record_ {
+  id: string
+  status: string
+  ref_id?: string
+  quote_amount?: string
+}
+
+/**
+ * The sandbox over real HTTP (@hono/node-server on a free port), as curl or any client
+ * other than the console sees it: a full trade and conversion, deposits, the admin API,
+ * every fault kind and the rate limits.
+ */
+describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
+  let t: TestSandbox
+  let server: SandboxServer
+  let http: SandboxClient
+  beforeAll(async () => {
+    t = await startTestSandbox(driver)
+    server = await serveSandbox(t.sandbox, { port: 0 })
+    http = new SandboxClient(server.origin, (request) => fetch(request), t.client.credentials)
+  })
+  afterEach(async () => {
+    await http.request("PUT", "/admin/faults", { body: { rules: [], rate_limits: false } })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await t?.close()
+  })
+
+  const faults = (body: unknown) => http.request<Problem>("PUT", "/admin/faults", { body })
+
+  describe("a client's full session", () => {
+    it("gets a token with Basic credentials, then trades and converts", async () => {
+      const { clientId, clientSecret } = t.client.credentials
+      const token = await fetch(`${server.origin}/sandbox/oauth2/token`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`,
+        },
+        body: "grant_type=client_credentials&scope=exchange%3Aread_quote+exchange%3Awrite_quote_execution",
+      })
+      expect(token.status).toBe(200)
+      expect(((await token.json()) as { scope: string }).scope).toBe("exchange:read_quote exchange:write_quote_execution")
+
+      const { body: profiles } = await http.request<{ items: { id: string; nickname: string; type: string }[] }>("GET", "/v2/profiles")
+      expect(profiles.items.map((p) => p.nickname)).toEqual(["Treasury", "Client omnibus", "Operations float"])
+      const { body: treasury } = await http.request<{ id: string; type: string }>("GET", "/v2/profiles/default")
+      expect(treasury).toMatchObject({ id: t.profiles.treasury, type: "DEFAULT" })
+      const { body: balances } = await http.request<{ items: { asset: string }[] }>("GET", `/v2/profiles/${t.profiles.treasury}/balances`)
+      expect(balances.items.map((b) => b.asset)).toEqual(
+        expect.arrayContaining(["USD", "EUR", "SGD", "BTC", "ETH", "PAXG", "USDP", "PYUSD", "USDG"]),
+      )
+
+      const quote = await quoteFor(http, "ETHUSD", "BUY")
+      const execution = await http.request<Record_>("POST", `/v2/profiles/${t.profiles.treasury}/quote-executions`, {
+        body: { quote_id: quote.id, quote_amount: "2500.00", ref_id: "http-trade-1" },
+      })
+      expect(execution.status).toBe(200)
+      const conversion = await http.request<Record_>("POST", "/v2/conversion/stablecoins", {
+        body: { profile_id: t.profiles.treasury, amount: "500.00", source_asset: "USD", target_asset: "PYUSD" },
+      })
+      expect(conversion.body.status).toBe("CREATED")
+      const cancelled = await http.request<Record_>("DELETE", `/v2/conversion/stablecoins/${conversion.body.id}`)
+      expect(cancelled.body.status).toBe("CANCELLED")
+      t.clock.advance(TEST_CONFIG.settleDelayMs)
+      await t.sandbox.settleDue()
+      const settled = await http.request<Record_>("GET", `/v2/profiles/${t.profiles.treasury}/quote-executions/${execution.body.id}`)
+      expect(settled.body.status).toBe("SETTLED")
+    })
+
+    it("funds a profile with a sandbox deposit, exactly", async () => {
+      const before = await balanceOf(http, t.profiles.float, "BTC")
+      const { status, body } = await http.request<{ activity_id: string }>("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, {
+        body: { asset: "BTC", amount: "0.12345678", crypto_network: "BITCOIN" },
+      })
+      expect(status).toBe(200)
+      expect(body.activity_id).toMatch(/^[0-9a-f-]{36}$/)
+      expect((await balanceOf(http, t.profiles.float, "BTC")).available).toBe(toDecimal(before.available).plus("0.12345678").toString())
+      const usd = await http.request("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, { body: { asset: "USD", amount: "1000.10" } })
+      expect(usd.status).toBe(200)
+    })
+
+    it("refuses malformed deposits with 400 naming the field", async () => {
+      const cases: [unknown, string][] = [
+        [{ asset: "BTC", amount: "0.123456789" }, "amount"],
+        [{ asset: "USD", amount: "1.001" }, "amount"],
+        [{ asset: "USD", amount: "-1" }, "amount"],
+        [{ asset: "DOGE", amount: "1" }, "asset"],
+        [{ amount: "1" }, "asset"],
+        [{ asset: "USD", amount: "1000000000.01" }, "amount"],
+      ]
+      for (const [body, field] of cases) {
+        const { status, body: problem } = await http.request<Problem>("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, { body })
+        expect(status, JSON.stringify(body)).toBe(400)
+        expect(Object.keys(problem.meta?.fields as object)).toEqual([field])
+      }
+      expect((await http.request("POST", "/v2/sandbox/profiles/5e0b7c1a-0000-4000-8000-000000000000/deposit", { body: { asset: "USD", amount: "1" } })).status).toBe(404)
+    })
+
+    it("answers unknown paths with a 404 problem", async () => {
+      const { status, body } = await http.request<Problem>("GET", "/v2/orders")
+      expect(status).toBe(404)
+      expect(body.title).toBe("Not Found")
+    })
+  })
+
+  describe("admin settings", () => {
+    it("reads and replaces the fault settings in exactly the documented shape", async () => {
+      const example = {
+        seed: 1,
+        settle_delay_ms: 2000,
+        rate_limits: false,
+        rules: [
+          { operation: "create_execution", fault: "commit_then_fail", rate: 1.0, status: 503 },
+          { operation: "quotes", fault: "latency", rate: 0.5, latency_ms: 200 },
+        ],
+      }
+      const put = await faults(example)
+      expect(put.status).toBe(200)
+      expect(put.body).toEqual(example)
+      expect((await http.request("GET", "/admin/faults")).body).toEqual(example)
+      const cleared = await faults({ rules: [] })
+      expect(cleared.body).toEqual({ ...example, rules: [] })
+      await faults({ seed: TEST_CONFIG.seed })
+    })
+
+    const invalid: [string, unknown, string[]][] = [
+      ["unknown operation", { rules: [{ operation: "nope", fault: "error", rate: 1, status: 500 }] }, ["rules[0].operation"]],
+      ["rate above 1", { rules: [{ operation: "get", fault: "error", rate: 1.5, status: 500 }] }, ["rules[0].rate"]],
+      ["error without status", { rules: [{ operation: "get", fault: "error", rate: 1 }] }, ["rules[0].status"]],
+      ["error with a 4xx status", { rules: [{ operation: "get", fault: "error", rate: 1, status: 404 }] }, ["rules[0].status"]],
+      ["commit_then_fail on a read", { rules: [{ operation: "quotes", fault: "commit_then_fail", rate: 1, status: 503 }] }, ["rules[0].operation"]],
+      ["latency without latency_ms", { rules: [{ operation: "get", fault: "latency", rate: 1 }] }, ["rules[0].latency_ms"]],
+      ["an unknown fault", { rules: [{ operation: "get", fault: "explode", rate: 1 }] }, ["rules[0].fault"]],
+      [
+        "several at once",
+        { seed: -1, settle_delay_ms: "5", rate_limits: "yes", colour: "red" },
+        ["colour", "rate_limits", "seed", "settle_delay_ms"],
+      ],
+    ]
+    it.each(invalid)("refuses %s with 400 naming the fields, changing nothing", async (_name, body, fields) => {
+      const before = (await http.request("GET", "/admin/faults")).body
+      const { status, body: problem } = await faults(body)
+      expect(status).toBe(400)
+      expect(Object.keys(problem.meta?.fields as object).sort()).toEqual(fields)
+      expect((await http.request("GET", "/admin/faults")).body).toEqual(before)
+    })
+
+    it("keeps settings in the database across restarts; a changed configuration wins", async () => {
+      const rules = [{ operation: "get", fault: "latency", rate: 0.25, latency_ms: 5 }]
+      await faults({ rules, settle_delay_ms: 1234 })
+      const same = createSandbox({ db: t.database.db, config: TEST_CONFIG })
+      const sameClient = new SandboxClient("http://sandbox.internal", (r) => same.fetch(r), t.client.credentials)
+      expect((await sameClient.request("GET", "/admin/faults")).body).toMatchObject({ rules, settle_delay_ms: 1234 })
+      await same.stop()
+      const changed = createSandbox({ db: t.database.db, config: { ...TEST_CONFIG, settleDelayMs: 500 } })
+      const changedClient = new SandboxClient("http://sandbox.internal", (r) => changed.fetch(r), t.client.credentials)
+      expect((await changedClient.request("GET", "/admin/faults")).body).toMatchObject({ rules, settle_delay_ms: 500 })
+      await changed.stop()
+      // Put the original configuration back (as if this test's sandbox restarted).
+      const original = createSandbox({ db: t.database.db, config: TEST_CONFIG })
+      await original.settleDue()
+      await original.stop()
+      await faults({ settle_delay_ms: TEST_CONFIG.settleDelayMs })
+    })
+
+    it("exposes the fixed configuration for the admin page", async () => {
+      const { status, body } = await http.request<Record<string, unknown>>("GET", "/admin/config")
+      expect(status).toBe(200)
+      expect(body).toMatchObject({
+        quote_ttl_ms: TEST_CONFIG.quoteTtlMs,
+        max_execution_usd: "50000",
+        usd_reference_rates: { USD: "1", EUR: "1.16", SGD: "0.77" },
+        reject_threshold_percent: "10",
+      })
+    })
+  })
+
+  describe("faults", () => {
+    const timed = async <T>(work: () => Promise<T>) => {
+      const started = performance.now()
+      const result = await work()
+      return { result, ms: performance.now() - started }
+    }
+
+    it("latency: delays the operation's answers", async () => {
+      await faults({ rules: [{ operation: "quotes", fault: "latency", rate: 1, latency_ms: 300 }] })
+      const { result, ms } = await timed(() => http.request("GET", "/v2/quotes?markets=BTCUSD"))
+      expect(result.status).toBe(200)
+      expect(ms).toBeGreaterThanOrEqual(290)
+      const other = await timed(() => http.request("GET", "/v2/profiles"))
+      expect(other.ms).toBeLessThan(290)
+    })
+
+    it("error: answers the status as a problem, for token requests too", async () => {
+      await faults({
+        rules: [
+          { operation: "get", fault: "error", rate: 1, status: 503 },
+          { operation: "token", fault: "error", rate: 1, status: 500 },
+        ],
+      })
+      const { status, body } = await http.request<Problem>("GET", `/v2/profiles/${t.profiles.treasury}`)
+      expect(status).toBe(503)
+      expect(body).toEqual({ type: "about:blank", title: "Service Unavailable", status: 503, detail: "injected fault" })
+      const token = await fetch(`${server.origin}/sandbox/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      })
+      expect(token.status).toBe(500)
+      expect(token.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    })
+
+    it("rate_limit: answers 429 with Retry-After", async () => {
+      await faults({ rules: [{ operation: "list", fault: "rate_limit", rate: 1 }] })
+      const { status, headers } = await http.request("GET", "/v2/profiles")
+      expect(status).toBe(429)
+      expect(headers.get("retry-after")).toBe("1")
+    })
+
+    it("hang: no answer until the caller gives up, over HTTP and in process", async () => {
+      await faults({ rules: [{ operation: "get", fault: "hang", rate: 1 }] })
+      const url = `/v2/profiles/${t.profiles.treasury}`
+      const overHttp = await timed(() =>
+        http.request("GET", url, { signal: AbortSignal.timeout(300) }).then(
+          () => "answered",
+          (error: unknown) => (error instanceof Error ? error.name : "?"),
+        ),
+      )
+      expect(overHttp.result).toBe("TimeoutError")
+      expect(overHttp.ms).toBeGreaterThanOrEqual(290)
+      const inProcess = await timed(() =>
+        t.client.request("GET", url, { signal: AbortSignal.timeout(200) }).then(
+          () => "answered",
+          (error: unknown) => (error instanceof Error ? error.name : "?"),
+        ),
+      )
+      expect(inProcess.result).toBe("TimeoutError")
+    })
+
+    it("commit_then_fail with a status: the execution is stored, the answer is 503, a retry gets 409", async () => {
+      await faults({ rules: [{ operation: "create_execution", fault: "commit_then_fail", rate: 1, status: 503 }] })
+      const quote = await quoteFor(http, "BTCUSD", "SELL")
+      const body = { quote_id: quote.id, base_amount: "0.001", ref_id: "ctf-status" }
+      const path = `/v2/profiles/${t.profiles.treasury}/quote-executions`
+      const first = await http.request<Problem>("POST", path, { body })
+      expect(first.status).toBe(503)
+      const retry = await http.request<Problem>("POST", path, { body })
+      expect(retry.status).toBe(409)
+      const existing = retry.body.meta?.existing as Record_
+      expect(existing.ref_id).toBe("ctf-status")
+      const { body: listed } = await http.request<{ items: Record_[] }>("GET", `${path}?market=BTCUSD&limit=1000`)
+      expect(listed.items.filter((e) => e.ref_id === "ctf-status")).toHaveLength(1)
+      // A request that stores nothing new is not failed: a 400 stays a 400.
+      expect((await http.request("POST", path, { body: { quote_id: quote.id } })).status).toBe(400)
+    })
+
+    it("commit_then_fail with drop: the conversion is stored and the connection closes without a response", async () => {
+      await faults({ rules: [{ operation: "create_conversion", fault: "commit_then_fail", rate: 1, status: "drop" }] })
+      const body = { profile_id: t.profiles.treasury, amount: "9.99", source_asset: "USD", target_asset: "USDP", ref_id: "ctf-drop" }
+      const overHttp = await http.request("POST", "/v2/conversion/stablecoins", { body }).then(
+        () => null,
+        (error: unknown) => error,
+      )
+      expect(overHttp).toBeInstanceOf(TypeError)
+      const { body: listed } = await http.request<{ items: Record_[] }>("GET", "/v2/conversion/stablecoins?ref_id=ctf-drop")
+      expect(listed.items).toHaveLength(1)
+      expect((await http.request("POST", "/v2/conversion/stablecoins", { body })).status).toBe(409)
+
+      // In process, the same fault is a body that fails to read with a TypeError, like fetch's.
+      const token = await t.client.token()
+      const response = await t.sandbox.fetch(
+        new Request("http://sandbox.internal/sandbox/v2/conversion/stablecoins", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ ...body, ref_id: "ctf-drop-2" }),
+        }),
+      )
+      await expect(response.text()).rejects.toBeInstanceOf(TypeError)
+      expect((await http.request<{ items: Record_[] }>("GET", "/v2/conversion/stablecoins?ref_id=ctf-drop-2")).body.items).toHaveLength(1)
+    })
+
+    it("commit_then_fail on cancel: the conversion is cancelled, the answer is 504", async () => {
+      const { body: created } = await http.request<Record_>("POST", "/v2/conversion/stablecoins", {
+        body: { profile_id: t.profiles.omnibus, amount: "3.00", source_asset: "USD", target_asset: "USDG" },
+      })
+      await faults({ rules: [{ operation: "cancel", fault: "commit_then_fail", rate: 1, status: 504 }] })
+      expect((await http.request("DELETE", `/v2/conversion/stablecoins/${created.id}`)).status).toBe(504)
+      await faults({ rules: [] })
+      expect((await http.request<Record_>("GET", `/v2/conversion/stablecoins/${created.id}`)).body.status).toBe("CANCELLED")
+    })
+
+    it("is deterministic under the seed: the n-th request fires when hash(seed, operation, rule, n) < rate", async () => {
+      const settings = { seed: 42, rules: [{ operation: "get", fault: "error", rate: 0.5, status: 500 }] }
+      const run = async () => {
+        await faults(settings) // every PUT restarts the request count
+        const statuses: number[] = []
+        for (let n = 0; n < 16; n++) statuses.push((await http.request("GET", `/v2/profiles/${t.profiles.float}`)).status)
+        return statuses
+      }
+      const first = await run()
+      expect(await run()).toEqual(first)
+      const expected = Array.from({ length: 16 }, (_, n) => (unitDraw("fault", 42, "get", 0, n) < 0.5 ? 500 : 200))
+      expect(first).toEqual(expected)
+      expect(first).toContain(500)
+      expect(first).toContain(200)
+      await faults({ seed: TEST_CONFIG.seed })
+    })
+  })
+
+  describe("rate limits", () => {
+    it("are off by default and, when on, answer 429 with Retry-After per bucket", async () => {
+      const path = `/v2/profiles/${t.profiles.treasury}/quote-executions?limit=1`
+      const burst = async (n: number, send: () => Promise<{ status: number; headers: Headers }>) => Promise.all(Array.from({ length: n }, send))
+      expect((await burst(15, () => http.request("GET", path))).every((r) => r.status === 200)).toBe(true)
+
+      await faults({ rate_limits: true })
+      t.clock.advance(2000) // full buckets
+      const executions = await burst(15, () => http.request("GET", path))
+      const limited = executions.filter((r) => r.status === 429)
+      expect(limited.length).toBeGreaterThanOrEqual(5)
+      expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      // Other operations have their own, larger bucket.
+      expect((await http.request("GET", "/v2/profiles")).status).toBe(200)
+
+      const { clientId, clientSecret } = t.client.credentials
+      const form = { grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }
+      expect((await http.tokenRequest(form)).status).toBe(200)
+      const second = await http.tokenRequest(form)
+      expect(second.status).toBe(429)
+      expect(second.headers.get("retry-after")).toBe("1")
+
+      // Admin stays reachable while limited, so the limits can be turned off again.
+      await faults({ rate_limits: false })
+      expect((await burst(15, () => http.request("GET", path))).every((r) => r.status === 200)).toBe(true)
+    })
+  })
+
+  it("quotes over HTTP validate against the contract", async () => {
+    const { body } = await http.request<{ items: WireQuoteBody[] }>("GET", "/v2/quotes?markets=PAXGUSD,USDPUSD")
+    expect(body.items.map((q) => `${q.market}:${q.side}`)).toEqual(["PAXGUSD:BUY", "PAXGUSD:SELL", "USDPUSD:BUY", "USDPUSD:SELL"])
+  })
+})
