@@ -190,7 +190,7 @@ export const sandboxDeposits = pgTable("sandbox_deposits", {
 })
 
 /**
- * Runtime settings (one row, id 1): fault rules, settle delay, rate limits. `env_*`
+ * Runtime settings (one row, id 1): fault rules, settle delay, quote hold time, rate limits. `env_*`
  * remember the configuration they were last seeded from, so a changed environment wins
  * over stale settings at start-up while changes made through the admin API survive.
  */
@@ -198,10 +198,13 @@ export const sandboxSettings = pgTable("sandbox_settings", {
   id: integer("id").primaryKey(),
   seed: integer("seed").notNull(),
   settleDelayMs: integer("settle_delay_ms").notNull(),
+  /** How long a new quote is held (runtime-settable for demos; SANDBOX_QUOTE_TTL_MS seeds it). */
+  quoteTtlMs: integer("quote_ttl_ms").notNull().default(30_000),
   rateLimits: boolean("rate_limits").notNull(),
   rules: jsonb("rules").$type<unknown[]>().notNull(),
   envSeed: integer("env_seed").notNull(),
   envSettleDelayMs: integer("env_settle_delay_ms").notNull(),
+  envQuoteTtlMs: integer("env_quote_ttl_ms").notNull().default(30_000),
   envRateLimits: boolean("env_rate_limits").notNull(),
   version: integer("version").notNull().default(1),
   updatedAt: at("updated_at").notNull(),

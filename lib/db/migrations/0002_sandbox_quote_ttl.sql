@@ -1,0 +1,2 @@
+ALTER TABLE "sandbox_settings" ADD COLUMN "quote_ttl_ms" integer DEFAULT 30000 NOT NULL;--> statement-breakpoint
+ALTER TABLE "sandbox_settings" ADD COLUMN "env_quote_ttl_ms" integer DEFAULT 30000 NOT NULL;
