@@ -55,7 +55,7 @@ export interface SandboxServices {
   lifetime: AbortSignal
   /** Requests whose committed result must be replaced by a failure (see index.ts). */
   afterCommit: WeakMap<Request, AfterCommit>
-  limits: { tokenTtlS: number; quoteTtlMs: number; maxExecutionUsd: number; maxConversionUsd: number }
+  limits: { tokenTtlS: number; maxExecutionUsd: number; maxConversionUsd: number }
   log: (event: string, fields: Record<string, unknown>) => void
 }
 
@@ -73,7 +73,11 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
     if (c.req.raw.signal.aborted || s.lifetime.aborted) {
       return problemResponse(genericProblem(503, "the request was abandoned"))
     }
-    s.log("sandbox.error", { path: new URL(c.req.url).pathname, error: error instanceof Error ? error.message : "unknown" })
+    s.log("sandbox.unexpected_error", {
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      error: (error instanceof Error ? error.message : "unknown error").slice(0, 300),
+    })
     return problemResponse(genericProblem(500, "unexpected error in the sandbox"))
   })
   app.notFound((c) => problemResponse(genericProblem(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)))
@@ -364,7 +368,6 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   app.get("/admin/config", (c) =>
     json(c, {
       token_ttl_s: s.limits.tokenTtlS,
-      quote_ttl_ms: s.limits.quoteTtlMs,
       max_execution_usd: String(s.limits.maxExecutionUsd),
       max_conversion_usd: String(s.limits.maxConversionUsd),
       usd_reference_rates: USD_REFERENCE_RATES,

@@ -199,6 +199,22 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       })
     })
 
+    it("holds new quotes for a quote hold time set at runtime; a short one expires for real", async () => {
+      await t.client.request("PUT", "/admin/faults", { body: { quote_ttl_ms: 150 } })
+      try {
+        t.clock.advance(1000) // a new second: new quotes, made with the new hold time
+        const quote = await quoteFor(t.client, "LTCUSD", "BUY")
+        expect(Date.parse(quote.expires_at) - Date.parse(quote.created_at)).toBe(150)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        const expired = await execute(t.profiles.treasury, { quote_id: quote.id, base_amount: "1" })
+        expect(expired.status).toBe(403)
+        expect(expired.body.meta).toEqual({ expired_at: quote.expires_at })
+      } finally {
+        await t.client.request("PUT", "/admin/faults", { body: { quote_ttl_ms: TEST_CONFIG.quoteTtlMs } })
+      }
+      t.clock.advance(1000)
+    })
+
     it("refuses an execution above the maximum, in USD, converting EUR at the fixed rate", async () => {
       const usd = await quoteFor(t.client, "BTCUSD", "BUY")
       const over = await execute(t.profiles.treasury, { quote_id: usd.id, quote_amount: "50000.01" })

@@ -139,12 +139,14 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
           { operation: "quotes", fault: "latency", rate: 0.5, latency_ms: 200 },
         ],
       }
+      // The answer adds the quote hold time, which issue 7's admin page sets too.
+      const answer = { ...example, quote_ttl_ms: TEST_CONFIG.quoteTtlMs }
       const put = await faults(example)
       expect(put.status).toBe(200)
-      expect(put.body).toEqual(example)
-      expect((await http.request("GET", "/admin/faults")).body).toEqual(example)
+      expect(put.body).toEqual(answer)
+      expect((await http.request("GET", "/admin/faults")).body).toEqual(answer)
       const cleared = await faults({ rules: [] })
-      expect(cleared.body).toEqual({ ...example, rules: [] })
+      expect(cleared.body).toEqual({ ...answer, rules: [] })
       await faults({ seed: TEST_CONFIG.seed })
     })
 
@@ -158,8 +160,8 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       ["an unknown fault", { rules: [{ operation: "get", fault: "explode", rate: 1 }] }, ["rules[0].fault"]],
       [
         "several at once",
-        { seed: -1, settle_delay_ms: "5", rate_limits: "yes", colour: "red" },
-        ["colour", "rate_limits", "seed", "settle_delay_ms"],
+        { seed: -1, settle_delay_ms: "5", quote_ttl_ms: 5, rate_limits: "yes", colour: "red" },
+        ["colour", "quote_ttl_ms", "rate_limits", "seed", "settle_delay_ms"],
       ],
     ]
     it.each(invalid)("refuses %s with 400 naming the fields, changing nothing", async (_name, body, fields) => {
@@ -192,7 +194,7 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       const { status, body } = await http.request<Record<string, unknown>>("GET", "/admin/config")
       expect(status).toBe(200)
       expect(body).toMatchObject({
-        quote_ttl_ms: TEST_CONFIG.quoteTtlMs,
+        token_ttl_s: TEST_CONFIG.tokenTtlS,
         max_execution_usd: "50000",
         usd_reference_rates: { USD: "1", EUR: "1.16", SGD: "0.77" },
         reject_threshold_percent: "10",

@@ -1,6 +1,7 @@
 import "server-only"
 import type { Db } from "@/lib/db/client"
 import { env } from "@/lib/env"
+import { log } from "@/lib/log"
 import { type AfterCommit, createSandboxApp } from "@/lib/sandbox/app"
 import { ensureClient } from "@/lib/sandbox/credentials"
 import { FaultInjector, abortReason, droppedConnection } from "@/lib/sandbox/faults"
@@ -56,19 +57,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const { db, config } = options
   const now = options.now ?? (() => new Date())
   const lifetime = new AbortController()
-  const log = (event: string, fields: Record<string, unknown>) => {
-    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "warn", event, ...fields }) + "\n")
-  }
+  // Messages only, never request bodies or headers; lib/log redacts anything secret-looking anyway.
+  const logError = (event: string, fields: Record<string, unknown>) => log.error(event, fields)
 
   const settings = new SettingsStore(db, {
     seed: config.seed ?? 1,
     settleDelayMs: config.settleDelayMs,
+    quoteTtlMs: config.quoteTtlMs,
     rateLimits: config.rateLimits,
   })
   const profiles = new ProfileDirectory(db)
-  const quotes = new QuoteBook(db, now, config.quoteTtlMs, async () => (await settings.get()).seed)
+  const quotes = new QuoteBook(db, now, async () => {
+    const current = await settings.get()
+    return { seed: current.seed, quoteTtlMs: current.quote_ttl_ms }
+  })
   const worker = new SettlementWorker(db, now, settings, (error) =>
-    log("sandbox.settlement_failed", { error: error instanceof Error ? error.message : "unknown" }),
+    logError("sandbox.settlement_failed", { error: describeError(error) }),
   )
 
   let readyPromise: Promise<void> | undefined
@@ -99,11 +103,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     afterCommit,
     limits: {
       tokenTtlS: config.tokenTtlS,
-      quoteTtlMs: config.quoteTtlMs,
       maxExecutionUsd: config.maxExecutionUsd,
       maxConversionUsd: config.maxConversionUsd,
     },
-    log,
+    log: logError,
   })
 
   let client: Promise<{ clientId: string; clientSecret: string }> | undefined
@@ -144,7 +147,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         () => {
           if (!lifetime.signal.aborted) worker.start()
         },
-        (error: unknown) => log("sandbox.start_failed", { error: error instanceof Error ? error.message : "unknown" }),
+        (error: unknown) => logError("sandbox.start_failed", { error: describeError(error) }),
       )
     },
 
@@ -158,6 +161,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       await worker.stop()
     },
   }
+}
+
+function describeError(error: unknown): string {
+  return (error instanceof Error ? error.message : "unknown error").slice(0, 300)
 }
 
 /** The sandbox's configuration from the environment (lib/env.ts). */

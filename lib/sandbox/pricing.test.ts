@@ -79,6 +79,7 @@ describe("fault decisions", () => {
   const settings = (rules: RuntimeSettings["rules"], version = 1): RuntimeSettings => ({
     seed: 5,
     settle_delay_ms: 0,
+    quote_ttl_ms: 30_000,
     rate_limits: false,
     rules,
     version,

@@ -14,7 +14,7 @@ const PRUNE_EVERY_MS = 60 * 1000
 /**
  * Held quotes. One quote per market, side and whole second: the first request in a
  * second creates it (a unique index settles races between requests and processes), the
- * rest of that second get the same one. Each holds for `quoteTtlMs`.
+ * rest of that second get the same one. Each holds for the `quote_ttl_ms` setting.
  */
 export class QuoteBook {
   private readonly bySlot = new Map<string, { slot: number; rows: SandboxQuoteRow[] }>()
@@ -23,8 +23,7 @@ export class QuoteBook {
   constructor(
     private readonly db: Db,
     private readonly now: () => Date,
-    private readonly quoteTtlMs: number,
-    private readonly seed: () => Promise<number>,
+    private readonly settings: () => Promise<{ seed: number; quoteTtlMs: number }>,
   ) {}
 
   /** The current quotes (BUY and SELL) of each market, in the order asked. */
@@ -74,7 +73,7 @@ export class QuoteBook {
       if (quote !== "USD") assets.add(quote)
     }
     const mids = await this.mids([...assets], slot, true)
-    const expiresAt = new Date(now.getTime() + this.quoteTtlMs)
+    const expiresAt = new Date(now.getTime() + (await this.settings()).quoteTtlMs)
     const values = markets.flatMap((market) => {
       const { base, quote } = marketAssets(market)
       const prices = marketPrices(market, mids)
@@ -122,7 +121,7 @@ export class QuoteBook {
         .onConflictDoNothing()
     }
     if (advance) {
-      const seed = await this.seed()
+      const { seed } = await this.settings()
       for (const row of rows) {
         if (row.slot >= slot) continue
         const next = stepMid(row.asset, toDecimal(row.midUsd), row.slot, slot, seed)

@@ -104,15 +104,25 @@ export const faultSettingsUpdateSchema = z.strictObject({
     .min(0, "must not be negative")
     .max(3_600_000, "at most 3600000")
     .optional(),
+  quote_ttl_ms: z
+    .number({ error: "must be a whole number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .min(100, "at least 100")
+    .max(3_600_000, "at most 3600000")
+    .optional(),
   rate_limits: z.boolean({ error: "must be true or false" }).optional(),
   rules: z.array(faultRuleSchema, { error: "must be a list of rules" }).max(50, "at most 50 rules").optional(),
 })
 export type FaultSettingsUpdate = z.infer<typeof faultSettingsUpdateSchema>
 
-/** The answer of GET (and PUT) /sandbox/admin/faults. */
+/**
+ * The answer of GET (and PUT) /sandbox/admin/faults: the body of issue 3, plus the quote
+ * hold time (`quote_ttl_ms`), which applies to quotes made after a change.
+ */
 export interface FaultSettings {
   seed: number
   settle_delay_ms: number
+  quote_ttl_ms: number
   rate_limits: boolean
   rules: FaultRule[]
 }

@@ -15,11 +15,12 @@ export interface RuntimeSettings extends FaultSettings {
 export interface SettingsDefaults {
   seed: number
   settleDelayMs: number
+  quoteTtlMs: number
   rateLimits: boolean
 }
 
 /**
- * Runtime settings (faults, settle delay, rate limits), persisted in one row. At start-up
+ * Runtime settings (faults, settle delay, quote hold time, rate limits), persisted in one row. At start-up
  * the configuration seeds the row; a configuration value that changed since the row was
  * seeded replaces the stored one, while values changed through the admin API survive
  * restarts as long as the configuration stays the same.
@@ -41,10 +42,12 @@ export class SettingsStore {
         id: ROW_ID,
         seed: d.seed,
         settleDelayMs: d.settleDelayMs,
+        quoteTtlMs: d.quoteTtlMs,
         rateLimits: d.rateLimits,
         rules: [],
         envSeed: d.seed,
         envSettleDelayMs: d.settleDelayMs,
+        envQuoteTtlMs: d.quoteTtlMs,
         envRateLimits: d.rateLimits,
         updatedAt: now,
       })
@@ -56,6 +59,7 @@ export class SettingsStore {
     if (row.envSettleDelayMs !== d.settleDelayMs) {
       Object.assign(changes, { settleDelayMs: d.settleDelayMs, envSettleDelayMs: d.settleDelayMs })
     }
+    if (row.envQuoteTtlMs !== d.quoteTtlMs) Object.assign(changes, { quoteTtlMs: d.quoteTtlMs, envQuoteTtlMs: d.quoteTtlMs })
     if (row.envRateLimits !== d.rateLimits) Object.assign(changes, { rateLimits: d.rateLimits, envRateLimits: d.rateLimits })
     if (Object.keys(changes).length > 0) {
       await this.db
@@ -76,6 +80,7 @@ export class SettingsStore {
     const set: Partial<typeof sandboxSettings.$inferInsert> = {}
     if (patch.seed !== undefined) set.seed = patch.seed
     if (patch.settle_delay_ms !== undefined) set.settleDelayMs = patch.settle_delay_ms
+    if (patch.quote_ttl_ms !== undefined) set.quoteTtlMs = patch.quote_ttl_ms
     if (patch.rate_limits !== undefined) set.rateLimits = patch.rate_limits
     if (patch.rules !== undefined) set.rules = patch.rules
     await this.db
@@ -96,6 +101,7 @@ export class SettingsStore {
     this.cached = {
       seed: row.seed,
       settle_delay_ms: row.settleDelayMs,
+      quote_ttl_ms: row.quoteTtlMs,
       rate_limits: row.rateLimits,
       rules,
       version: row.version,
@@ -109,6 +115,7 @@ export function publicSettings(settings: RuntimeSettings): FaultSettings {
   return {
     seed: settings.seed,
     settle_delay_ms: settings.settle_delay_ms,
+    quote_ttl_ms: settings.quote_ttl_ms,
     rate_limits: settings.rate_limits,
     rules: settings.rules,
   }

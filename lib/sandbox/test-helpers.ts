@@ -128,6 +128,7 @@ export const responses = {
   FaultSettings: z.strictObject({
     seed: z.number().int(),
     settle_delay_ms: z.number().int().min(0),
+    quote_ttl_ms: z.number().int().min(1),
     rate_limits: z.boolean(),
     rules: z.array(z.record(z.string(), z.unknown())),
   }),
