@@ -85,6 +85,14 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
+  "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
+  "GET /api/sandbox/status": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "POST /api/sandbox/deposit": {
+    minimum: "admin",
+    call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),
+  },
 }
 
 /** app/api/**\/route.ts, as "/api/…" route patterns with the module file. */

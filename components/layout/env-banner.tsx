@@ -1,7 +1,18 @@
+import { FaultsIndicator } from "@/components/sandbox-tools/faults-indicator"
 import { cn } from "@/components/ui/cn"
+import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
 /** Always on screen: which service the console talks to, so nobody mistakes a demo for production. */
-export function EnvBanner({ mode, host }: { mode: "sandbox" | "upstream"; host: string }) {
+export function EnvBanner({
+  mode,
+  host,
+  faults,
+}: {
+  mode: "sandbox" | "upstream"
+  host: string
+  /** Sandbox mode: the fault status at render time; `live` keeps it fresh (admins). */
+  faults?: { initial: SandboxFaultsStatus | null; live: boolean } | undefined
+}) {
   const sandbox = mode === "sandbox"
   return (
     <div
@@ -19,6 +30,7 @@ export function EnvBanner({ mode, host }: { mode: "sandbox" | "upstream"; host: 
           {host}
         </span>
       </span>
+      {sandbox && faults ? <FaultsIndicator initial={faults.initial} live={faults.live} /> : null}
     </div>
   )
 }

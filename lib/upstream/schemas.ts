@@ -59,6 +59,8 @@ export type FaultRule = z.infer<typeof faultRuleSchema>
 export const sandboxFaultsSchema = z.object({
   seed: z.number().int().optional(),
   settle_delay_ms: z.number().int().min(0).optional(),
+  /** The quote hold time, where the sandbox can change it at runtime. */
+  quote_ttl_ms: z.number().int().min(0).optional(),
   rate_limits: z.boolean().optional(),
   rules: z.array(faultRuleSchema),
 })

@@ -1,0 +1,37 @@
+import type { Metadata } from "next"
+import { notFound } from "next/navigation"
+import { SandboxTools } from "@/components/sandbox-tools/sandbox-tools"
+import { Alert } from "@/components/ui/alert"
+import { roleAtLeast } from "@/lib/auth/roles"
+import { currentStaff } from "@/lib/auth/session"
+import { env } from "@/lib/env"
+
+export const metadata: Metadata = { title: "Sandbox" }
+
+// /sandbox - the sandbox tools page. The embedded sandbox's own HTTP mount is /sandbox/** (app/sandbox/[...path]).
+export default async function SandboxPage() {
+  const config = env()
+  if (config.mode !== "sandbox") notFound()
+  const staff = await currentStaff()
+  if (!staff) return null
+  if (!roleAtLeast(staff.role, "admin")) {
+    return (
+      <div className="space-y-4">
+        <h1 className="text-2xl font-semibold">Sandbox tools</h1>
+        <Alert tone="danger" title="Not allowed">
+          The sandbox tools need the admin role; you are {staff.role}.
+        </Alert>
+      </div>
+    )
+  }
+  return (
+    <SandboxTools
+      fixed={{
+        quoteTtlMs: config.sandbox.quoteTtlMs,
+        tokenTtlS: config.sandbox.tokenTtlS,
+        maxExecutionUsd: String(config.sandbox.maxExecutionUsd),
+        maxConversionUsd: String(config.sandbox.maxConversionUsd),
+      }}
+    />
+  )
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { encode } from "next-auth/jwt"
+import { NextRequest } from "next/server"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import type { Role } from "@/lib/auth/roles"
+import type { ConsoleRuntime } from "@/lib/console/runtime"
+import { consoleIntents } from "@/lib/db/schema"
+import { toDecimal } from "@/lib/money"
+
+// The sandbox tools and the audit export through their real route modules, with real
+// sessions, against the embedded sandbox in process on a fresh PGlite folder.
+const dataDir = mkdtempSync(path.join(tmpdir(), "console-sandbox-tools-"))
+const SECRET = "sandbox-tools-tests-secret-0123456789-abcdef"
+process.env.DATA_DIR = dataDir
+process.env.NEXTAUTH_SECRET = SECRET
+process.env.LOG_LEVEL = "silent"
+
+type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>
+
+let runtime: ConsoleRuntime
+let profileId: string
+
+async function call(handler: Handler, method: string, url: string, body?: unknown, role: Role = "admin"): Promise<Response> {
+  const token = await encode({
+    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
+    secret: SECRET,
+    maxAge: 30 * 60,
+  })
+  const headers = new Headers({ cookie: `next-auth.session-token=${token}` })
+  if (method !== "GET") headers.set("origin", "http://localhost")
+  if (body !== undefined) headers.set("content-type", "application/json")
+  return handler(new NextRequest(`http://localhost${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), {
+    params: Promise.resolve({}),
+  })
+}
+
+const settings = () => import("@/app/api/sandbox/settings/route")
+const status = () => import("@/app/api/sandbox/status/route")
+const deposit = () => import("@/app/api/sandbox/deposit/route")
+const auditExport = () => import("@/app/api/audit/export/route")
+
+beforeAll(async () => {
+  const { consoleRuntime } = await import("@/lib/console/runtime")
+  runtime = await consoleRuntime()
+  profileId = (await runtime.upstream.listProfiles()).items[0]!.id
+}, 60_000)
+
+afterEach(async () => {
+  await runtime.upstream.putFaults({ rules: [] })
+})
+
+afterAll(async () => {
+  await runtime?.sandbox?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("PUT /api/sandbox/settings", () => {
+  it("refuses a bad body with a 400 naming each field, and changes nothing", async () => {
+    const { PUT, GET } = await settings()
+    const before = (await (await call(GET, "GET", "/api/sandbox/settings")).json()) as unknown
+    const res = await call(PUT, "PUT", "/api/sandbox/settings", {
+      settle_delay_ms: -1,
+      rate_limits: "yes",
+      rules: [{ operation: "quotes", fault: "commit_then_fail", rate: 2, status: 503 }],
+      colour: "red",
+    })
+    expect(res.status).toBe(400)
+    expect(res.headers.get("content-type")).toBe("application/problem+json")
+    const problem = (await res.json()) as { meta: { fields: Record<string, string> } }
+    expect(problem.meta.fields).toMatchObject({
+      settle_delay_ms: "must not be negative",
+      rate_limits: "must be true or false",
+      "rules.0.rate": "must be from 0 to 1",
+      colour: "is not a known field",
+    })
+    expect(await (await call(GET, "GET", "/api/sandbox/settings")).json()).toEqual(before)
+  })
+
+  it("turns faults on and off, and the status (and the banner's check) follows at once", async () => {
+    const { PUT } = await settings()
+    const { GET } = await status()
+    const { bannerFaultsStatus } = await import("@/lib/console/sandbox-tools")
+    expect(await (await call(GET, "GET", "/api/sandbox/status")).json()).toEqual({ faults_active: false, active_rules: 0, operations: [] })
+
+    const on = await call(PUT, "PUT", "/api/sandbox/settings", {
+      settle_delay_ms: 250,
+      rules: [
+        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: "drop" },
+        { operation: "quotes", fault: "latency", rate: 0, latency_ms: 10 },
+      ],
+    })
+    expect(on.status).toBe(200)
+    expect(await on.json()).toMatchObject({ settle_delay_ms: 250, rules: [{ fault: "commit_then_fail", status: "drop" }, { fault: "latency" }] })
+    expect(await (await call(GET, "GET", "/api/sandbox/status")).json()).toEqual({
+      faults_active: true,
+      active_rules: 1,
+      operations: ["create_execution"],
+    })
+    expect(await bannerFaultsStatus()).toMatchObject({ faults_active: true })
+
+    const off = await call(PUT, "PUT", "/api/sandbox/settings", { rules: [] })
+    expect(await off.json()).toMatchObject({ settle_delay_ms: 250, rules: [] })
+    expect(await bannerFaultsStatus()).toMatchObject({ faults_active: false })
+    await call(PUT, "PUT", "/api/sandbox/settings", { settle_delay_ms: 0 })
+  })
+
+  it("is for admins only", async () => {
+    const { PUT } = await settings()
+    for (const role of ["viewer", "support", "trader"] as const) {
+      expect((await call(PUT, "PUT", "/api/sandbox/settings", { rules: [] }, role)).status).toBe(403)
+    }
+  })
+})
+
+describe("POST /api/sandbox/deposit", () => {
+  async function available(asset: string): Promise<string> {
+    const balances = await runtime.upstream.listBalances(profileId, [asset])
+    return balances.find((b) => b.asset === asset)?.available ?? "0"
+  }
+
+  it("credits exactly the amount to the profile", async () => {
+    const { POST } = await deposit()
+    const before = await available("ETH")
+    const res = await call(POST, "POST", "/api/sandbox/deposit", { profile_id: profileId, asset: "ETH", amount: "1.23456789" })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ profile_id: profileId, asset: "ETH", amount: "1.23456789" })
+    expect(toDecimal(await available("ETH")).minus(toDecimal(before)).toFixed()).toBe("1.23456789")
+  })
+
+  it("refuses more decimals than the asset has, naming the field, before anything reaches the sandbox", async () => {
+    const { POST } = await deposit()
+    const before = await available("USD")
+    const res = await call(POST, "POST", "/api/sandbox/deposit", { profile_id: profileId, asset: "USD", amount: "10.001" })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { meta: { fields: Record<string, string> } }).meta.fields).toEqual({ amount: "at most 2 decimals for USD" })
+    expect(await available("USD")).toBe(before)
+  })
+
+  it("passes the sandbox's 404 for an unknown profile through", async () => {
+    const { POST } = await deposit()
+    const res = await call(POST, "POST", "/api/sandbox/deposit", { profile_id: randomUUID(), asset: "USD", amount: "1.00" })
+    expect(res.status).toBe(404)
+  })
+})
+
+describe("GET /api/audit/export", () => {
+  function parseCsv(text: string): Record<string, string>[] {
+    const lines = text.trimEnd().split("\r\n")
+    const header = lines[0]!.split(",")
+    return lines.slice(1).map((line) => Object.fromEntries(line.split(",").map((v, i) => [header[i]!, v])))
+  }
+
+  it("streams every intent the filters select, across pages, and nothing else", async () => {
+    const staffEmail = `export-${randomUUID().slice(0, 8)}@example.com`
+    const rows = Array.from({ length: 1203 }, (_, i) => ({
+      staffEmail,
+      staffRole: "trader",
+      operation: "create_conversion" as const,
+      profileId,
+      refId: randomUUID(),
+      request: { profile_id: profileId, amount: `${i + 1}.00`, source_asset: "USD", target_asset: "USDP" },
+      state: i % 3 === 0 ? ("FAILED" as const) : ("SUCCEEDED" as const),
+      problem: i % 3 === 0 ? { title: "Insufficient Funds", status: 403 } : null,
+    }))
+    await runtime.db.insert(consoleIntents).values(rows)
+    const { GET } = await auditExport()
+
+    const all = await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}`)
+    expect(all.status).toBe(200)
+    expect(all.headers.get("content-type")).toBe("text/csv; charset=utf-8")
+    expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="audit-\d{4}-\d{2}-\d{2}\.csv"$/)
+    const exported = parseCsv(await all.text())
+    expect(exported).toHaveLength(1203)
+    expect(new Set(exported.map((r) => r.ref_id))).toEqual(new Set(rows.map((r) => r.refId)))
+
+    const failed = parseCsv(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&state=FAILED`)).text())
+    expect(failed).toHaveLength(401)
+    for (const row of failed) expect(row).toMatchObject({ state: "FAILED", staff_email: staffEmail, problem_title: "Insufficient Funds", source_asset: "USD" })
+
+    const future = new Date(Date.now() + 86_400_000).toISOString()
+    expect(parseCsv(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&from=${future}`)).text())).toHaveLength(0)
+  })
+
+  it("refuses bad filters with a 400 naming them", async () => {
+    const { GET } = await auditExport()
+    const res = await call(GET, "GET", "/api/audit/export?state=DONE&from=yesterday")
+    expect(res.status).toBe(400)
+    const fields = ((await res.json()) as { meta: { fields: Record<string, string> } }).meta.fields
+    expect(Object.keys(fields).sort()).toEqual(["from", "state"])
+  })
+})

@@ -1,0 +1,62 @@
+"use client"
+
+import { DepositForm } from "@/components/sandbox-tools/deposit-form"
+import { FaultsEditor } from "@/components/sandbox-tools/faults-editor"
+import { SettingsFormCard } from "@/components/sandbox-tools/settings-form"
+import { Card } from "@/components/ui/card"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { formatAmount } from "@/lib/money"
+import { useSandboxSettingsQuery } from "@/lib/queries/sandbox"
+
+export interface SandboxFixedConfig {
+  quoteTtlMs: number
+  tokenTtlS: number
+  maxExecutionUsd: string
+  maxConversionUsd: string
+}
+
+/** Deposits, runtime settings and fault injection of the embedded sandbox. */
+export function SandboxTools({ fixed }: { fixed: SandboxFixedConfig }) {
+  const settings = useSandboxSettingsQuery()
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Sandbox tools</h1>
+        <p className="text-sm text-slate-700">
+          Fund profiles, slow settlement down and inject faults into the embedded sandbox, for demos and drills. Changes apply to everyone
+          using this console.
+        </p>
+      </div>
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card title="Deposit funds">
+          <DepositForm />
+        </Card>
+        <Card title="Settings">
+          {settings.data ? (
+            <SettingsFormCard settings={settings.data} configuredQuoteTtlMs={fixed.quoteTtlMs} />
+          ) : settings.error ? (
+            <ProblemAlert error={settings.error} />
+          ) : (
+            <p className="text-sm text-slate-700">Loading settings…</p>
+          )}
+          <dl className="mt-4 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 border-t border-slate-200 pt-3 text-xs text-slate-700">
+            <dt className="font-medium">Fixed at start-up</dt>
+            <dd>
+              token lifetime {fixed.tokenTtlS} s · max per execution {formatAmount(fixed.maxExecutionUsd)} USD · max per conversion{" "}
+              {formatAmount(fixed.maxConversionUsd)} USD
+            </dd>
+          </dl>
+        </Card>
+      </div>
+      <Card title="Fault injection">
+        {settings.data ? (
+          <FaultsEditor settings={settings.data} />
+        ) : settings.error ? (
+          <ProblemAlert error={settings.error} />
+        ) : (
+          <p className="text-sm text-slate-700">Loading faults…</p>
+        )}
+      </Card>
+    </div>
+  )
+}

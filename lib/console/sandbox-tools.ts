@@ -1,0 +1,64 @@
+import "server-only"
+import { HttpProblem } from "@/lib/console/problem"
+import { consoleRuntime } from "@/lib/console/runtime"
+import { env } from "@/lib/env"
+import { log } from "@/lib/log"
+import { type SandboxFaultsStatus, faultsStatusOf } from "@/lib/schemas/sandbox-tools"
+import type { SandboxFaults } from "@/lib/upstream"
+
+/** The sandbox tools exist in sandbox mode only; against the real service they are a 404. */
+export function requireSandboxMode(): void {
+  if (env().mode !== "sandbox") {
+    throw new HttpProblem({ status: 404, detail: "The sandbox tools exist in sandbox mode only." })
+  }
+}
+
+/** How long the banner may show a fault status before asking the sandbox again. */
+const STATUS_TTL_MS = 5_000
+
+const cache = globalThis as unknown as {
+  __sandboxFaultsStatus?: { at: number; value: SandboxFaultsStatus }
+  __sandboxFaultsStatusInFlight?: Promise<SandboxFaultsStatus>
+}
+
+/** Keeps what a GET or PUT of the settings just said, so the banner never lags a change made here. */
+export function rememberFaults(settings: SandboxFaults): SandboxFaultsStatus {
+  const value = faultsStatusOf(settings)
+  cache.__sandboxFaultsStatus = { at: performance.now(), value }
+  return value
+}
+
+/** The fault status, from a cache at most 5 s old; concurrent callers share one call. */
+export async function sandboxFaultsStatus(): Promise<SandboxFaultsStatus> {
+  const cached = cache.__sandboxFaultsStatus
+  if (cached && performance.now() - cached.at < STATUS_TTL_MS) return cached.value
+  cache.__sandboxFaultsStatusInFlight ??= (async () => {
+    const { upstream } = await consoleRuntime()
+    return rememberFaults(await upstream.getFaults())
+  })().finally(() => {
+    cache.__sandboxFaultsStatusInFlight = undefined
+  })
+  return cache.__sandboxFaultsStatusInFlight
+}
+
+/**
+ * For the console's banner: the fault status in sandbox mode, or null (upstream mode, or
+ * the sandbox did not answer within `timeoutMs`). Never throws, never holds a page up long.
+ */
+export async function bannerFaultsStatus(timeoutMs = 1_000): Promise<SandboxFaultsStatus | null> {
+  if (env().mode !== "sandbox") return null
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([
+      sandboxFaultsStatus(),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs)
+      }),
+    ])
+  } catch (error) {
+    log.warn("sandbox.faults_status_failed", { error: error instanceof Error ? error.name : "unknown" })
+    return null
+  } finally {
+    clearTimeout(timer)
+  }
+}
