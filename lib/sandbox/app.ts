@@ -161,7 +161,9 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
       if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
         throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded")
       }
-      const form = new URLSearchParams(await c.req.text())
+      const text = await c.req.text()
+      if (text.length > 8192) throw new OAuthError("invalid_request", "the request body is too large")
+      const form = new URLSearchParams(text)
       await rateLimit(c, presentedClientId(form, c.req.header("authorization")) ?? "anonymous")
       c.set("stored", false)
       c.set("form", form)

@@ -27,6 +27,7 @@ interface Execution {
   created_at: string
   settled_at?: string
   metadata?: Record<string, string>
+  recipient_profile_id?: string
 }
 interface Problem {
   type: string
@@ -381,6 +382,26 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       expect(settled.status).toBe("SETTLED")
       expect(Date.parse(settled.settled_at!)).toBeGreaterThanOrEqual(Date.parse(created.created_at))
       expect({ ...settled, status: "CREATED", settled_at: undefined }).toEqual({ ...created, settled_at: undefined })
+    })
+
+    it("credits the recipient profile on settlement when one is named", async () => {
+      const before = await balanceOf(t.client, t.profiles.float, "ETH")
+      const quote = await quoteFor(t.client, "ETHUSD", "BUY")
+      const { body: created } = await execute(t.profiles.treasury, {
+        quote_id: quote.id,
+        base_amount: "0.25",
+        recipient_profile_id: t.profiles.float,
+      })
+      expect(created.recipient_profile_id).toBe(t.profiles.float)
+      t.clock.advance(TEST_CONFIG.settleDelayMs)
+      await t.sandbox.settleDue()
+      expect((await balanceOf(t.client, t.profiles.float, "ETH")).available).toBe(toDecimal(before.available).plus("0.25").toString())
+      const unknown = await execute(t.profiles.treasury, {
+        quote_id: quote.id,
+        base_amount: "0.25",
+        recipient_profile_id: "3f1e0a52-0000-4000-8000-000000000009",
+      })
+      expect(unknown.status).toBe(404)
     })
 
     it("applies a settle delay changed at runtime, 0 included", async () => {

@@ -70,6 +70,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener("abort", onAbort)
       resolve()
     }, ms)
+    // A pending fault never keeps the process alive on its own.
+    timer.unref()
     const onAbort = () => {
       clearTimeout(timer)
       reject(abortReason(signal!))

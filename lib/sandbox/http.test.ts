@@ -121,6 +121,20 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       expect((await http.request("POST", "/v2/sandbox/profiles/5e0b7c1a-0000-4000-8000-000000000000/deposit", { body: { asset: "USD", amount: "1" } })).status).toBe(404)
     })
 
+    it("filters profiles by nickname prefix and ids, and reads one balance", async () => {
+      type Profiles = { items: { id: string; nickname: string }[]; next_page_cursor?: string }
+      const byName = await http.request<Profiles>("GET", "/v2/profiles?nickname=client")
+      expect(byName.body.items.map((p) => p.nickname)).toEqual(["Client omnibus"])
+      const byIds = await http.request<Profiles>("GET", `/v2/profiles?ids=${t.profiles.float}&ids=${t.profiles.treasury}`)
+      expect(byIds.body.items.map((p) => p.id).sort()).toEqual([t.profiles.float, t.profiles.treasury].sort())
+      const paged = await http.request<Profiles>("GET", "/v2/profiles?limit=2")
+      expect(paged.body.items).toHaveLength(2)
+      const rest = await http.request<Profiles>("GET", `/v2/profiles?limit=2&page_cursor=${encodeURIComponent(paged.body.next_page_cursor!)}`)
+      expect(rest.body.items.map((p) => p.nickname)).toEqual(["Operations float"])
+      const one = await http.request("GET", `/v2/profiles/${t.profiles.treasury}/balances/EUR`)
+      expect(one.body).toEqual(await balanceOf(http, t.profiles.treasury, "EUR"))
+    })
+
     it("answers unknown paths with a 404 problem", async () => {
       const { status, body } = await http.request<Problem>("GET", "/v2/orders")
       expect(status).toBe(404)

@@ -116,11 +116,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const signal = request.signal
       if (signal.aborted) throw abortReason(signal)
       // Like fetch: when the caller aborts, the promise rejects with the signal's reason.
-      const aborted = new Promise<never>((_, reject) => {
-        signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true })
+      const response = await new Promise<Response>((resolve, reject) => {
+        const onAbort = () => reject(abortReason(signal))
+        signal.addEventListener("abort", onAbort, { once: true })
+        Promise.resolve(app.fetch(request))
+          .then(resolve, reject)
+          .finally(() => signal.removeEventListener("abort", onAbort))
       })
-      aborted.catch(() => undefined)
-      const response = await Promise.race([app.fetch(request), aborted])
       const fail = afterCommit.get(request)
       if (!fail) return response
       // "Commit then fail": the record is stored; the caller sees a failure instead.

@@ -2,7 +2,7 @@ import "server-only"
 import { and, asc, eq, inArray, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxBalances } from "@/lib/db/schema"
-import { type Decimal, toDecimal } from "@/lib/money"
+import type { Decimal } from "@/lib/money"
 import { assetAmount } from "@/lib/sandbox/format"
 import { namedProblem } from "@/lib/sandbox/problems"
 import { SANDBOX_ASSETS } from "@/lib/sandbox/schemas"
@@ -110,8 +110,4 @@ export async function listBalances(db: Db, profileId: string, assets?: readonly 
       trading: assetAmount(asset, row?.trading ?? "0"),
     }
   })
-}
-
-export function decimalOf(value: string): Decimal {
-  return toDecimal(value)
 }
