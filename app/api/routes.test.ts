@@ -68,6 +68,10 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
     minimum: "trader",
     call: async () => ({ params: { profileId }, body: { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() } }),
   },
+  "GET /api/profiles/[profileId]/quote-executions/export": {
+    minimum: "support",
+    call: () => Promise.resolve({ params: { profileId }, query: "side=BUY&status=SETTLED" }),
+  },
   "GET /api/profiles/[profileId]/quote-executions/[id]": {
     minimum: "viewer",
     call: () => Promise.resolve({ params: { profileId, id: executionId } }),

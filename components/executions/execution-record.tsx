@@ -1,0 +1,114 @@
+import type { ReactNode } from "react"
+import { formatTimestamp } from "@/components/executions/format"
+import { Amount } from "@/components/ui/amount"
+import { StatusBadge } from "@/components/ui/badge"
+import { CopyButton } from "@/components/ui/copy-button"
+import type { QuoteExecution } from "@/lib/schemas/records"
+
+function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div className="grid grid-cols-1 gap-1 py-2 sm:grid-cols-[12rem_1fr] sm:gap-4">
+      <dt className="text-sm font-medium text-slate-600">{label}</dt>
+      <dd className="min-w-0 text-sm text-slate-900" data-testid={testId}>
+        {children}
+      </dd>
+    </div>
+  )
+}
+
+function Id({ value, label, testId }: { value: string | undefined; label: string; testId: string }) {
+  if (value === undefined) return <span className="text-slate-500">—</span>
+  return (
+    <span className="inline-flex max-w-full flex-wrap items-center gap-1">
+      <code className="break-all font-mono text-xs" data-testid={testId}>
+        {value}
+      </code>
+      <CopyButton value={value} label={label} />
+    </span>
+  )
+}
+
+/**
+ * Every field of a quote execution. Amounts and the price are shown exactly as the
+ * service wrote them (grouped for reading), times in UTC as written.
+ */
+export function ExecutionRecord({ execution, profileName }: { execution: QuoteExecution; profileName?: string | undefined }) {
+  const metadata = Object.entries(execution.metadata ?? {})
+  return (
+    <dl className="divide-y divide-slate-100" data-testid="execution-record">
+      <Row label="Status">
+        <StatusBadge status={execution.status} />
+      </Row>
+      <Row label="Execution id">
+        <Id value={execution.id} label="execution id" testId="record-id" />
+      </Row>
+      <Row label="Side" testId="record-side">
+        {execution.side}
+      </Row>
+      <Row label="Market" testId="record-market">
+        {execution.market}
+      </Row>
+      <Row label="Price">
+        <span data-testid="record-price">
+          <Amount value={execution.price} asset={`${execution.quote_asset} per ${execution.base_asset}`} />
+        </span>
+      </Row>
+      <Row label={`Base amount (${execution.base_asset})`}>
+        <span data-testid="record-base-amount">
+          <Amount value={execution.base_amount} asset={execution.base_asset} />
+        </span>
+      </Row>
+      <Row label={`Quote amount (${execution.quote_asset})`}>
+        <span data-testid="record-quote-amount">
+          <Amount value={execution.quote_amount} asset={execution.quote_asset} />
+        </span>
+      </Row>
+      <Row label="Profile">
+        {profileName ? <span className="mr-2">{profileName}</span> : null}
+        <Id value={execution.profile_id} label="profile id" testId="record-profile-id" />
+      </Row>
+      <Row label="Quote id">
+        <Id value={execution.quote_id} label="quote id" testId="record-quote-id" />
+      </Row>
+      <Row label="Reference (ref_id)">
+        <Id value={execution.ref_id} label="ref_id" testId="record-ref-id" />
+      </Row>
+      <Row label="Created at">
+        <time dateTime={execution.created_at} data-testid="record-created-at">
+          {formatTimestamp(execution.created_at)}
+        </time>
+      </Row>
+      <Row label="Settled at">
+        {execution.settled_at ? (
+          <time dateTime={execution.settled_at} data-testid="record-settled-at">
+            {formatTimestamp(execution.settled_at)}
+          </time>
+        ) : (
+          <span className="text-slate-600">Not settled yet</span>
+        )}
+      </Row>
+      <Row label="Metadata">
+        {metadata.length === 0 ? (
+          <span className="text-slate-500">—</span>
+        ) : (
+          <ul className="space-y-1" data-testid="record-metadata">
+            {metadata.map(([key, value]) => (
+              <li key={key} className="break-all">
+                <span className="font-mono text-xs font-semibold">{key}</span>: <span className="font-mono text-xs">{value}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Row>
+      <Row label="Identity id">
+        <Id value={execution.identity_id} label="identity id" testId="record-identity-id" />
+      </Row>
+      <Row label="Account id">
+        <Id value={execution.account_id} label="account id" testId="record-account-id" />
+      </Row>
+      <Row label="Recipient profile id">
+        <Id value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" />
+      </Row>
+    </dl>
+  )
+}

@@ -1,0 +1,168 @@
+import { z } from "zod"
+import { type ExecutionAmounts, executionAmounts, toDecimal, tryDecimal } from "@/lib/money"
+import { idSchema } from "@/lib/schemas/common"
+import { type MetadataRow, metadataRowsSchema, rowsToMetadata } from "@/lib/schemas/metadata"
+import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
+import { type QuoteExecutionCreate, quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import type { Balance, Quote } from "@/lib/schemas/records"
+
+/** Crypto: the operator types base_amount; fiat: quote_amount. Exactly one is sent. */
+export type AmountMode = "crypto" | "fiat"
+
+export interface ExecuteFormValues {
+  mode: AmountMode
+  amount: string
+  metadata: MetadataRow[]
+  identity_id: string
+  account_id: string
+  recipient_profile_id: string
+}
+
+export type ExecutionBody = QuoteExecutionCreate & { ref_id: string }
+
+export const EMPTY_FORM: ExecuteFormValues = {
+  mode: "crypto",
+  amount: "",
+  metadata: [],
+  identity_id: "",
+  account_id: "",
+  recipient_profile_id: "",
+}
+
+export function amountLabel(mode: AmountMode, quote: Pick<Quote, "base_asset" | "quote_asset">): string {
+  return mode === "crypto" ? `Amount in ${quote.base_asset}` : `Amount in ${quote.quote_asset}`
+}
+
+const ON_BEHALF_LABELS = {
+  identity_id: "Identity id",
+  account_id: "Account id",
+  recipient_profile_id: "Recipient profile id",
+} as const
+
+/**
+ * The execute form's schema: the amount is checked with the shared crypto or fiat amount
+ * schema (by mode), the metadata rows with the shared rows schema, the optional ids with
+ * the shared id schema. Each message names the field it is about.
+ */
+export function executeFormSchema(quote: Pick<Quote, "base_asset" | "quote_asset">) {
+  return z
+    .object({
+      mode: z.enum(["crypto", "fiat"]),
+      amount: z.string(),
+      metadata: metadataRowsSchema,
+      identity_id: z.string(),
+      account_id: z.string(),
+      recipient_profile_id: z.string(),
+    })
+    .superRefine((values, ctx) => {
+      const amount = (values.mode === "crypto" ? cryptoAmountSchema : fiatAmountSchema).safeParse(values.amount)
+      if (!amount.success) {
+        const message = amount.error.issues[0]?.message ?? "is not valid"
+        ctx.addIssue({ code: "custom", path: ["amount"], message: `${amountLabel(values.mode, quote)}: ${message}` })
+      }
+      for (const name of ["identity_id", "account_id", "recipient_profile_id"] as const) {
+        const value = values[name].trim()
+        if (value === "") continue
+        const id = idSchema.safeParse(value)
+        if (!id.success) {
+          ctx.addIssue({ code: "custom", path: [name], message: `${ON_BEHALF_LABELS[name]}: ${id.error.issues[0]?.message ?? "is not valid"}` })
+        }
+      }
+    })
+}
+
+/** The request body of the form's values, in the service's field names. */
+export function toExecutionBody(values: ExecuteFormValues, quoteId: string, refId: string): ExecutionBody {
+  const body: ExecutionBody = { quote_id: quoteId, ref_id: refId }
+  const amount = values.amount.trim()
+  if (values.mode === "crypto") body.base_amount = amount
+  else body.quote_amount = amount
+  const metadata = rowsToMetadata(values.metadata)
+  if (metadata) body.metadata = metadata
+  for (const name of ["identity_id", "account_id", "recipient_profile_id"] as const) {
+    const value = values[name].trim()
+    if (value !== "") body[name] = value
+  }
+  return body
+}
+
+/** The body, checked with the very schema the route handler parses it with. */
+export function checkedExecutionBody(
+  values: ExecuteFormValues,
+  quoteId: string,
+  refId: string,
+): { ok: true; body: ExecutionBody } | { ok: false; fields: Record<string, string> } {
+  const body = toExecutionBody(values, quoteId, refId)
+  const parsed = quoteExecutionCreateSchema.safeParse(body)
+  if (parsed.success) return { ok: true, body }
+  const fields: Record<string, string> = {}
+  for (const issue of parsed.error.issues) fields[issue.path.map(String).join(".") || "body"] ??= issue.message
+  return { ok: false, fields }
+}
+
+/**
+ * Both amounts of the execution with the contract's rounding, as the service will compute
+ * them; null while the typed amount is not a valid one.
+ */
+export function estimateAmounts(
+  quote: Pick<Quote, "side" | "price">,
+  mode: AmountMode,
+  amount: string,
+): ExecutionAmounts | null {
+  const typed = amount.trim()
+  const schema = mode === "crypto" ? cryptoAmountSchema : fiatAmountSchema
+  if (!schema.safeParse(typed).success) return null
+  try {
+    return executionAmounts({
+      side: quote.side,
+      price: quote.price,
+      ...(mode === "crypto" ? { base_amount: typed } : { quote_amount: typed }),
+    })
+  } catch {
+    return null
+  }
+}
+
+export interface Payment {
+  asset: string
+  amount: string
+}
+
+/** What the execution takes from the profile: BUY pays the quote asset, SELL pays the base asset. */
+export function paymentOf(quote: Pick<Quote, "side" | "base_asset" | "quote_asset">, amounts: ExecutionAmounts): Payment {
+  return quote.side === "BUY"
+    ? { asset: quote.quote_asset, amount: amounts.quote_amount }
+    : { asset: quote.base_asset, amount: amounts.base_amount }
+}
+
+export interface Shortfall {
+  asset: string
+  needed: string
+  available: string
+}
+
+/** The paying balance is short: needed vs available, as the service's Insufficient Funds would say. */
+export function shortfallOf(payment: Payment, balances: readonly Balance[]): Shortfall | null {
+  const balance = balances.find((b) => b.asset === payment.asset)
+  const available = balance?.available ?? "0"
+  const have = tryDecimal(available)
+  const need = toDecimal(payment.amount)
+  if (have !== null && need.lte(have)) return null
+  return { asset: payment.asset, needed: payment.amount, available }
+}
+
+/** Two bodies are one submission when every field is the same. */
+export function sameBody(a: ExecutionBody, b: ExecutionBody): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+}
+
+function canonical(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value
+  if (Array.isArray(value)) return value.map(canonical)
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([k, v]) => [k, canonical(v)]),
+  )
+}

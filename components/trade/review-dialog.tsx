@@ -1,0 +1,228 @@
+"use client"
+
+import { type ReactNode, memo } from "react"
+import { useExpired } from "@/components/trade/clock"
+import { Countdown } from "@/components/trade/countdown"
+import type { ExecutionBody } from "@/components/trade/execute-model"
+import { Amount } from "@/components/ui/amount"
+import { Button } from "@/components/ui/button"
+import { CopyButton } from "@/components/ui/copy-button"
+import { Dialog } from "@/components/ui/dialog"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import type { ExecutionAmounts } from "@/lib/money"
+import type { Quote } from "@/lib/schemas/records"
+
+/** What the operator is about to confirm: one body, one ref_id, one held quote. */
+export interface Review {
+  body: ExecutionBody
+  quote: Quote
+  amounts: ExecutionAmounts
+  profileId: string
+  profileName: string
+}
+
+function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div className="grid grid-cols-[9rem_1fr] gap-3 py-1.5">
+      <dt className="text-sm font-medium text-slate-600">{label}</dt>
+      <dd className="min-w-0 text-sm text-slate-900" data-testid={testId}>
+        {children}
+      </dd>
+    </div>
+  )
+}
+
+const SIDE_TEXT = { BUY: "Buy", SELL: "Sell" } as const
+
+/** The figures under review. Memoized: the dialog's countdown ticks on its own. */
+const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }) {
+  const { body, quote, amounts } = review
+  const entered = body.base_amount !== undefined ? "base" : "quote"
+  const metadata = Object.entries(body.metadata ?? {})
+  const onBehalf = (
+    [
+      ["Identity id", body.identity_id],
+      ["Account id", body.account_id],
+      ["Recipient profile id", body.recipient_profile_id],
+    ] as const
+  ).filter(([, v]) => v !== undefined)
+  return (
+    <dl className="divide-y divide-slate-100">
+      <Row label="Side" testId="review-side">
+        {SIDE_TEXT[quote.side]} {quote.base_asset} ({quote.side})
+      </Row>
+      <Row label="Market" testId="review-market">
+        {quote.market}
+      </Row>
+      <Row label="Price">
+        <span data-testid="review-price">
+          <Amount value={quote.price} asset={`${quote.quote_asset} per ${quote.base_asset}`} />
+        </span>
+      </Row>
+      <Row label={quote.base_asset}>
+        <span data-testid="review-base-amount">
+          <Amount value={amounts.base_amount} asset={quote.base_asset} />
+        </span>{" "}
+        <span className="text-xs text-slate-600">{entered === "base" ? "(you entered)" : quote.side === "BUY" ? "(rounded down)" : "(rounded up)"}</span>
+      </Row>
+      <Row label={quote.quote_asset}>
+        <span data-testid="review-quote-amount">
+          <Amount value={amounts.quote_amount} asset={quote.quote_asset} />
+        </span>{" "}
+        <span className="text-xs text-slate-600">{entered === "quote" ? "(you entered)" : quote.side === "BUY" ? "(rounded up)" : "(rounded down)"}</span>
+      </Row>
+      <Row label="Profile" testId="review-profile">
+        {review.profileName}
+      </Row>
+      <Row label="Metadata">
+        {metadata.length === 0 ? (
+          <span className="text-slate-500">None</span>
+        ) : (
+          <ul data-testid="review-metadata">
+            {metadata.map(([k, v]) => (
+              <li key={k} className="break-all font-mono text-xs">
+                {k}: {v}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Row>
+      {onBehalf.map(([label, value]) => (
+        <Row key={label} label={label}>
+          <code className="break-all font-mono text-xs">{value}</code>
+        </Row>
+      ))}
+      <Row label="Reference (ref_id)">
+        <code className="break-all font-mono text-xs" data-testid="review-ref-id">
+          {body.ref_id}
+        </code>{" "}
+        <CopyButton value={body.ref_id} label="ref_id" />
+      </Row>
+      <Row label="Quote id">
+        <code className="break-all font-mono text-xs" data-testid="review-quote-id">
+          {quote.id}
+        </code>
+      </Row>
+      <Row label="Quote expires">
+        <Countdown expiresAt={quote.expires_at} />
+      </Row>
+    </dl>
+  )
+})
+
+/**
+ * The footer decides on its own when the quote has expired, so only it re-renders at that
+ * moment. Confirm is off while the quote is expired or a request is in flight; after an
+ * answer that left the outcome unknown, it becomes "Try again" with the same body.
+ */
+function ReviewActions({
+  expiresAt,
+  busy,
+  outcomeUnknown,
+  needsFreshQuote,
+  fetchingQuote,
+  onCancel,
+  onConfirm,
+  onFreshQuote,
+}: {
+  expiresAt: string
+  busy: boolean
+  outcomeUnknown: boolean
+  needsFreshQuote: boolean
+  fetchingQuote: boolean
+  onCancel: () => void
+  onConfirm: () => void
+  onFreshQuote: () => void
+}) {
+  const expired = useExpired(expiresAt)
+  // An unknown outcome is resolved by sending the same body again, expired or not: the
+  // ref_id makes the service answer with the record if it was placed.
+  const blocked = !outcomeUnknown && (expired || needsFreshQuote)
+  return (
+    <>
+      {blocked ? (
+        <p className="mr-auto self-center text-sm font-medium text-red-700" data-testid="review-expired">
+          {expired ? "This quote has expired." : "This quote can no longer be executed."}
+        </p>
+      ) : null}
+      <Button variant="secondary" onClick={onCancel} disabled={busy}>
+        Cancel
+      </Button>
+      {blocked ? (
+        <Button variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote">
+          Get a fresh quote
+        </Button>
+      ) : null}
+      <Button onClick={onConfirm} disabled={blocked} busy={busy} data-testid="confirm-button">
+        {outcomeUnknown ? "Try again" : "Confirm"}
+      </Button>
+    </>
+  )
+}
+
+export function ReviewDialog({
+  review,
+  error,
+  busy,
+  outcomeUnknown,
+  needsFreshQuote,
+  fetchingQuote,
+  resumed,
+  onCancel,
+  onConfirm,
+  onFreshQuote,
+}: {
+  review: Review | null
+  error: unknown
+  busy: boolean
+  outcomeUnknown: boolean
+  needsFreshQuote: boolean
+  fetchingQuote: boolean
+  resumed: boolean
+  onCancel: () => void
+  onConfirm: () => void
+  onFreshQuote: () => void
+}) {
+  return (
+    <Dialog
+      open={review !== null}
+      onClose={() => {
+        if (!busy) onCancel()
+      }}
+      title={review ? `Confirm: ${SIDE_TEXT[review.quote.side].toLowerCase()} ${review.quote.base_asset}` : "Confirm"}
+      footer={
+        review ? (
+          <ReviewActions
+            expiresAt={review.quote.expires_at}
+            busy={busy}
+            outcomeUnknown={outcomeUnknown}
+            needsFreshQuote={needsFreshQuote}
+            fetchingQuote={fetchingQuote}
+            onCancel={onCancel}
+            onConfirm={onConfirm}
+            onFreshQuote={onFreshQuote}
+          />
+        ) : null
+      }
+    >
+      {review ? (
+        <div className="space-y-3" data-testid="review">
+          {resumed ? (
+            <p className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="review-resumed">
+              {outcomeUnknown
+                ? "This submission was sent before the page reloaded. Sending it again with the same reference shows its outcome; it never executes twice."
+                : "Resumed from before the page reloaded: same figures, same reference."}
+            </p>
+          ) : null}
+          <ReviewDetails review={review} />
+          {error ? <ProblemAlert error={error} /> : null}
+          {outcomeUnknown && !busy ? (
+            <p className="text-sm text-slate-700">
+              The outcome is not known yet. &ldquo;Try again&rdquo; sends the same request with the same reference: it is placed at most once.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </Dialog>
+  )
+}

@@ -1,0 +1,166 @@
+"use client"
+
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react"
+import { ExecutionRecordCard } from "@/components/executions/execution-record-card"
+import { ProfilePicker } from "@/components/profile/profile-picker"
+import { Balances } from "@/components/trade/balances"
+import { ExecutePanel } from "@/components/trade/execute-panel"
+import { MarketPicker } from "@/components/trade/market-picker"
+import { type PendingSubmission, loadPending } from "@/components/trade/pending-submission"
+import { QuotesBoard } from "@/components/trade/quotes-board"
+import { Button } from "@/components/ui/button"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { useSelectedProfile } from "@/lib/queries/profiles"
+import { SEED_MARKETS } from "@/lib/schemas/assets"
+import type { Quote, QuoteExecution } from "@/lib/schemas/records"
+
+const noSubscribe = () => () => {}
+
+/** False during the server render and hydration, true after: the desk reads browser storage. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscribe,
+    () => true,
+    () => false,
+  )
+}
+
+interface Ticket {
+  key: string
+  quote: Quote
+  resume: PendingSubmission | null
+}
+
+interface Result {
+  record: QuoteExecution
+  problem: unknown
+  profileName: string
+}
+
+export function TradeDesk({ canTrade }: { canTrade: boolean }) {
+  const hydrated = useHydrated()
+  if (!hydrated) {
+    return (
+      <p className="text-sm text-slate-600" aria-busy="true">
+        Loading the trade desk…
+      </p>
+    )
+  }
+  return <Desk canTrade={canTrade} />
+}
+
+function readPending(canTrade: boolean): PendingSubmission | null {
+  if (!canTrade) return null
+  try {
+    return loadPending(window.sessionStorage, Date.now())
+  } catch {
+    return null
+  }
+}
+
+function Desk({ canTrade }: { canTrade: boolean }) {
+  const [resume] = useState(() => readPending(canTrade))
+  const { profileId, profiles, setProfileId, error: profilesError } = useSelectedProfile()
+  const [market, setMarket] = useState<string>(resume?.quote.market ?? "BTCUSD")
+  const [seen, setSeen] = useState<readonly string[]>([])
+  const [ticket, setTicket] = useState<Ticket | null>(() => (resume ? { key: resume.refId, quote: resume.quote, resume } : null))
+  const [result, setResult] = useState<Result | null>(null)
+  const resultRef = useRef<HTMLDivElement>(null)
+
+  // A resumed submission belongs to the profile it was made for.
+  useEffect(() => {
+    if (resume) setProfileId(resume.profileId)
+  }, [resume, setProfileId])
+
+  useEffect(() => {
+    if (result) resultRef.current?.focus()
+  }, [result])
+
+  const markets = useMemo(() => {
+    const all = new Set<string>(SEED_MARKETS)
+    for (const m of seen) all.add(m)
+    all.add(market)
+    return [...all]
+  }, [seen, market])
+
+  const onMarketsSeen = useCallback((found: readonly string[]) => {
+    setSeen((current) => (found.every((m) => current.includes(m)) ? current : [...new Set([...current, ...found])]))
+  }, [])
+
+  const onChoose = useCallback((quote: Quote) => {
+    setTicket((current) =>
+      current && current.quote.market === quote.market && current.quote.side === quote.side
+        ? { ...current, quote }
+        : { key: crypto.randomUUID(), quote, resume: null },
+    )
+  }, [])
+
+  const onQuoteChange = useCallback((quote: Quote) => {
+    setTicket((current) => (current ? { ...current, quote } : current))
+  }, [])
+
+  const profile = profiles.find((p) => p.id === profileId)
+  const profileName = profile?.nickname ?? profileId ?? ""
+  const onExecuted = useCallback(
+    (record: QuoteExecution, problem?: unknown) => {
+      setTicket(null)
+      setResult({ record, problem, profileName: profiles.find((p) => p.id === record.profile_id)?.nickname ?? record.profile_id })
+    },
+    [profiles],
+  )
+  const onClose = useCallback(() => setTicket(null), [])
+
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold">Trade</h1>
+      {profilesError ? <ProblemAlert error={profilesError} /> : null}
+      <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+        <div className="space-y-4">
+          <ProfilePicker profiles={profiles} profileId={profileId} onChange={setProfileId} />
+          <MarketPicker
+            markets={markets}
+            market={market}
+            onChange={(m) => {
+              setMarket(m)
+              setTicket(null)
+            }}
+          />
+          <Balances profileId={profileId} market={market} />
+        </div>
+        <div className="min-w-0 space-y-6">
+          <QuotesBoard market={market} canTrade={canTrade} onChoose={onChoose} onMarketsSeen={onMarketsSeen} />
+          {canTrade && ticket && profileId ? (
+            <ExecutePanel
+              key={`${ticket.key}:${ticket.quote.market}`}
+              profileId={profileId}
+              profileName={profileName}
+              quote={ticket.quote}
+              resume={ticket.resume}
+              onQuoteChange={onQuoteChange}
+              onExecuted={onExecuted}
+              onClose={onClose}
+            />
+          ) : null}
+          {result ? (
+            <div ref={resultRef} tabIndex={-1} className="space-y-3 outline-none" data-testid="result">
+              {result.problem ? <ProblemAlert error={result.problem} /> : null}
+              <ExecutionRecordCard
+                key={result.record.id}
+                profileId={result.record.profile_id}
+                id={result.record.id}
+                initial={result.record}
+                profileName={result.profileName}
+                title={result.problem ? "Existing execution" : "Execution placed"}
+                actions={
+                  <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
+                    Dismiss
+                  </Button>
+                }
+              />
+            </div>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  )
+}
