@@ -39,7 +39,8 @@ export function SettingsFormCard({ settings, configuredQuoteTtlMs }: { settings:
   } = useForm<SettingsForm>({ resolver: zodResolver(settingsFormSchema), defaultValues: formOf(settings) })
 
   const save = (form: SettingsForm) => {
-    const patch: FaultSettingsUpdate = { settle_delay_ms: Number(form.settle_delay_ms), rate_limits: form.rate_limits }
+    // quote_ttl_ms only goes out when the sandbox reported one (it takes it then).
+    const patch: FaultSettingsUpdate & { quote_ttl_ms?: number } = { settle_delay_ms: Number(form.settle_delay_ms), rate_limits: form.rate_limits }
     if (quoteTtlChangeable && form.quote_ttl_ms !== "") patch.quote_ttl_ms = Number(form.quote_ttl_ms)
     update.mutate(patch, {
       onSuccess: (saved) => reset(formOf(saved)),

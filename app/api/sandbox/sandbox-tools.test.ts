@@ -107,6 +107,23 @@ describe("PUT /api/sandbox/settings", () => {
     await call(PUT, "PUT", "/api/sandbox/settings", { settle_delay_ms: 0 })
   })
 
+  it("changes the quote hold time of quotes made afterwards", async () => {
+    const { PUT, GET } = await settings()
+    const before = (await (await call(GET, "GET", "/api/sandbox/settings")).json()) as { quote_ttl_ms: number }
+    expect(before.quote_ttl_ms).toBe(30_000)
+    const res = await call(PUT, "PUT", "/api/sandbox/settings", { quote_ttl_ms: 5_000 })
+    expect(await res.json()).toMatchObject({ quote_ttl_ms: 5_000 })
+    try {
+      // Quotes are made once per second: wait for the next second so the new hold time applies.
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      const [quote] = await runtime.upstream.listQuotes(["BTCUSD"])
+      expect(Date.parse(quote!.expires_at) - Date.parse(quote!.created_at)).toBe(5_000)
+    } finally {
+      await call(PUT, "PUT", "/api/sandbox/settings", { quote_ttl_ms: 30_000 })
+    }
+    expect((await call(PUT, "PUT", "/api/sandbox/settings", { quote_ttl_ms: 50 })).status).toBe(400)
+  })
+
   it("is for admins only", async () => {
     const { PUT } = await settings()
     for (const role of ["viewer", "support", "trader"] as const) {
