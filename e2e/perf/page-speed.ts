@@ -1,0 +1,175 @@
+// LCP, CLS and INP in headless Chromium (the e2e suite's browser and flags), read with
+// PerformanceObserver: largest-contentful-paint, layout-shift and event timing entries.
+import { existsSync } from "node:fs"
+import { type Browser, type BrowserContext, type Locator, type Page, chromium, devices } from "@playwright/test"
+import playwrightConfig from "../../playwright.config"
+import { cumulativeLayoutShift, sleep } from "./stats"
+
+interface Collected {
+  lcp: number | null
+  shifts: { t: number; v: number }[]
+  interactions: { id: number; name: string; start: number; duration: number }[]
+}
+
+declare global {
+  interface Window {
+    __bench?: Collected
+  }
+}
+
+// Installed before any script of the page runs (Playwright injects it outside the page's CSP).
+function collector(): void {
+  const state: Collected = { lcp: null, shifts: [], interactions: [] }
+  window.__bench = state
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) state.lcp = entry.startTime
+  }).observe({ type: "largest-contentful-paint", buffered: true })
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+      if (!entry.hadRecentInput) state.shifts.push({ t: entry.startTime, v: entry.value })
+    }
+  }).observe({ type: "layout-shift", buffered: true })
+  // 16 ms is the lowest threshold the API allows; faster interactions are not reported.
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { interactionId: number })[]) {
+      if (entry.interactionId > 0) {
+        state.interactions.push({ id: entry.interactionId, name: entry.name, start: entry.startTime, duration: entry.duration })
+      }
+    }
+  }).observe({ type: "event", buffered: true, durationThreshold: 16 } as PerformanceObserverInit)
+}
+
+export interface PageSpeed {
+  path: string
+  missing: boolean
+  /** ms from navigation start. */
+  lcp: number
+  cls: number
+  /** Worst interaction while typing an amount (ms); 16 when none reached the 16 ms reporting floor. */
+  inp?: number
+  inpNote?: string
+}
+
+export class Browsing {
+  private constructor(
+    private readonly browser: Browser,
+    private readonly context: BrowserContext,
+    private readonly origin: string,
+  ) {}
+
+  static async open(origin: string, sessionCookie: string): Promise<Browsing> {
+    const launch = playwrightConfig.use?.launchOptions ?? {}
+    const executablePath = launch.executablePath && existsSync(launch.executablePath) ? launch.executablePath : undefined
+    const browser = await chromium.launch({ ...launch, executablePath, headless: true })
+    const context = await browser.newContext({ ...devices["Desktop Chrome"], baseURL: origin })
+    const [name = "", ...rest] = sessionCookie.split("=")
+    await context.addCookies([{ name, value: rest.join("="), url: origin }])
+    await context.addInitScript(collector)
+    return new Browsing(browser, context, origin)
+  }
+
+  async close(): Promise<void> {
+    await this.context.close()
+    await this.browser.close()
+  }
+
+  /**
+   * Loads `path` in a fresh tab, waits for the load event and `settleMs` more, then reads
+   * LCP and CLS; with `typeAmount`, types it into the page's amount field first (one
+   * interaction per key) and reports the worst interaction.
+   */
+  async measure(path: string, options: { settleMs: number; typeAmount?: string }): Promise<PageSpeed> {
+    const page = await this.context.newPage()
+    try {
+      const res = await page.goto(path, { waitUntil: "load" })
+      if (!res || res.status() === 404) return { path, missing: true, lcp: Number.NaN, cls: Number.NaN }
+      if (!res.ok()) throw new Error(`GET ${path}: HTTP ${res.status()}`)
+      if (new URL(page.url()).pathname !== new URL(path, this.origin).pathname) {
+        throw new Error(`GET ${path} ended on ${page.url()} (not signed in?)`)
+      }
+      await sleep(options.settleMs)
+      // LCP stops at the first input: read it before typing.
+      const beforeInput = await read(page)
+      let inp: number | undefined
+      let inpNote: string | undefined
+      if (options.typeAmount !== undefined) {
+        const field = (await amountField(page)) ?? (await openTicket(page))
+        if (!field) {
+          inpNote = "no amount field on the page"
+        } else {
+          await field.click()
+          await page.keyboard.press("Control+A")
+          await page.keyboard.press("Backspace")
+          await sleep(300)
+          // Only the keystrokes count: clicks to open the form happened before this.
+          const typingFrom = await page.evaluate(() => performance.now())
+          for (const key of options.typeAmount) {
+            await page.keyboard.type(key)
+            await sleep(120)
+          }
+          await sleep(500)
+          const after = await read(page)
+          const worst = new Map<number, number>()
+          for (const i of after.interactions) {
+            if (i.start >= typingFrom) worst.set(i.id, Math.max(worst.get(i.id) ?? 0, i.duration))
+          }
+          const durations = [...worst.values()]
+          // Fewer than 50 interactions: INP is the worst one.
+          inp = durations.length > 0 ? Math.max(...durations) : 16
+          inpNote = durations.length > 0 ? `${durations.length} interactions ≥ 16 ms` : "every interaction under 16 ms"
+        }
+      }
+      return {
+        path,
+        missing: false,
+        lcp: beforeInput.lcp ?? Number.NaN,
+        cls: cumulativeLayoutShift(beforeInput.shifts),
+        ...(inp !== undefined ? { inp } : {}),
+        ...(inpNote ? { inpNote } : {}),
+      }
+    } finally {
+      await page.close()
+    }
+  }
+}
+
+async function read(page: Page): Promise<Collected> {
+  const collected = await page.evaluate(() => window.__bench)
+  if (!collected) throw new Error("the performance collector did not run")
+  return collected
+}
+
+/** /trade shows the amount field once a quote is chosen: choose the BUY quote. */
+async function openTicket(page: Page): Promise<Locator | null> {
+  const choose = page.getByTestId("choose-BUY").or(page.getByRole("button", { name: /^buy\b/i })).first()
+  try {
+    await choose.waitFor({ state: "visible", timeout: 10_000 })
+  } catch {
+    return null
+  }
+  await choose.click()
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const field = await amountField(page)
+    if (field) return field
+    await sleep(100)
+  }
+  return null
+}
+
+/** The page's amount input: labelled "amount" (base or quote amount), else a decimal input. */
+async function amountField(page: Page): Promise<Locator | null> {
+  const candidates = [
+    page.getByLabel(/amount/i).and(page.locator("input")),
+    page.locator('input[name*="amount" i]'),
+    page.locator('input[inputmode="decimal"]'),
+  ]
+  for (const candidate of candidates) {
+    const count = await candidate.count()
+    for (let i = 0; i < count; i++) {
+      const field = candidate.nth(i)
+      if ((await field.isVisible()) && (await field.isEditable())) return field
+    }
+  }
+  return null
+}
