@@ -1,26 +1,5 @@
 import "server-only"
-import { PROBLEM_CONTENT_TYPE, type Problem } from "@/lib/schemas/problem"
-
-const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-}
-
-export function reasonPhrase(status: number): string {
-  return REASONS[status] ?? "Error"
-}
+import { PROBLEM_CONTENT_TYPE, type Problem, reasonPhrase } from "@/lib/schemas/problem"
 
 /** A problem the console answers with; throw it from a handler, withStaff renders it. */
 export class HttpProblem extends Error {

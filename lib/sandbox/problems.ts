@@ -1,22 +1,5 @@
 import "server-only"
-import { type NamedProblem, NAMED_PROBLEMS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from "@/lib/schemas/problem"
-
-/** HTTP reason phrases for the generic (`about:blank`) problems the sandbox sends. */
-export const REASON_PHRASES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-}
+import { type NamedProblem, NAMED_PROBLEMS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, reasonPhrase } from "@/lib/schemas/problem"
 
 export interface ProblemBody {
   type: string
@@ -43,7 +26,7 @@ export function genericProblem(
   meta?: Record<string, unknown>,
   headers?: Record<string, string>,
 ): SandboxProblem {
-  const body: ProblemBody = { type: "about:blank", title: REASON_PHRASES[status] ?? "Error", status }
+  const body: ProblemBody = { type: "about:blank", title: reasonPhrase(status), status }
   if (detail !== undefined) body.detail = detail
   if (meta !== undefined) body.meta = meta
   return new SandboxProblem(body, headers)

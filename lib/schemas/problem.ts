@@ -26,3 +26,28 @@ export type NamedProblem = keyof typeof NAMED_PROBLEMS
 export function problemSlug(problem: Pick<Problem, "type">): string | null {
   return problem.type.startsWith(PROBLEM_TYPE_BASE) ? problem.type.slice(PROBLEM_TYPE_BASE.length) : null
 }
+
+/** HTTP reason phrases: the title of a generic (`about:blank`) problem. */
+const REASON_PHRASES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+}
+
+/** The reason phrase of a status; `fallback` (e.g. the answer's statusText) when the table has none. */
+export function reasonPhrase(status: number, fallback = ""): string {
+  return REASON_PHRASES[status] ?? (fallback.trim() || `HTTP ${status}`)
+}

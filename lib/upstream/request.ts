@@ -13,7 +13,8 @@ import {
 } from "@/lib/upstream/errors"
 import { bucketForPath } from "@/lib/upstream/rate-limiter"
 import type { TokenManager } from "@/lib/upstream/token-manager"
-import { type Exchange, exchange, parseJson, parseRetryAfter, reasonPhrase, type Runtime } from "@/lib/upstream/transport"
+import { reasonPhrase } from "@/lib/schemas/problem"
+import { type Exchange, exchange, parseJson, parseRetryAfter, type Runtime } from "@/lib/upstream/transport"
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */

@@ -165,27 +165,6 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Math.max(0, date - now)
 }
 
-const REASON_PHRASES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  410: "Gone",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-}
-
-export function reasonPhrase(status: number, statusText = ""): string {
-  return REASON_PHRASES[status] ?? (statusText.trim() || `HTTP ${status}`)
-}
 
 /** JSON.parse that answers undefined instead of throwing. */
 export function parseJson(text: string): unknown {
