@@ -1,5 +1,6 @@
 import type { Database } from "@/lib/db/client"
 import type { ConsoleDeps } from "@/lib/console/operations"
+import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
 import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox"
 import { type SandboxFaultsInput, type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
 import { type TestDriver, createTestDatabase } from "@/test/db"
@@ -36,14 +37,7 @@ export async function createConsoleHarness(
     baseUrl: "http://sandbox.internal/sandbox/v2",
     tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
     ...credentials,
-    scopes: [
-      "exchange:read_quote",
-      "exchange:write_quote_execution",
-      "exchange:read_quote_execution",
-      "conversion:write_conversion_stablecoin",
-      "conversion:read_conversion_stablecoin",
-      "funding:read_profile",
-    ],
+    scopes: DEFAULT_UPSTREAM_SCOPES,
     timeoutMs: options.timeoutMs ?? 1000,
     fetch: (request) => sandbox.fetch(request),
     retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },
