@@ -20,8 +20,14 @@ interface UpstreamErrorOptions {
   cause?: unknown
 }
 
+/** Where an error keeps the kinds of the classes it was made by (see UpstreamError[Symbol.hasInstance]). */
+const KINDS = Symbol.for("treasury-console.upstream-error-kinds")
+
 /** Base of every error this client throws. Messages never hold a token or a secret. */
 export abstract class UpstreamError extends Error {
+  /** The class's own kind; each subclass names its own (class names may be minified). */
+  static readonly kind: string = "UpstreamError"
+
   outcome: UpstreamOutcome
   operation: string | undefined
   mutating: boolean
@@ -31,6 +37,24 @@ export abstract class UpstreamError extends Error {
     this.outcome = options.outcome
     this.operation = options.operation
     this.mutating = options.mutating ?? false
+    const kinds: string[] = []
+    for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c, "kind")) kinds.push(String((c as unknown as { kind: unknown }).kind))
+    }
+    Object.defineProperty(this, KINDS, { value: kinds })
+  }
+
+  /**
+   * `instanceof` across copies of this module. The production build holds two: the runtime
+   * (and its client, which throws these) is built from instrumentation.ts's copy, while route
+   * handlers check errors with their own. A prototype check alone then fails, and a 403
+   * Expired would become a 500; so an error also belongs to every class whose kind it carries.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    if (typeof value !== "object" || value === null || !Object.hasOwn(this, "kind")) return false
+    const kinds = (value as { [KINDS]?: unknown })[KINDS]
+    return Array.isArray(kinds) && kinds.includes((this as unknown as { kind: string }).kind)
   }
 }
 
@@ -45,6 +69,7 @@ export interface UpstreamProblem {
 
 /** The service answered with a problem (4xx, or 429 after the last attempt). */
 export class UpstreamProblemError extends UpstreamError {
+  static override readonly kind: string = "UpstreamProblemError"
   override name = "UpstreamProblemError"
   readonly status: number
   readonly type: string
@@ -84,6 +109,7 @@ export type ExistingRecord =
  * request was not applied (the ref_id belongs to something else).
  */
 export class UpstreamConflictError extends UpstreamProblemError {
+  static override readonly kind: string = "UpstreamConflictError"
   override name = "UpstreamConflictError"
   readonly existing: ExistingRecord
 
@@ -95,6 +121,7 @@ export class UpstreamConflictError extends UpstreamProblemError {
 
 /** The service could not be reached, dropped the connection, or answered 5xx (after retries). */
 export class UpstreamUnavailableError extends UpstreamError {
+  static override readonly kind: string = "UpstreamUnavailableError"
   override name = "UpstreamUnavailableError"
   /** The last HTTP status, when there was an answer. */
   readonly status: number | undefined
@@ -107,6 +134,7 @@ export class UpstreamUnavailableError extends UpstreamError {
 
 /** No answer within the configured timeout (after retries, for retried calls). */
 export class UpstreamTimeoutError extends UpstreamError {
+  static override readonly kind: string = "UpstreamTimeoutError"
   override name = "UpstreamTimeoutError"
   readonly timeoutMs: number
 
@@ -118,6 +146,7 @@ export class UpstreamTimeoutError extends UpstreamError {
 
 /** The console's credentials or scopes are wrong: a person has to fix the configuration. */
 export class UpstreamConfigError extends UpstreamError {
+  static override readonly kind: string = "UpstreamConfigError"
   override name = "UpstreamConfigError"
 
   constructor(message: string, options: Partial<UpstreamErrorOptions> = {}) {
@@ -127,6 +156,7 @@ export class UpstreamConfigError extends UpstreamError {
 
 /** The service answered something that does not match the contract's schema. */
 export class UpstreamResponseError extends UpstreamError {
+  static override readonly kind: string = "UpstreamResponseError"
   override name = "UpstreamResponseError"
   readonly status: number
 
@@ -138,6 +168,7 @@ export class UpstreamResponseError extends UpstreamError {
 
 /** The local rate limiter refused to send: waiting would take too long. Nothing was sent. */
 export class RateLimitedError extends UpstreamError {
+  static override readonly kind: string = "RateLimitedError"
   override name = "RateLimitedError"
   readonly retryAfterSeconds: number
 
