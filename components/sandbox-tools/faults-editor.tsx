@@ -126,7 +126,7 @@ export function FaultsEditor({ settings }: { settings: SandboxSettings }) {
     handleSubmit,
     setError,
     reset,
-    formState: { errors, isDirty, isSubmitSuccessful },
+    formState: { errors, isDirty },
   } = useForm<FaultsForm>({
     resolver: zodResolver(faultsFormSchema),
     defaultValues: { rules: settings.rules.map(formFromRule) },
@@ -166,7 +166,17 @@ export function FaultsEditor({ settings }: { settings: SandboxSettings }) {
           variant="danger"
           busy={clear.isPending}
           disabled={settings.rules.length === 0}
-          onClick={() => clear.mutate({ rules: [] }, { onSuccess: () => reset({ rules: [] }) })}
+          onClick={() =>
+            clear.mutate(
+              { rules: [] },
+              {
+                onSuccess: () => {
+                  update.reset()
+                  reset({ rules: [] })
+                },
+              },
+            )
+          }
         >
           Clear all faults
         </Button>
@@ -192,7 +202,7 @@ export function FaultsEditor({ settings }: { settings: SandboxSettings }) {
           </Button>
           {isDirty ? <span className="text-sm text-amber-800">Unsaved changes</span> : null}
         </div>
-        {update.isSuccess && isSubmitSuccessful && !isDirty ? <Alert tone="success">Faults saved.</Alert> : null}
+        {update.isSuccess && !isDirty ? <Alert tone="success">Faults saved.</Alert> : null}
         <ProblemAlert error={update.error} />
       </form>
     </div>

@@ -35,7 +35,7 @@ export function SettingsFormCard({ settings, configuredQuoteTtlMs }: { settings:
     handleSubmit,
     setError,
     reset,
-    formState: { errors, isDirty, isSubmitSuccessful },
+    formState: { errors, isDirty },
   } = useForm<SettingsForm>({ resolver: zodResolver(settingsFormSchema), defaultValues: formOf(settings) })
 
   const save = (form: SettingsForm) => {
@@ -103,7 +103,7 @@ export function SettingsFormCard({ settings, configuredQuoteTtlMs }: { settings:
         </Button>
         {isDirty ? <span className="text-sm text-amber-800">Unsaved changes</span> : null}
       </div>
-      {update.isSuccess && isSubmitSuccessful && !isDirty ? <Alert tone="success">Settings saved.</Alert> : null}
+      {update.isSuccess && !isDirty ? <Alert tone="success">Settings saved.</Alert> : null}
       <ProblemAlert error={update.error} />
     </form>
   )
