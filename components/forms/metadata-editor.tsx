@@ -34,8 +34,9 @@ export function MetadataEditor<T extends WithMetadata>({
   const { fields, append, remove } = useFieldArray({ control: control as unknown as Control<WithMetadata>, name: "metadata" })
   const rows = (useWatch({ control: control as unknown as Control<WithMetadata>, name: "metadata" }) ?? [])
   const rowErrors = (errors as FieldErrors<WithMetadata>).metadata
-  const listError = rowErrors && !Array.isArray(rowErrors) ? (rowErrors as { message?: string; root?: { message?: string } }) : undefined
-  const listMessage = listError?.root?.message ?? listError?.message
+  // A rule over the whole list lands on `root`, which may sit on the per-row errors array.
+  const listError = rowErrors as { message?: string; root?: { message?: string } } | undefined
+  const listMessage = listError?.root?.message ?? (Array.isArray(rowErrors) ? undefined : listError?.message)
   return (
     <fieldset className="space-y-3">
       <legend className="flex w-full items-center justify-between text-sm font-medium text-slate-800">

@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useQueryClient } from "@tanstack/react-query"
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react"
-import { type Control, type UseFormRegister, useForm, useWatch } from "react-hook-form"
+import { type Control, type UseFormRegister, type UseFormTrigger, useForm, useWatch } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
 import { Countdown } from "@/components/trade/countdown"
@@ -46,6 +46,23 @@ function sessionStore(): Storage | null {
   } catch {
     return null
   }
+}
+
+/**
+ * Metadata rules span rows (at most 6 pairs, distinct keys): any change to a row checks
+ * them all again, so the list's own message appears and clears as you type.
+ */
+function MetadataRevalidation({ control, trigger }: { control: Control<ExecuteFormValues>; trigger: UseFormTrigger<ExecuteFormValues> }) {
+  const rows = useWatch({ control, name: "metadata" })
+  const first = useRef(true)
+  useEffect(() => {
+    if (first.current) {
+      first.current = false
+      return
+    }
+    void trigger("metadata")
+  }, [rows, trigger])
+  return null
 }
 
 /** The estimate of the other amount, and the shortfall warning: they re-render as the amount is typed, the form does not. */
@@ -171,7 +188,15 @@ export function ExecutePanel({
     resolver: zodResolver(schema),
     defaultValues: resume?.values ?? EMPTY_FORM,
   })
-  const { register, control, handleSubmit, formState, setError, getValues } = form
+  const { register, control, handleSubmit, formState, setError, getValues, setFocus, trigger } = form
+
+  // Opening the form puts the keyboard where the next keystroke goes: the amount.
+  const opened = useRef(false)
+  useEffect(() => {
+    if (opened.current || resume) return
+    opened.current = true
+    setFocus("amount")
+  }, [resume, setFocus])
 
   const [review, setReview] = useState<Review | null>(() =>
     resume
@@ -192,7 +217,11 @@ export function ExecutePanel({
   // The last body sent with `refId`, and whether the service definitely refused it.
   const lastSent = useRef<{ body: ExecutionBody; refused: boolean } | null>(resume?.sent ? { body: resume.body, refused: false } : null)
   const inFlight = useRef(false)
-  const mutation = useExecuteQuoteMutation(review?.profileId ?? profileId)
+  const { mutateAsync } = useExecuteQuoteMutation(review?.profileId ?? profileId)
+  // The request's own state, kept here rather than read from the mutation observer: the
+  // answer must reach this form even when it arrives for a call made before a remount.
+  const [sending, setSending] = useState(false)
+  const [sendError, setSendError] = useState<unknown>(null)
 
   /** The ref_id for `body`: the current one, unless it was spent on a different body the service refused. */
   const refIdFor = useCallback(
@@ -228,7 +257,7 @@ export function ExecutePanel({
         profileId,
         profileName,
       }
-      mutation.reset()
+      setSendError(null)
       setFreshNeeded(false)
       setFreshError(null)
       setReview(next)
@@ -237,7 +266,7 @@ export function ExecutePanel({
         savePending(store, { version: 1, profileId, refId: id, body, quote: forQuote, values, sent: false, savedAt: new Date().toISOString() })
       }
     },
-    [mutation, profileId, profileName, refId, refIdFor, setError],
+    [profileId, profileName, refId, refIdFor, setError],
   )
 
   const confirm = useCallback(() => {
@@ -258,13 +287,16 @@ export function ExecutePanel({
       })
     }
     lastSent.current = { body, refused: false }
-    mutation.mutate(body, {
-      onSuccess: (record) => {
+    setSending(true)
+    setSendError(null)
+    mutateAsync(body).then(
+      (record) => {
         if (store) clearPending(store)
         setReview(null)
         onExecuted(record)
       },
-      onError: (error) => {
+      (error: unknown) => {
+        setSendError(error)
         const outcome = outcomeOf(error)
         if (outcome === "unknown") {
           setOutcomeUnknown(true)
@@ -293,19 +325,22 @@ export function ExecutePanel({
           }
         }
       },
-      onSettled: () => {
-        inFlight.current = false
-      },
+    ).finally(() => {
+      inFlight.current = false
+      setSending(false)
     })
-  }, [getValues, mutation, onExecuted, review, setError])
+  }, [getValues, mutateAsync, onExecuted, review, setError])
 
   // A reload after the request left: send the same body and ref_id again to learn its outcome.
   const resumedSend = useRef(false)
   useEffect(() => {
-    if (resume?.sent && !resumedSend.current) {
+    if (!resume?.sent) return
+    const timer = setTimeout(() => {
+      if (resumedSend.current) return
       resumedSend.current = true
       confirm()
-    }
+    }, 0)
+    return () => clearTimeout(timer)
   }, [confirm, resume])
 
   const cancel = useCallback(() => {
@@ -314,8 +349,8 @@ export function ExecutePanel({
     setReview(null)
     setResumed(false)
     setOutcomeUnknown(false)
-    mutation.reset()
-  }, [mutation])
+    setSendError(null)
+  }, [])
 
   const freshQuote = useCallback(() => {
     if (!review) return
@@ -367,6 +402,7 @@ export function ExecutePanel({
         <AmountField control={control} register={register} quote={quote} error={formState.errors.amount?.message} />
         <AmountPreview control={control} quote={quote} profileId={profileId} />
         <MetadataEditor control={control} register={register} errors={formState.errors} />
+        <MetadataRevalidation control={control} trigger={trigger} />
         <OnBehalfOf register={register} errors={formState.errors} />
         <div className="flex items-center gap-3">
           <Button type="submit" data-testid="review-button">
@@ -377,8 +413,8 @@ export function ExecutePanel({
       </form>
       <ReviewDialog
         review={review}
-        error={freshError ?? mutation.error}
-        busy={mutation.isPending}
+        error={freshError ?? sendError}
+        busy={sending}
         outcomeUnknown={outcomeUnknown}
         needsFreshQuote={freshNeeded}
         fetchingQuote={fetchingQuote}

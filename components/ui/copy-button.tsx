@@ -9,7 +9,8 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     <button
       type="button"
       className="rounded px-1.5 py-0.5 text-xs font-medium text-blue-700 hover:bg-blue-50"
-      aria-label={`Copy ${label}`}
+      // The name starts with the visible word, so it matches it in both states.
+      aria-label={`${copied ? "Copied" : "Copy"} ${label}`}
       onClick={() => {
         void navigator.clipboard
           .writeText(value)

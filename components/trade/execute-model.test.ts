@@ -1,0 +1,126 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  EMPTY_FORM,
+  type ExecuteFormValues,
+  checkedExecutionBody,
+  estimateAmounts,
+  executeFormSchema,
+  paymentOf,
+  sameBody,
+  shortfallOf,
+  toExecutionBody,
+} from "@/components/trade/execute-model"
+import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+
+const btc = { base_asset: "BTC", quote_asset: "USD" }
+const buy = { ...btc, side: "BUY" as const, price: "97123.45" }
+const sell = { ...btc, side: "SELL" as const, price: "97000.5" }
+const QUOTE_ID = "9d2b0b7e-1111-4a4a-8b8b-222222222222"
+const REF = "3d3c7baf-ffd2-4317-a759-e04665217655"
+
+function form(values: Partial<ExecuteFormValues>): ExecuteFormValues {
+  return { ...EMPTY_FORM, ...values }
+}
+
+function errors(values: ExecuteFormValues): Record<string, string> {
+  const result = executeFormSchema(btc).safeParse(values)
+  if (result.success) return {}
+  return Object.fromEntries(result.error.issues.map((i) => [i.path.map(String).join("."), i.message]))
+}
+
+describe("executeFormSchema", () => {
+  it("names the field and says the rule in plain words", () => {
+    expect(errors(form({ amount: "" }))).toEqual({ amount: "Amount in BTC: is required" })
+    expect(errors(form({ amount: "0.000000001" }))).toEqual({ amount: "Amount in BTC: at most 8 decimals" })
+    expect(errors(form({ amount: "0" }))).toEqual({ amount: "Amount in BTC: must be more than 0" })
+    expect(errors(form({ amount: "-1" }))).toEqual({ amount: "Amount in BTC: must be more than 0" })
+    expect(errors(form({ amount: "1e5" }))).toEqual({ amount: "Amount in BTC: must be a number like 12.34 (digits and at most one dot)" })
+    expect(errors(form({ mode: "fiat", amount: "10.001" }))).toEqual({ amount: "Amount in USD: at most 2 decimals" })
+    expect(errors(form({ amount: "0.00000001" }))).toEqual({})
+    expect(errors(form({ mode: "fiat", amount: "10.25" }))).toEqual({})
+  })
+
+  it("checks metadata rows and the on-behalf-of ids with the shared rules", () => {
+    const seven = Array.from({ length: 7 }, (_, i) => ({ key: `k${i}`, value: "v" }))
+    expect(errors(form({ amount: "1", metadata: seven }))).toEqual({ metadata: "at most 6 pairs (got 7)" })
+    expect(errors(form({ amount: "1", metadata: [{ key: "k".repeat(101), value: "v" }] }))).toEqual({
+      "metadata.0.key": "keys are at most 100 characters",
+    })
+    expect(errors(form({ amount: "1", identity_id: "has spaces" }))).toEqual({
+      identity_id: "Identity id: letters, digits and . _ : - only",
+    })
+    expect(errors(form({ amount: "1", identity_id: "  ", account_id: "acc-1" }))).toEqual({})
+  })
+})
+
+describe("toExecutionBody", () => {
+  it("sends exactly one amount, trims, leaves out empty metadata and ids", () => {
+    expect(toExecutionBody(form({ amount: " 0.5 " }), QUOTE_ID, REF)).toEqual({ quote_id: QUOTE_ID, ref_id: REF, base_amount: "0.5" })
+    expect(
+      toExecutionBody(
+        form({ mode: "fiat", amount: "100", metadata: [{ key: "desk", value: "a" }, { key: "", value: "" }], recipient_profile_id: " p-2 " }),
+        QUOTE_ID,
+        REF,
+      ),
+    ).toEqual({ quote_id: QUOTE_ID, ref_id: REF, quote_amount: "100", metadata: { desk: "a" }, recipient_profile_id: "p-2" })
+  })
+
+  it("any body a valid form makes passes the route's schema", () => {
+    const amount = fc.oneof(
+      fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 1n, max: 99_999_999n })).map(([w, f]) => `${w}.${String(f).padStart(8, "0")}`),
+      fc.bigInt({ min: 1n, max: 10n ** 15n }).map(String),
+    )
+    fc.assert(
+      fc.property(amount, fc.array(fc.record({ key: fc.string({ minLength: 1, maxLength: 100 }), value: fc.string({ maxLength: 100 }) }), { maxLength: 6 }), (a, rows) => {
+        const values = form({ amount: a, metadata: rows })
+        fc.pre(executeFormSchema(btc).safeParse(values).success)
+        const checked = checkedExecutionBody(values, QUOTE_ID, REF)
+        expect(checked.ok).toBe(true)
+        if (checked.ok) expect(quoteExecutionCreateSchema.safeParse(checked.body).success).toBe(true)
+      }),
+    )
+  })
+})
+
+describe("estimateAmounts", () => {
+  it("uses the contract's rounding on both sides", () => {
+    // BUY by base: quote rounded up; SELL by base: rounded down.
+    expect(estimateAmounts(buy, "crypto", "0.00000001")).toEqual({ base_amount: "0.00000001", quote_amount: "0.01" })
+    expect(estimateAmounts(sell, "crypto", "0.00000001")).toEqual({ base_amount: "0.00000001", quote_amount: "0.00" })
+    // BUY by quote: base rounded down; SELL by quote: rounded up.
+    expect(estimateAmounts(buy, "fiat", "100")).toEqual({ base_amount: "0.00102961", quote_amount: "100.00" })
+    expect(estimateAmounts(sell, "fiat", "100")).toEqual({ base_amount: "0.00103093", quote_amount: "100.00" })
+  })
+
+  it("is null while the amount is not valid yet", () => {
+    expect(estimateAmounts(buy, "crypto", "")).toBeNull()
+    expect(estimateAmounts(buy, "crypto", "1.")).toBeNull()
+    expect(estimateAmounts(buy, "crypto", "0.000000001")).toBeNull()
+    expect(estimateAmounts(buy, "fiat", "1.234")).toBeNull()
+  })
+})
+
+describe("paymentOf and shortfallOf", () => {
+  const balances = [
+    { asset: "USD", available: "1000.00", trading: "0" },
+    { asset: "BTC", available: "0.5", trading: "0" },
+  ]
+  it("BUY pays the quote asset, SELL the base asset", () => {
+    expect(paymentOf(buy, { base_amount: "1.00000000", quote_amount: "97123.45" })).toEqual({ asset: "USD", amount: "97123.45" })
+    expect(paymentOf(sell, { base_amount: "1.00000000", quote_amount: "97000.50" })).toEqual({ asset: "BTC", amount: "1.00000000" })
+  })
+  it("reports needed vs available only when short, comparing decimals exactly", () => {
+    expect(shortfallOf({ asset: "USD", amount: "1000.00" }, balances)).toBeNull()
+    expect(shortfallOf({ asset: "USD", amount: "1000.01" }, balances)).toEqual({ asset: "USD", needed: "1000.01", available: "1000.00" })
+    expect(shortfallOf({ asset: "BTC", amount: "0.50000001" }, balances)).toEqual({ asset: "BTC", needed: "0.50000001", available: "0.5" })
+    expect(shortfallOf({ asset: "ETH", amount: "1" }, balances)).toEqual({ asset: "ETH", needed: "1", available: "0" })
+  })
+})
+
+describe("sameBody", () => {
+  it("ignores key order and undefined fields", () => {
+    expect(sameBody({ quote_id: "q", ref_id: "r", base_amount: "1", metadata: { a: "1", b: "2" } }, { metadata: { b: "2", a: "1" }, base_amount: "1", ref_id: "r", quote_id: "q", identity_id: undefined })).toBe(true)
+    expect(sameBody({ quote_id: "q", ref_id: "r", base_amount: "1" }, { quote_id: "q2", ref_id: "r", base_amount: "1" })).toBe(false)
+  })
+})

@@ -1,0 +1,422 @@
+import AxeBuilder from "@axe-core/playwright"
+import { type APIRequestContext, type Page, type TestInfo, expect, test } from "@playwright/test"
+import { executionAmounts } from "@/lib/money"
+import { storageStateOf } from "./helpers"
+
+// The trade desk against the embedded sandbox: real quotes, real executions, real
+// settlement (1.5 s delay on the e2e server). Nothing is mocked; a few tests withhold
+// or drop the browser's copy of an answer the server really gave, to stand for a lost
+// connection.
+
+interface Profile {
+  id: string
+  nickname: string
+}
+interface Execution {
+  id: string
+  ref_id?: string
+  status: string
+  side: string
+  market: string
+  price: string
+  base_amount: string
+  quote_amount: string
+  metadata?: Record<string, string>
+}
+
+/** An amount and its asset as shown (the asset sits in its own element). */
+function amount(value: string, asset: string): RegExp {
+  return new RegExp(`${value.replace(/[.,]/g, (c) => `\\${c}`)}\\s*${asset}`)
+}
+
+function origin(): string {
+  return String(test.info().project.use.baseURL)
+}
+
+async function profileNamed(request: APIRequestContext, nickname: string): Promise<Profile> {
+  const res = await request.get("/api/profiles")
+  expect(res.ok()).toBe(true)
+  const { items } = (await res.json()) as { items: Profile[] }
+  const found = items.find((p) => p.nickname === nickname)
+  if (!found) throw new Error(`no profile ${nickname}`)
+  return found
+}
+
+async function executionsWithRef(request: APIRequestContext, profileId: string, refId: string): Promise<Execution[]> {
+  const found: Execution[] = []
+  let cursor: string | undefined
+  do {
+    const res = await request.get(`/api/profiles/${profileId}/quote-executions?limit=1000${cursor ? `&page_cursor=${encodeURIComponent(cursor)}` : ""}`)
+    expect(res.ok()).toBe(true)
+    const page = (await res.json()) as { items: Execution[]; next_page_cursor?: string }
+    found.push(...page.items.filter((e) => e.ref_id === refId))
+    cursor = page.next_page_cursor || undefined
+  } while (cursor)
+  return found
+}
+
+async function available(request: APIRequestContext, profileId: string, asset: string): Promise<string> {
+  const res = await request.get(`/api/profiles/${profileId}/balances`)
+  const { items } = (await res.json()) as { items: { asset: string; available: string }[] }
+  return items.find((b) => b.asset === asset)?.available ?? "0"
+}
+
+async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" })
+}
+
+async function expectNoSeriousA11yViolations(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze()
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  await testInfo.attach(`axe ${name}`, { body: JSON.stringify(results.violations, null, 2), contentType: "application/json" })
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([])
+}
+
+async function openDesk(page: Page, options: { profile?: string; market?: string } = {}): Promise<void> {
+  await page.goto("/trade")
+  await expect(page.getByRole("heading", { name: "Trade", level: 1 })).toBeVisible()
+  const picker = page.getByLabel("Profile", { exact: true })
+  await expect(picker).toBeEnabled()
+  if (options.profile) await picker.selectOption({ label: options.profile })
+  if (options.market) await page.getByLabel("Market", { exact: true }).selectOption(options.market)
+  await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
+}
+
+/** Chooses the board's quote of `side` and types the amount; returns the form. */
+async function startTrade(page: Page, side: "BUY" | "SELL", mode: "crypto" | "fiat", amount: string) {
+  await page.getByTestId(`choose-${side}`).click()
+  const form = page.getByTestId("execute-form")
+  await expect(form).toBeVisible()
+  await form.getByTestId(`mode-${mode}`).check()
+  await form.getByTestId("amount").fill(amount)
+  return form
+}
+
+async function review(page: Page) {
+  await page.getByTestId("review-button").click()
+  const dialog = page.getByRole("dialog")
+  await expect(dialog.getByTestId("review")).toBeVisible()
+  return dialog
+}
+
+test.describe("trader", () => {
+  test.use({ storageState: storageStateOf("trader") })
+
+  test("buys by base amount and watches it settle, within a minute of opening /trade", async ({ page }, testInfo) => {
+    const opened = Date.now()
+    await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
+    await snap(page, testInfo, "board")
+    await expectNoSeriousA11yViolations(page, testInfo, "board")
+
+    const form = await startTrade(page, "BUY", "crypto", "0.01")
+    await expect(form.getByTestId("estimate-receive")).toContainText(amount("0.01000000", "BTC"))
+    const price = (await form.getByTestId("form-price").textContent()) ?? ""
+    await snap(page, testInfo, "form")
+    await expectNoSeriousA11yViolations(page, testInfo, "form")
+
+    const dialog = await review(page)
+    await expect(dialog.getByTestId("review-side")).toHaveText(/BUY/)
+    await expect(dialog.getByTestId("review-market")).toHaveText("BTCUSD")
+    await expect(dialog.getByTestId("review-price")).toContainText(price)
+    await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01000000", "BTC"))
+    await expect(dialog.getByTestId("review-profile")).toHaveText("Treasury")
+    await expect(dialog.getByRole("timer")).toHaveText(/\d+ s left/)
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    expect(refId).toMatch(/^[0-9a-f-]{36}$/)
+    await snap(page, testInfo, "confirm dialog")
+    await expectNoSeriousA11yViolations(page, testInfo, "confirm dialog")
+
+    await dialog.getByTestId("confirm-button").click()
+    const result = page.getByTestId("result")
+    await expect(result.getByTestId("record-ref-id")).toHaveText(refId)
+    await expect(result.getByTestId("record-base-amount")).toContainText(amount("0.01000000", "BTC"))
+    await snap(page, testInfo, "execution placed")
+    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await expect(result.getByTestId("record-settled-at")).toBeVisible()
+    await expect(result.getByTestId("record-watching")).toHaveCount(0)
+    expect(Date.now() - opened).toBeLessThan(60_000)
+    await snap(page, testInfo, "execution settled")
+
+    // Once settled, polling stops: no more requests for the record.
+    const id = (await result.getByTestId("record-id").textContent()) ?? ""
+    let polls = 0
+    page.on("request", (r) => {
+      if (r.url().includes(`/quote-executions/${id}`)) polls++
+    })
+    await page.waitForTimeout(2500)
+    expect(polls).toBe(0)
+
+    const profile = await profileNamed(page.request, "Treasury")
+    const placed = await executionsWithRef(page.request, profile.id, refId)
+    expect(placed).toHaveLength(1)
+    expect(placed[0]).toMatchObject({ side: "BUY", market: "BTCUSD", base_amount: "0.01000000", status: "SETTLED" })
+  })
+
+  test("sells by quote amount, with the contract's rounding", async ({ page }, testInfo) => {
+    await openDesk(page, { profile: "Treasury", market: "ETHUSD" })
+    const form = await startTrade(page, "SELL", "fiat", "150.25")
+    await expect(form.getByLabel("Amount in USD")).toBeVisible()
+    const estimateBase = (await form.getByTestId("estimate-pay").textContent()) ?? ""
+    expect(estimateBase).toMatch(/ETH$/)
+    const dialog = await review(page)
+    await expect(dialog.getByTestId("review-quote-amount")).toContainText(amount("150.25", "USD"))
+    await dialog.getByTestId("confirm-button").click()
+    const result = page.getByTestId("result")
+    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await snap(page, testInfo, "sell settled")
+
+    const profile = await profileNamed(page.request, "Treasury")
+    const refId = (await result.getByTestId("record-ref-id").textContent()) ?? ""
+    const [record] = await executionsWithRef(page.request, profile.id, refId)
+    expect(record).toBeDefined()
+    expect(record!.side).toBe("SELL")
+    expect(record!.quote_amount).toBe("150.25")
+    // SELL by quote: the ETH sold is quote ÷ price rounded up to 8 decimals.
+    const expected = executionAmounts({ side: "SELL", price: record!.price, quote_amount: "150.25" })
+    expect(record!.base_amount).toBe(expected.base_amount)
+    await expect(result.getByTestId("record-base-amount")).toContainText(expected.base_amount)
+    expect(estimateBase.replace(/,/g, "")).toContain(executionAmounts({ side: "SELL", price: record!.price, quote_amount: "150.25" }).base_amount)
+  })
+
+  test("a 9-decimal base amount is refused in the form and by the server", async ({ page }) => {
+    await openDesk(page, { market: "BTCUSD" })
+    const form = await startTrade(page, "BUY", "crypto", "0.000000001")
+    await expect(form.getByText("Amount in BTC: at most 8 decimals")).toBeVisible()
+    await expect(form.getByTestId("amount")).toHaveAttribute("aria-invalid", "true")
+    await page.getByTestId("review-button").click()
+    await expect(page.getByTestId("review")).toHaveCount(0)
+    // Fixing it clears the message as you type.
+    await form.getByTestId("amount").fill("0.00000001")
+    await expect(form.getByText("Amount in BTC: at most 8 decimals")).toHaveCount(0)
+    await form.getByTestId("amount").fill("0")
+    await expect(form.getByText("Amount in BTC: must be more than 0")).toBeVisible()
+
+    const profile = await profileNamed(page.request, "Treasury")
+    const quoteId = await page.getByTestId("quote-BUY").getAttribute("data-quote-id")
+    const res = await page.request.post(`/api/profiles/${profile.id}/quote-executions`, {
+      headers: { origin: origin() },
+      data: { quote_id: quoteId, base_amount: "0.000000001", ref_id: crypto.randomUUID() },
+    })
+    expect(res.status()).toBe(400)
+    const problem = (await res.json()) as { meta?: { fields?: Record<string, string> } }
+    expect(problem.meta?.fields?.base_amount).toBe("at most 8 decimals")
+  })
+
+  test("7 metadata pairs and a 101-character key are refused", async ({ page }, testInfo) => {
+    await openDesk(page, { market: "BTCUSD" })
+    const form = await startTrade(page, "BUY", "crypto", "0.001")
+    const add = form.getByRole("button", { name: "Add metadata" })
+    for (let i = 1; i <= 7; i++) {
+      await add.click()
+      await form.getByLabel(`Key ${i}`, { exact: true }).fill(`key${i}`)
+      await form.getByLabel(`Value ${i}`, { exact: true }).fill(`value ${i}`)
+    }
+    await expect(form.getByTestId("metadata-count")).toHaveText("7 of 6")
+    await expect(form.getByText("at most 6 pairs (got 7)")).toBeVisible()
+    await page.getByTestId("review-button").click()
+    await expect(page.getByTestId("review")).toHaveCount(0)
+    await snap(page, testInfo, "seven metadata pairs refused")
+
+    await form.getByRole("button", { name: "Remove metadata row 7" }).click()
+    await expect(form.getByText("at most 6 pairs (got 7)")).toHaveCount(0)
+    await form.getByLabel("Key 6", { exact: true }).fill("k".repeat(101))
+    await expect(form.getByText("101 / 100")).toBeVisible()
+    await expect(form.getByText("keys are at most 100 characters")).toBeVisible()
+    await page.getByTestId("review-button").click()
+    await expect(page.getByTestId("review")).toHaveCount(0)
+    await snap(page, testInfo, "long metadata key refused")
+
+    await form.getByLabel("Key 6", { exact: true }).fill("k".repeat(100))
+    await expect(form.getByText("keys are at most 100 characters")).toHaveCount(0)
+    const dialog = await review(page)
+    await expect(dialog.getByTestId("review-metadata").getByRole("listitem")).toHaveCount(6)
+
+    // The server refuses the same things on its own.
+    const profile = await profileNamed(page.request, "Treasury")
+    const quoteId = await page.getByTestId("review-quote-id").textContent()
+    const seven = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`k${i}`, "v"]))
+    for (const metadata of [seven, { ["k".repeat(101)]: "v" }]) {
+      const res = await page.request.post(`/api/profiles/${profile.id}/quote-executions`, {
+        headers: { origin: origin() },
+        data: { quote_id: quoteId, base_amount: "0.001", ref_id: crypto.randomUUID(), metadata },
+      })
+      expect(res.status()).toBe(400)
+      const problem = (await res.json()) as { meta?: { fields?: Record<string, string> } }
+      expect(Object.keys(problem.meta?.fields ?? {}).some((f) => f.startsWith("metadata"))).toBe(true)
+    }
+  })
+
+  test("an expired quote disables Confirm and a fresh quote recovers, keeping the amount", async ({ page }, testInfo) => {
+    test.setTimeout(120_000)
+    await openDesk(page, { profile: "Treasury", market: "ETHUSD" })
+    await startTrade(page, "BUY", "crypto", "0.0125")
+    const dialog = await review(page)
+    const refId = await dialog.getByTestId("review-ref-id").textContent()
+    const oldQuote = await dialog.getByTestId("review-quote-id").textContent()
+    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+    // Quotes hold for 30 seconds: wait the hold out.
+    await expect(dialog.getByTestId("review-expired")).toBeVisible({ timeout: 45_000 })
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+    await expect(dialog.getByRole("timer")).toHaveText("Expired")
+    await snap(page, testInfo, "quote expired")
+
+    await dialog.getByTestId("fresh-quote").click()
+    await expect(dialog.getByTestId("review-quote-id")).not.toHaveText(oldQuote ?? "")
+    await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01250000", "ETH"))
+    await expect(dialog.getByTestId("review-ref-id")).toHaveText(refId ?? "")
+    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+    await snap(page, testInfo, "fresh quote")
+    const newQuote = await dialog.getByTestId("review-quote-id").textContent()
+    await dialog.getByTestId("confirm-button").click()
+    const result = page.getByTestId("result")
+    await expect(result.getByTestId("record-quote-id")).toHaveText(newQuote ?? "")
+    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+  })
+
+  test("a double click on Confirm gives one execution", async ({ page }) => {
+    await openDesk(page, { profile: "Treasury", market: "LTCUSD" })
+    await startTrade(page, "BUY", "crypto", "0.5")
+    const dialog = await review(page)
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    let posts = 0
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/quote-executions")) posts++
+    })
+    await dialog.getByTestId("confirm-button").dblclick()
+    await expect(page.getByTestId("result").getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    expect(posts).toBe(1)
+    const profile = await profileNamed(page.request, "Treasury")
+    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
+  })
+
+  test("a reload while the answer is on its way resumes the same submission, placed once", async ({ page }, testInfo) => {
+    await openDesk(page, { profile: "Treasury", market: "LINKUSD" })
+    await startTrade(page, "BUY", "crypto", "2")
+    const dialog = await review(page)
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    // The first request reaches the server and is executed; the page never gets the
+    // answer (it is held until the reload drops it). Later requests pass untouched.
+    let reached!: () => void
+    const delivered = new Promise<void>((resolve) => (reached = resolve))
+    let held = false
+    await page.route("**/api/profiles/*/quote-executions", async (route) => {
+      if (route.request().method() !== "POST" || held) return route.fallback()
+      held = true
+      await route.fetch()
+      reached()
+    })
+    await dialog.getByTestId("confirm-button").click()
+    await delivered
+    const replay = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/quote-executions"))
+    await page.reload()
+    const answer = await replay
+    expect(answer.headers()["x-console-replayed"]).toBe("true")
+    const result = page.getByTestId("result")
+    await expect(result.getByTestId("record-ref-id")).toHaveText(refId)
+    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await snap(page, testInfo, "resumed after reload")
+    await page.unrouteAll({ behavior: "ignoreErrors" })
+    const profile = await profileNamed(page.request, "Treasury")
+    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
+    // Done: a second reload resumes nothing.
+    await page.reload()
+    await expect(page.getByTestId("quote-BUY")).toBeVisible()
+    await expect(page.getByTestId("review")).toHaveCount(0)
+    await expect(page.getByTestId("result")).toHaveCount(0)
+  })
+
+  test("a lost answer offers a retry with the same ref_id, placed once", async ({ page }) => {
+    await openDesk(page, { profile: "Treasury", market: "UNIUSD" })
+    await startTrade(page, "BUY", "fiat", "25.50")
+    const dialog = await review(page)
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    await page.route("**/api/profiles/*/quote-executions", async (route) => {
+      if (route.request().method() !== "POST") return route.fallback()
+      await route.fetch()
+      await route.abort("connectionreset")
+    })
+    await dialog.getByTestId("confirm-button").click()
+    await expect(dialog.getByText("No answer from the console")).toBeVisible()
+    await expect(dialog.getByTestId("confirm-button")).toHaveText("Try again")
+    await page.unrouteAll({ behavior: "ignoreErrors" })
+    await dialog.getByTestId("confirm-button").click()
+    await expect(page.getByTestId("result").getByTestId("record-ref-id")).toHaveText(refId)
+    const profile = await profileNamed(page.request, "Treasury")
+    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
+  })
+
+  test("insufficient funds is explained before and after: needed vs available", async ({ page }, testInfo) => {
+    const profile = await profileNamed(page.request, "Operations float")
+    const held = await available(page.request, profile.id, "PAXG")
+    const tooMuch = executionAmounts({ side: "SELL", price: "1", base_amount: held }).base_amount.replace(/^(\d+)/, (w) => String(BigInt(w) + 1n))
+    await openDesk(page, { profile: "Operations float", market: "PAXGUSD" })
+    const form = await startTrade(page, "SELL", "crypto", tooMuch)
+    await expect(form.getByTestId("shortfall")).toContainText(amount(`This needs ${tooMuch}`, "PAXG"))
+    await expect(form.getByTestId("shortfall")).toContainText("available")
+    await snap(page, testInfo, "shortfall warning")
+    const dialog = await review(page)
+    await dialog.getByTestId("confirm-button").click()
+    const alert = dialog.getByRole("alert")
+    await expect(alert).toContainText("Insufficient funds")
+    await expect(alert).toContainText(/Needed [\d,.]+ PAXG, available [\d,.]+ PAXG\./)
+    await snap(page, testInfo, "insufficient funds")
+    // Nothing was placed, and the next attempt is a new submission.
+    expect(await available(page.request, profile.id, "PAXG")).toBe(held)
+  })
+
+  test("keyboard only: choose, type, review, confirm", async ({ page }) => {
+    await openDesk(page, { profile: "Treasury", market: "AAVEUSD" })
+    const tabTo = async (testId: string) => {
+      for (let i = 0; i < 60; i++) {
+        if (await page.evaluate((id) => document.activeElement?.getAttribute("data-testid") === id, testId)) return
+        await page.keyboard.press("Tab")
+      }
+      throw new Error(`could not reach ${testId} with Tab`)
+    }
+    await tabTo("choose-BUY")
+    await page.keyboard.press("Enter")
+    // The form opens with the keyboard on the amount.
+    await expect(page.getByTestId("amount")).toBeFocused()
+    await page.keyboard.type("0.25")
+    await tabTo("review-button")
+    await page.keyboard.press("Enter")
+    await expect(page.getByTestId("review")).toBeVisible()
+    await tabTo("confirm-button")
+    await page.keyboard.press("Enter")
+    await expect(page.getByTestId("result").getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await expect(page.getByTestId("result")).toBeFocused()
+  })
+})
+
+test.describe("support", () => {
+  test.use({ storageState: storageStateOf("support") })
+
+  test("sees the board but no execute controls, and the execute API says 403", async ({ page }, testInfo) => {
+    await openDesk(page, { market: "BTCUSD" })
+    await expect(page.getByTestId("quote-SELL").getByRole("timer")).toBeVisible()
+    await expect(page.getByTestId("read-only-note")).toBeVisible()
+    await expect(page.getByTestId("choose-BUY")).toHaveCount(0)
+    await expect(page.getByTestId("choose-SELL")).toHaveCount(0)
+    await expect(page.getByRole("button", { name: /^(Buy|Sell) / })).toHaveCount(0)
+    await snap(page, testInfo, "support view")
+    await expectNoSeriousA11yViolations(page, testInfo, "support board")
+
+    const profile = await profileNamed(page.request, "Treasury")
+    const quoteId = await page.getByTestId("quote-BUY").getAttribute("data-quote-id")
+    const res = await page.request.post(`/api/profiles/${profile.id}/quote-executions`, {
+      headers: { origin: origin() },
+      data: { quote_id: quoteId, base_amount: "0.001", ref_id: crypto.randomUUID() },
+    })
+    expect(res.status()).toBe(403)
+  })
+})
+
+test.describe("viewer", () => {
+  test.use({ storageState: storageStateOf("viewer") })
+
+  test("sees the board but no execute controls", async ({ page }) => {
+    await openDesk(page, { market: "ETHEUR" })
+    await expect(page.getByTestId("read-only-note")).toBeVisible()
+    await expect(page.getByTestId("choose-BUY")).toHaveCount(0)
+  })
+})
