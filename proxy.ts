@@ -1,6 +1,7 @@
 import { getToken } from "next-auth/jwt"
 import { type NextRequest, NextResponse } from "next/server"
 import { authSecret } from "@/lib/auth/secret"
+import { decodeSessionToken } from "@/lib/auth/session-decode"
 import { env } from "@/lib/env"
 
 /**
@@ -26,7 +27,7 @@ export async function proxy(req: NextRequest) {
   ].join("; ")
 
   if (pathname !== "/sign-in") {
-    const token = await getToken({ req, secret: authSecret() })
+    const token = await getToken({ req, secret: authSecret(), decode: decodeSessionToken })
     if (!token) {
       const url = req.nextUrl.clone()
       url.pathname = "/sign-in"

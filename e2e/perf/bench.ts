@@ -1,4 +1,8 @@
-// npm run bench [-- --smoke] [--no-build] [--dist DIR] [--only a,b] [--cpu-prof]
+// npm run bench [-- --smoke] [--no-build] [--dist DIR] [--only a,b] [--cpu-prof] [--explain]
+//   --cpu-prof  the sandbox-mode console writes a V8 CPU profile to test-results/bench-profiles/
+//   --explain   the sandbox-mode console logs at debug level, and the latency rows are split
+//               into the service call (the in-process sandbox, as the console's client timed
+//               it) and the console's own share; the logging itself costs a little
 //
 // What the console costs, measured against what it stands in front of, in one run:
 // builds the console (production, NEXT_DIST_DIR=.next-bench), starts it in sandbox mode on
@@ -7,7 +11,7 @@
 // measurement (part of npm test, so the benchmark cannot rot); its numbers mean nothing.
 import { randomBytes, randomUUID } from "node:crypto"
 import { cpus, totalmem } from "node:os"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import bcrypt from "bcryptjs"
 import { z } from "zod"
@@ -27,19 +31,20 @@ const PHASES = ["latency", "throughput", "pages", "tokens", "baseline"] as const
 type Phase = (typeof PHASES)[number]
 
 function parseArgs(argv: string[]) {
-  const args = { smoke: false, build: "auto" as "auto" | "always" | "never", dist: "", only: new Set<Phase>(PHASES), cpuProf: false }
+  const args = { smoke: false, build: "auto" as "auto" | "always" | "never", dist: "", only: new Set<Phase>(PHASES), cpuProf: false, explain: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true
     else if (arg === "--no-build") args.build = "never"
     else if (arg === "--build") args.build = "always"
     else if (arg === "--cpu-prof") args.cpuProf = true
+    else if (arg === "--explain") args.explain = true
     else if (arg === "--dist") args.dist = argv[++i] ?? ""
     else if (arg === "--only") {
       const names = (argv[++i] ?? "").split(",").filter(Boolean)
       for (const n of names) if (!PHASES.includes(n as Phase)) throw new Error(`--only: unknown phase ${n} (${PHASES.join(", ")})`)
       args.only = new Set(names as Phase[])
-    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--cpu-prof]`)
+    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--cpu-prof] [--explain]`)
   }
   return args
 }
@@ -262,7 +267,7 @@ async function main(): Promise<void> {
   if (args.only.has("latency") || args.only.has("throughput") || args.only.has("pages")) {
     const port = await freePort(3500, 3599)
     const consoleData = tempDir("console-bench-data-")
-    const profileDir = args.cpuProf ? path.join(repoRoot, "bench-profiles") : undefined
+    const profileDir = args.cpuProf ? path.join(repoRoot, "test-results", "bench-profiles") : undefined
     logLine(`starting the console (sandbox mode, ${distDir}) on ${port}`)
     const app = await startConsole({
       name: "console",
@@ -270,7 +275,7 @@ async function main(): Promise<void> {
       port,
       dataDir: consoleData,
       logDir,
-      env: { SANDBOX_CLIENT_ID: clientId, SANDBOX_CLIENT_SECRET: clientSecret },
+      env: { SANDBOX_CLIENT_ID: clientId, SANDBOX_CLIENT_SECRET: clientSecret, ...(args.explain ? { LOG_LEVEL: "debug" } : {}) },
       cpuProfileDir: profileDir,
     })
     const cookie = await signIn(app.origin, TRADER.email, TRADER.password)
@@ -352,6 +357,24 @@ async function main(): Promise<void> {
           })
         }
       }
+      if (args.explain) {
+        const calls = upstreamCalls(app.server.logFile)
+        results.explain = calls
+        for (const [op, kind] of [["createQuoteExecution", "write"], ["getQuoteExecution", "read"]] as const) {
+          const ms = calls.ms[op] ?? []
+          logLine(`  inside the console, ${kind}: the service call took p50 ${round(percentile(ms, 50))} ms, p99 ${round(percentile(ms, 99))} ms (${ms.length} calls)`)
+          rows.push({
+            group: kind === "write" ? "1. proxy overhead, write (POST execution)" : "2. proxy overhead, read (GET execution)",
+            what: "of which the service call inside the console (p50)",
+            console: `${round(percentile(ms, 50))} ms`,
+            baseline: "",
+            value: "",
+            goal: "report",
+            ok: ms.length > 0,
+          })
+        }
+        logLine(`  rate-limiter waits in the console: ${calls.rateLimitWaits}`)
+      }
     }
 
     // ------------------------------------------------------------ 3, 8: throughput and memory
@@ -361,7 +384,8 @@ async function main(): Promise<void> {
       const perLevel = new Map<number, LoadResult[]>()
       const memory = sampleMemory(app.server.pid)
       logLine(`throughput: ${cfg.throughputRounds} rounds × ${cfg.throughputSeconds} s at 10 and 50 connections (${routes.join(", ")})`)
-      await closedLoop({ origin: app.origin, connections: 10, durationMs: 1000, next: mix }) // warm-up
+      // Warm-up: the server's JIT needs a few thousand requests before it settles.
+      await closedLoop({ origin: app.origin, connections: 10, durationMs: cfg.throughputSeconds * 1000, next: mix })
       for (let r = 0; r < cfg.throughputRounds; r++) {
         for (const connections of [10, 50]) {
           const result = await closedLoop({ origin: app.origin, connections, durationMs: cfg.throughputSeconds * 1000, next: mix })
@@ -651,6 +675,26 @@ async function main(): Promise<void> {
       process.exitCode = 1
     }
   }
+}
+
+/** The console's own timing of its service calls, from its debug log (upstream.call lines). */
+function upstreamCalls(logFile: string): { ms: Record<string, number[]>; rateLimitWaits: number } {
+  const ms: Record<string, number[]> = {}
+  let rateLimitWaits = 0
+  const line = z.object({ level: z.string(), event: z.string(), op: z.string().optional(), ms: z.number().optional() })
+  for (const text of readFileSync(logFile, "utf8").split("\n")) {
+    if (!text.startsWith("{")) continue
+    let parsed: z.infer<typeof line>
+    try {
+      parsed = line.parse(JSON.parse(text))
+    } catch {
+      continue
+    }
+    if (parsed.level !== "debug") continue
+    if (parsed.event === "rate_limit_wait") rateLimitWaits++
+    if (parsed.event === "request" && parsed.op && parsed.ms !== undefined) (ms[parsed.op] ??= []).push(parsed.ms)
+  }
+  return { ms, rateLimitWaits }
 }
 
 /** The most arrivals within any 1,000 ms (sliding window). */
