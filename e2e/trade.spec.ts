@@ -246,31 +246,49 @@ test.describe("trader", () => {
     }
   })
 
-  test("an expired quote disables Confirm and a fresh quote recovers, keeping the amount", async ({ page }, testInfo) => {
-    test.setTimeout(120_000)
-    await openDesk(page, { profile: "Treasury", market: "ETHUSD" })
-    await startTrade(page, "BUY", "crypto", "0.0125")
-    const dialog = await review(page)
-    const refId = await dialog.getByTestId("review-ref-id").textContent()
-    const oldQuote = await dialog.getByTestId("review-quote-id").textContent()
-    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
-    // Quotes hold for 30 seconds: wait the hold out.
-    await expect(dialog.getByTestId("review-expired")).toBeVisible({ timeout: 45_000 })
-    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
-    await expect(dialog.getByRole("timer")).toHaveText("Expired")
-    await snap(page, testInfo, "quote expired")
+  test("an expired quote disables Confirm and a fresh quote recovers, keeping the amount", async ({ page, browser }, testInfo) => {
+    // Quotes hold for 30 s; the sandbox's admin settings shorten the hold for this test.
+    const admin = await browser.newContext({ storageState: storageStateOf("admin") })
+    const settings = async (patch?: { quote_ttl_ms: number }) => {
+      const res = patch
+        ? await admin.request.put("/api/sandbox/settings", { headers: { origin: origin() }, data: patch })
+        : await admin.request.get("/api/sandbox/settings")
+      expect(res.status(), await res.text()).toBe(200)
+      return (await res.json()) as { quote_ttl_ms: number }
+    }
+    const original = (await settings()).quote_ttl_ms
+    await settings({ quote_ttl_ms: 8000 })
+    try {
+      await openDesk(page, { profile: "Treasury", market: "ETHUSD" })
+      // Wait for a quote made under the short hold.
+      await expect
+        .poll(async () => Number(await page.getByTestId("quote-BUY").getByRole("timer").getAttribute("data-seconds")))
+        .toBeLessThanOrEqual(8)
+      await startTrade(page, "BUY", "crypto", "0.0125")
+      const dialog = await review(page)
+      const refId = await dialog.getByTestId("review-ref-id").textContent()
+      const oldQuote = await dialog.getByTestId("review-quote-id").textContent()
+      await expect(dialog.getByTestId("review-expired")).toBeVisible({ timeout: 15_000 })
+      await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+      await expect(dialog.getByRole("timer")).toHaveText("Expired")
+      await snap(page, testInfo, "quote expired")
 
-    await dialog.getByTestId("fresh-quote").click()
-    await expect(dialog.getByTestId("review-quote-id")).not.toHaveText(oldQuote ?? "")
-    await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01250000", "ETH"))
-    await expect(dialog.getByTestId("review-ref-id")).toHaveText(refId ?? "")
-    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
-    await snap(page, testInfo, "fresh quote")
-    const newQuote = await dialog.getByTestId("review-quote-id").textContent()
-    await dialog.getByTestId("confirm-button").click()
-    const result = page.getByTestId("result")
-    await expect(result.getByTestId("record-quote-id")).toHaveText(newQuote ?? "")
-    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+      await dialog.getByTestId("fresh-quote").click()
+      await expect(dialog.getByTestId("review-quote-id")).not.toHaveText(oldQuote ?? "")
+      await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01250000", "ETH"))
+      await expect(dialog.getByTestId("review-ref-id")).toHaveText(refId ?? "")
+      await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+      await snap(page, testInfo, "fresh quote")
+      const newQuote = await dialog.getByTestId("review-quote-id").textContent()
+      await dialog.getByTestId("confirm-button").click()
+      const result = page.getByTestId("result")
+      await expect(result.getByTestId("record-quote-id")).toHaveText(newQuote ?? "")
+      await expect(result.getByTestId("record-ref-id")).toHaveText(refId ?? "")
+      await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    } finally {
+      await settings({ quote_ttl_ms: original })
+      await admin.close()
+    }
   })
 
   test("a double click on Confirm gives one execution", async ({ page }) => {

@@ -5,7 +5,8 @@ import { ExecutionRecord } from "@/components/executions/execution-record"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useExecutionQuery } from "@/lib/queries/executions"
-import { type QuoteExecution, isTerminalStatus } from "@/lib/schemas/records"
+import { isTerminalStatus } from "@/lib/schemas/constants"
+import type { QuoteExecution } from "@/lib/schemas/records"
 
 /**
  * A quote execution, kept live: polled every second until it is SETTLED, then left

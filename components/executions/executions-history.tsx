@@ -17,7 +17,7 @@ import { toQuery } from "@/lib/queries/api"
 import { type ExecutionFilters, executionExportUrl, useExecutionsInfiniteQuery } from "@/lib/queries/executions"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
-import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/quote-execution"
+import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/constants"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
 function formOf(filters: ExecutionFilters): FilterForm {

@@ -1,6 +1,5 @@
 import type { ExecutionFilters } from "@/lib/queries/executions"
-import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/quote-execution"
-import { RFC3339 } from "@/lib/schemas/common"
+import { EXECUTION_SIDES, EXECUTION_STATUSES, RFC3339 } from "@/lib/schemas/constants"
 import { localInputToRfc3339 } from "@/components/executions/format"
 
 export const FILTER_NAMES = ["market", "side", "status", "created_at.begin", "created_at.end"] as const

@@ -1,5 +1,5 @@
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
-import { problemSlug } from "@/lib/schemas/problem"
+import { problemSlug } from "@/lib/schemas/problem-slug"
 import { type QuoteExecution, quoteExecutionSchema } from "@/lib/schemas/records"
 
 /**

@@ -4,6 +4,7 @@ import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import { quoteSchema } from "@/lib/schemas/records"
 import type { ExecuteFormValues, ExecutionBody } from "@/components/trade/execute-model"
 import type { Quote } from "@/lib/schemas/records"
+import { PENDING_KEY } from "@/components/trade/lazy"
 
 /**
  * The submission waiting at the confirm step (or sent, answer not yet seen), kept in
@@ -22,7 +23,7 @@ export interface PendingSubmission {
   savedAt: string
 }
 
-export const PENDING_KEY = "console.trade.pending"
+export { PENDING_KEY }
 /** A pending submission older than this is dropped rather than resumed. */
 export const PENDING_MAX_AGE_MS = 24 * 60 * 60 * 1000
 

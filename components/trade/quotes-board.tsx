@@ -2,6 +2,7 @@
 
 import { memo, useEffect } from "react"
 import { Countdown } from "@/components/trade/countdown"
+import { preloadExecutePanel } from "@/components/trade/lazy"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
@@ -45,6 +46,8 @@ const QuoteTile = memo(function QuoteTile({
         <Button
           variant={quote.side === "BUY" ? "primary" : "secondary"}
           onClick={() => onChoose(quote)}
+          onPointerEnter={preloadExecutePanel}
+          onFocus={preloadExecutePanel}
           data-testid={`choose-${quote.side}`}
         >
           {word} {quote.base_asset}

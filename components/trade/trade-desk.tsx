@@ -1,29 +1,37 @@
 "use client"
 
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react"
-import { ExecutionRecordCard } from "@/components/executions/execution-record-card"
+import dynamic from "next/dynamic"
+import { useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Balances } from "@/components/trade/balances"
-import { ExecutePanel } from "@/components/trade/execute-panel"
+import { PENDING_KEY, loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission } from "@/components/trade/lazy"
 import { MarketPicker } from "@/components/trade/market-picker"
-import { type PendingSubmission, loadPending } from "@/components/trade/pending-submission"
+import type { PendingSubmission } from "@/components/trade/pending-submission"
 import { QuotesBoard } from "@/components/trade/quotes-board"
 import { Button } from "@/components/ui/button"
+import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
-const noSubscribe = () => () => {}
+const ExecutePanel = dynamic(() => loadExecutePanel().then((m) => m.ExecutePanel), {
+  ssr: false,
+  loading: () => (
+    <Card>
+      <p className="text-sm text-slate-600">Opening the execute form…</p>
+    </Card>
+  ),
+})
 
-/** False during the server render and hydration, true after: the desk reads browser storage. */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    noSubscribe,
-    () => true,
-    () => false,
-  )
-}
+const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => m.ExecutionRecordCard), {
+  ssr: false,
+  loading: () => (
+    <Card>
+      <p className="text-sm text-slate-600">Loading the execution…</p>
+    </Card>
+  ),
+})
 
 interface Ticket {
   key: string
@@ -37,40 +45,42 @@ interface Result {
   profileName: string
 }
 
+/**
+ * The trade desk: profile, balances, market, the live board, and (for traders) the
+ * execute form and the placed execution's live record. Only the board ticks.
+ */
 export function TradeDesk({ canTrade }: { canTrade: boolean }) {
-  const hydrated = useHydrated()
-  if (!hydrated) {
-    return (
-      <p className="text-sm text-slate-600" aria-busy="true">
-        Loading the trade desk…
-      </p>
-    )
-  }
-  return <Desk canTrade={canTrade} />
-}
-
-function readPending(canTrade: boolean): PendingSubmission | null {
-  if (!canTrade) return null
-  try {
-    return loadPending(window.sessionStorage, Date.now())
-  } catch {
-    return null
-  }
-}
-
-function Desk({ canTrade }: { canTrade: boolean }) {
-  const [resume] = useState(() => readPending(canTrade))
   const { profileId, profiles, setProfileId, error: profilesError } = useSelectedProfile()
-  const [market, setMarket] = useState<string>(resume?.quote.market ?? "BTCUSD")
+  const [market, setMarket] = useState<string>("BTCUSD")
   const [seen, setSeen] = useState<readonly string[]>([])
-  const [ticket, setTicket] = useState<Ticket | null>(() => (resume ? { key: resume.refId, quote: resume.quote, resume } : null))
+  const [ticket, setTicket] = useState<Ticket | null>(null)
   const [result, setResult] = useState<Result | null>(null)
   const resultRef = useRef<HTMLDivElement>(null)
 
-  // A resumed submission belongs to the profile it was made for.
+  // A submission left at the confirm step (or sent) before a reload is resumed: same
+  // profile, same quote, same body, same ref_id.
   useEffect(() => {
-    if (resume) setProfileId(resume.profileId)
-  }, [resume, setProfileId])
+    if (!canTrade) return
+    let stored: string | null = null
+    try {
+      stored = window.sessionStorage.getItem(PENDING_KEY)
+    } catch {
+      return
+    }
+    if (stored === null) return
+    let cancelled = false
+    void loadPendingSubmission().then(({ loadPending }) => {
+      if (cancelled) return
+      const pending = loadPending(window.sessionStorage, Date.now())
+      if (!pending) return
+      setProfileId(pending.profileId)
+      setMarket(pending.quote.market)
+      setTicket({ key: pending.refId, quote: pending.quote, resume: pending })
+    })
+    return () => {
+      cancelled = true
+    }
+  }, [canTrade, setProfileId])
 
   useEffect(() => {
     if (result) resultRef.current?.focus()

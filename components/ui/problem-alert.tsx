@@ -3,7 +3,7 @@
 import { Alert } from "@/components/ui/alert"
 import { formatAmount } from "@/lib/money"
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
-import { problemSlug } from "@/lib/schemas/problem"
+import { problemSlug } from "@/lib/schemas/problem-slug"
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined

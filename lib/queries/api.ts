@@ -1,5 +1,5 @@
 import type { z } from "zod"
-import { type Problem, problemSchema } from "@/lib/schemas/problem"
+import type { Problem } from "@/lib/schemas/problem"
 
 /** The console API answered with a problem (RFC 9457). */
 export class ApiProblemError extends Error {
@@ -31,7 +31,8 @@ export interface ApiRequest<T> {
   method?: "GET" | "POST" | "PUT" | "DELETE"
   body?: unknown
   signal?: AbortSignal | undefined
-  schema?: z.ZodType<T>
+  /** Checks the answer; a loader (`() => import(...)`) keeps the schema, and zod, out of the page's first load. */
+  schema?: z.ZodType<T> | (() => Promise<z.ZodType<T>>)
 }
 
 /** Same-origin call to the console API; problems become ApiProblemError, failures ApiNetworkError. */
@@ -62,10 +63,21 @@ export async function apiFetch<T>(path: string, request: ApiRequest<T> = {}): Pr
       // The session lapsed (idle or absolute timeout): back to sign-in, then here again.
       window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`)
     }
-    const parsed = problemSchema.safeParse(payload)
-    throw new ApiProblemError(parsed.success ? parsed.data : { type: "about:blank", title: res.statusText || "Error", status: res.status })
+    const fallback: Problem = { type: "about:blank", title: res.statusText || "Error", status: res.status }
+    let problem = fallback
+    try {
+      // Loaded on the error path only: pages start without the validation library.
+      const { problemSchema } = await import("@/lib/schemas/problem")
+      const parsed = problemSchema.safeParse(payload)
+      if (parsed.success) problem = parsed.data
+    } catch {
+      // The schema's code could not be loaded (offline): the status still says what happened.
+    }
+    throw new ApiProblemError(problem)
   }
-  return request.schema ? request.schema.parse(payload) : (payload as T)
+  if (!request.schema) return payload as T
+  const schema = typeof request.schema === "function" ? await request.schema() : request.schema
+  return schema.parse(payload)
 }
 
 /** A query string from filters, skipping empty values. */

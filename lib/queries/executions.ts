@@ -4,7 +4,12 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { executionKeys, profileKeys } from "@/lib/queries/keys"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
-import { type QuoteExecution, isTerminalStatus, quoteExecutionPageSchema, quoteExecutionSchema } from "@/lib/schemas/records"
+import { isTerminalStatus } from "@/lib/schemas/constants"
+import type { QuoteExecution } from "@/lib/schemas/records"
+
+// The answers' schemas, loaded with the first answer: pages start without zod.
+const quoteExecutionSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionSchema)
+const quoteExecutionPageSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionPageSchema)
 
 export type ExecutionFilters = {
   market?: string | undefined

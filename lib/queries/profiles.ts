@@ -4,7 +4,11 @@ import { useQuery } from "@tanstack/react-query"
 import { useCallback, useSyncExternalStore } from "react"
 import { apiFetch } from "@/lib/queries/api"
 import { profileKeys } from "@/lib/queries/keys"
-import { type Balance, type Profile, balanceListSchema, profilePageSchema } from "@/lib/schemas/records"
+import type { Balance, Profile } from "@/lib/schemas/records"
+
+// The answers' schemas, loaded with the first answer: pages start without zod.
+const profilePageSchema = () => import("@/lib/schemas/records").then((m) => m.profilePageSchema)
+const balanceListSchema = () => import("@/lib/schemas/records").then((m) => m.balanceListSchema)
 
 export function fetchProfiles(signal?: AbortSignal): Promise<Profile[]> {
   return apiFetch("/api/profiles", { signal, schema: profilePageSchema }).then((page) => page.items)

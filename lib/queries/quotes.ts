@@ -1,13 +1,18 @@
 "use client"
 
 import { useQuery } from "@tanstack/react-query"
-import { z } from "zod"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { quoteKeys } from "@/lib/queries/keys"
-import { quoteSchema } from "@/lib/schemas/records"
+import type { Quote } from "@/lib/schemas/records"
 
-const quoteSnapshotSchema = z.object({ items: z.array(quoteSchema), fetched_at: z.string(), stale: z.boolean() })
-export type QuoteSnapshot = z.infer<typeof quoteSnapshotSchema>
+export interface QuoteSnapshot {
+  items: Quote[]
+  fetched_at: string
+  stale: boolean
+}
+
+/** The answer's schema, loaded with the first answer: the trade desk's first load stays free of zod. */
+const quoteSnapshotSchema = () => import("@/lib/queries/response-schemas").then((m) => m.quoteSnapshotSchema)
 
 export function fetchQuotes(markets: readonly string[], signal?: AbortSignal): Promise<QuoteSnapshot> {
   return apiFetch(`/api/quotes${toQuery({ markets })}`, { signal, schema: quoteSnapshotSchema })

@@ -21,8 +21,9 @@ export const idSchema = z
   .max(128, "at most 128 characters")
   .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits and . _ : - only")
 
-/** RFC 3339 date-time, fractional seconds from none to nanoseconds, Z or an offset. */
-export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+import { RFC3339 } from "@/lib/schemas/constants"
+
+export { RFC3339 }
 
 const DATE_TIME_RULE = "must be an RFC 3339 date-time like 2026-01-31T12:00:00Z"
 export const dateTimeSchema = z.string({ error: requiredOr(DATE_TIME_RULE) }).regex(RFC3339, DATE_TIME_RULE)

@@ -12,20 +12,7 @@ export const problemSchema = z.object({
 export type Problem = z.infer<typeof problemSchema>
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
-export const PROBLEM_TYPE_BASE = "https://developer.paxos.com/docs/v2/problems/"
-
-/** The service's named problems: slug → title. */
-export const NAMED_PROBLEMS = {
-  expired: "Expired",
-  "insufficient-funds": "Insufficient Funds",
-  rejected: "Rejected",
-  "already-exists": "Already Exists",
-} as const
-export type NamedProblem = keyof typeof NAMED_PROBLEMS
-
-export function problemSlug(problem: Pick<Problem, "type">): string | null {
-  return problem.type.startsWith(PROBLEM_TYPE_BASE) ? problem.type.slice(PROBLEM_TYPE_BASE.length) : null
-}
+export { NAMED_PROBLEMS, type NamedProblem, PROBLEM_TYPE_BASE, problemSlug } from "@/lib/schemas/problem-slug"
 
 /** HTTP reason phrases: the title of a generic (`about:blank`) problem. */
 const REASON_PHRASES: Record<number, string> = {

@@ -3,8 +3,9 @@ import { idSchema, refIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
 import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
 
-export const EXECUTION_SIDES = ["BUY", "SELL"] as const
-export const EXECUTION_STATUSES = ["CREATED", "SETTLED"] as const
+import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/constants"
+
+export { EXECUTION_SIDES, EXECUTION_STATUSES }
 
 /**
  * Body of "execute a held quote", in the service's field names. Shared by the trade form,

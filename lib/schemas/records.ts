@@ -102,7 +102,4 @@ export const balanceSchema = z.object({
 export type Balance = z.infer<typeof balanceSchema>
 export const balanceListSchema = z.object({ items: z.array(balanceSchema) })
 
-/** Terminal states: polling stops once a record reaches one. */
-export function isTerminalStatus(status: string): boolean {
-  return status === "SETTLED" || status === "CANCELLED"
-}
+export { isTerminalStatus } from "@/lib/schemas/constants"

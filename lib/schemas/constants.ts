@@ -1,0 +1,14 @@
+/**
+ * Plain values of the schemas, without zod, for pages that only need to list the choices
+ * or read a status (the schema modules re-export them).
+ */
+export const EXECUTION_SIDES = ["BUY", "SELL"] as const
+export const EXECUTION_STATUSES = ["CREATED", "SETTLED"] as const
+
+/** RFC 3339 date-time, fractional seconds from none to nanoseconds, Z or an offset. */
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+
+/** Terminal states: polling stops once a record reaches one. */
+export function isTerminalStatus(status: string): boolean {
+  return status === "SETTLED" || status === "CANCELLED"
+}
