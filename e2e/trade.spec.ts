@@ -382,6 +382,43 @@ test.describe("trader", () => {
     expect(await available(page.request, profile.id, "PAXG")).toBe(held)
   })
 
+  test("the page stays responsive while quotes tick: only the countdowns change", async ({ page }) => {
+    await openDesk(page, { market: "BTCUSD" })
+    await startTrade(page, "BUY", "crypto", "0.01")
+    await expect(page.getByTestId("estimate-pay")).toBeVisible()
+    const observed = await page.evaluate(async () => {
+      const form = document.querySelector('[data-testid="execute-form"]')!
+      let outsideTimers = 0
+      let inTimers = 0
+      const mutations = new MutationObserver((records) => {
+        for (const r of records) {
+          const node = r.target instanceof Element ? r.target : r.target.parentElement
+          if (node?.closest('[role="timer"]')) inTimers++
+          else outsideTimers++
+        }
+      })
+      mutations.observe(form, { subtree: true, childList: true, characterData: true, attributes: true })
+      const longTasks: number[] = []
+      const tasks = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) longTasks.push(entry.duration)
+      })
+      tasks.observe({ type: "longtask", buffered: false })
+      await new Promise((resolve) => setTimeout(resolve, 5000))
+      mutations.disconnect()
+      tasks.disconnect()
+      return { outsideTimers, inTimers, longTasks }
+    })
+    // Five seconds of ticking: the form's countdown moved, nothing else in the form did.
+    expect(observed.inTimers).toBeGreaterThanOrEqual(3)
+    expect(observed.outsideTimers).toBe(0)
+    expect(Math.max(0, ...observed.longTasks)).toBeLessThan(200)
+    // Typing still answers at once.
+    const started = Date.now()
+    await page.getByTestId("amount").fill("0.02")
+    await expect(page.getByTestId("estimate-receive")).toContainText(amount("0.02000000", "BTC"))
+    expect(Date.now() - started).toBeLessThan(1000)
+  })
+
   test("keyboard only: choose, type, review, confirm", async ({ page }) => {
     await openDesk(page, { profile: "Treasury", market: "AAVEUSD" })
     const tabTo = async (testId: string) => {
