@@ -1,6 +1,7 @@
 import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { beforeAll, describe, expect, it, vi } from "vitest"
+import type { Role } from "@/lib/auth/roles"
 import type { QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
   ;({ GET } = await import("./route"))
 })
 
-async function call(role: string, query: string, profileId = "profile-1"): Promise<Response> {
+async function call(role: Role, query: string, profileId = "profile-1"): Promise<Response> {
   const token = await encode({
     token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
     secret: SECRET,
