@@ -74,6 +74,13 @@ const BASELINE_SOURCES: Record<string, string> = {
     "",
   ].join("\n"),
   "app/page.js": ["export default function Page() {", "  return <main><h1>Hello</h1></main>", "}", ""].join("\n"),
+  // The floor of any console API request: a route handler that reads a header and answers JSON.
+  "app/api/hello/route.js": [
+    "export function GET(request) {",
+    '  return Response.json({ hello: "world", cookie: request.headers.get("cookie")?.length ?? 0 })',
+    "}",
+    "",
+  ].join("\n"),
 }
 
 export interface BaselineBuild {
@@ -103,7 +110,13 @@ export async function buildBaseline(logDir: string): Promise<BaselineBuild> {
   return { dir, next: versionOf("next"), react: versionOf("react"), buildSeconds: (performance.now() - started) / 1000 }
 }
 
-export async function measureBaseline(build: BaselineBuild, port: number, logDir: string): Promise<PageWeight> {
+/** Serves the baseline app, measures its page's weight, then runs `more` against it (route handler timings). */
+export async function measureBaseline<T>(
+  build: BaselineBuild,
+  port: number,
+  logDir: string,
+  more: (origin: string) => Promise<T>,
+): Promise<{ weight: PageWeight; more: T }> {
   const server: Server = startProcess({
     name: "baseline",
     command: process.execPath,
@@ -115,7 +128,8 @@ export async function measureBaseline(build: BaselineBuild, port: number, logDir
   try {
     const origin = `http://127.0.0.1:${port}`
     await waitForHttp(`${origin}/`, server)
-    return await pageWeight(origin, "/")
+    const weight = await pageWeight(origin, "/")
+    return { weight, more: await more(origin) }
   } finally {
     await server.stop()
   }

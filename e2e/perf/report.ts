@@ -15,10 +15,16 @@ export interface Row {
 
 const HEAD = ["measurement", "console", "direct / baseline", "ratio / detail", "goal", ""] as const
 
+/** Numbered groups in order ("1. …" to "8. …"), then the references; rows keep their order within a group. */
+function ordered(rows: readonly Row[]): Row[] {
+  const rank = (r: Row) => Number(/^(\d+)\./.exec(r.group)?.[1] ?? 99)
+  return rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map((x) => x.r)
+}
+
 function cells(rows: readonly Row[]): string[][] {
   const out: string[][] = []
   let group = ""
-  for (const r of rows) {
+  for (const r of ordered(rows)) {
     if (r.group !== group) {
       group = r.group
       out.push([`**${group}**`, "", "", "", "", ""])
