@@ -53,33 +53,38 @@ export interface PageSpeed {
 export class Browsing {
   private constructor(
     private readonly browser: Browser,
-    private readonly context: BrowserContext,
     private readonly origin: string,
+    private readonly sessionCookie: string,
   ) {}
 
   static async open(origin: string, sessionCookie: string): Promise<Browsing> {
     const launch = playwrightConfig.use?.launchOptions ?? {}
     const executablePath = launch.executablePath && existsSync(launch.executablePath) ? launch.executablePath : undefined
     const browser = await chromium.launch({ ...launch, executablePath, headless: true })
-    const context = await browser.newContext({ ...devices["Desktop Chrome"], baseURL: origin })
-    const [name = "", ...rest] = sessionCookie.split("=")
-    await context.addCookies([{ name, value: rest.join("="), url: origin }])
-    await context.addInitScript(collector)
-    return new Browsing(browser, context, origin)
+    return new Browsing(browser, origin, sessionCookie)
   }
 
   async close(): Promise<void> {
-    await this.context.close()
     await this.browser.close()
   }
 
+  /** A fresh context per load: empty HTTP and code caches, as on a first visit. */
+  private async freshContext(): Promise<BrowserContext> {
+    const context = await this.browser.newContext({ ...devices["Desktop Chrome"], baseURL: this.origin })
+    const [name = "", ...rest] = this.sessionCookie.split("=")
+    await context.addCookies([{ name, value: rest.join("="), url: this.origin }])
+    await context.addInitScript(collector)
+    return context
+  }
+
   /**
-   * Loads `path` in a fresh tab, waits for the load event and `settleMs` more, then reads
-   * LCP and CLS; with `typeAmount`, types it into the page's amount field first (one
+   * Loads `path` in a fresh context (a first visit: nothing cached), waits for the load
+   * event and `settleMs` more, then reads LCP and CLS; with `typeAmount`, types it into the page's amount field first (one
    * interaction per key) and reports the worst interaction.
    */
   async measure(path: string, options: { settleMs: number; typeAmount?: string }): Promise<PageSpeed> {
-    const page = await this.context.newPage()
+    const context = await this.freshContext()
+    const page = await context.newPage()
     try {
       const res = await page.goto(path, { waitUntil: "load" })
       if (!res || res.status() === 404) return { path, missing: true, lcp: Number.NaN, cls: Number.NaN }
@@ -128,7 +133,7 @@ export class Browsing {
         ...(inpNote ? { inpNote } : {}),
       }
     } finally {
-      await page.close()
+      await context.close()
     }
   }
 }
