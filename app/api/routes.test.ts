@@ -86,6 +86,8 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
       }),
   },
   "GET /api/conversions/[id]": { minimum: "support", call: () => Promise.resolve({ params: { id: conversionId } }) },
+  "GET /api/conversions/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
+  "GET /api/conversions/lookup": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },

@@ -1,0 +1,167 @@
+"use client"
+
+import type { ReactNode } from "react"
+import { Amount } from "@/components/ui/amount"
+import { StatusBadge } from "@/components/ui/badge"
+import { cn } from "@/components/ui/cn"
+import { CopyButton } from "@/components/ui/copy-button"
+import { useProfilesQuery } from "@/lib/queries/profiles"
+import { type Conversion, isTerminalStatus } from "@/lib/schemas/records"
+import { conversionTimeline, formatTime } from "./format"
+
+function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <>
+      <dt className="font-medium text-slate-600">{label}</dt>
+      <dd className="min-w-0 break-all" data-testid={testId}>
+        {children}
+      </dd>
+    </>
+  )
+}
+
+function CopyableId({ value, label }: { value: string | undefined; label: string }) {
+  if (!value) return <span className="text-slate-500">—</span>
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1">
+      <code className="font-mono text-xs text-slate-900">{value}</code>
+      <CopyButton value={value} label={label} />
+    </span>
+  )
+}
+
+export function Time({ value, testId }: { value: string | undefined; testId?: string }) {
+  if (!value) return <span className="text-slate-500">—</span>
+  return (
+    <time dateTime={value} data-testid={testId} className="tabular">
+      {formatTime(value)}
+    </time>
+  )
+}
+
+/** The states a conversion went through, with their times. */
+export function ConversionTimeline({ conversion }: { conversion: Conversion }) {
+  const steps = conversionTimeline(conversion)
+  return (
+    <ol aria-label="Timeline" className="space-y-3 border-l-2 border-slate-200 pl-4" data-testid="timeline">
+      {steps.map((step) => (
+        <li key={step.key} className="relative" data-testid={`timeline-${step.key}`}>
+          <span
+            aria-hidden
+            className={cn(
+              "absolute -left-[1.4rem] top-1 size-3 rounded-full border-2",
+              step.state === "done" ? "border-blue-700 bg-blue-700" : "border-slate-400 bg-white",
+            )}
+          />
+          <p className="text-sm font-medium text-slate-900">
+            {step.label}
+            {step.state === "pending" ? <span className="ml-2 text-xs font-normal text-slate-600">(pending)</span> : null}
+          </p>
+          {step.at ? (
+            <p className="text-sm text-slate-700">
+              <Time value={step.at} />
+            </p>
+          ) : null}
+          {step.note ? <p className="text-xs text-slate-600">{step.note}</p> : null}
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+/**
+ * A conversion as support and treasury read it: status, amount and pair, ids with copy
+ * buttons, on-behalf-of ids, metadata, and every time as it arrives.
+ */
+export function ConversionRecord({ conversion, heading = "Conversion" }: { conversion: Conversion; heading?: string }) {
+  const profiles = useProfilesQuery()
+  const profile = profiles.data?.find((p) => p.id === conversion.profile_id)
+  const recipient = profiles.data?.find((p) => p.id === conversion.recipient_profile_id)
+  const metadata = Object.entries(conversion.metadata ?? {})
+  const live = !isTerminalStatus(conversion.status)
+  return (
+    <section aria-label={heading} className="rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="conversion-record">
+      <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
+        <h2 className="text-base font-semibold text-slate-900">{heading}</h2>
+        <span aria-live="polite" className="inline-flex items-center gap-2 text-sm">
+          <span className="sr-only">Status:</span>
+          <StatusBadge status={conversion.status} />
+          {live ? <span className="text-xs text-slate-600">updating live</span> : null}
+        </span>
+      </header>
+      <div className="grid gap-6 p-4 md:grid-cols-[2fr_1fr]">
+        <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm">
+          <Row label="Amount" testId="conversion-amount">
+            <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} />
+            {conversion.target_asset ? (
+              <>
+                {" "}
+                <span aria-hidden>→</span>
+                <span className="sr-only">to</span> {conversion.target_asset}
+              </>
+            ) : null}
+          </Row>
+          <Row label="Conversion id" testId="conversion-id">
+            <CopyableId value={conversion.id} label="conversion id" />
+          </Row>
+          <Row label="ref_id" testId="conversion-ref-id">
+            <CopyableId value={conversion.ref_id} label="ref_id" />
+          </Row>
+          <Row label="Profile" testId="conversion-profile">
+            {profile ? <span className="mr-2">{profile.nickname}</span> : null}
+            <CopyableId value={conversion.profile_id} label="profile id" />
+          </Row>
+          {conversion.identity_id ? (
+            <Row label="Identity id">
+              <CopyableId value={conversion.identity_id} label="identity id" />
+            </Row>
+          ) : null}
+          {conversion.account_id ? (
+            <Row label="Account id">
+              <CopyableId value={conversion.account_id} label="account id" />
+            </Row>
+          ) : null}
+          {conversion.recipient_profile_id ? (
+            <Row label="Recipient profile">
+              {recipient ? <span className="mr-2">{recipient.nickname}</span> : null}
+              <CopyableId value={conversion.recipient_profile_id} label="recipient profile id" />
+            </Row>
+          ) : null}
+          <Row label="Created">
+            <Time value={conversion.created_at} testId="conversion-created-at" />
+          </Row>
+          <Row label="Updated">
+            <Time value={conversion.updated_at} testId="conversion-updated-at" />
+          </Row>
+          {conversion.settled_at ? (
+            <Row label="Settled">
+              <Time value={conversion.settled_at} testId="conversion-settled-at" />
+            </Row>
+          ) : null}
+          {conversion.cancelled_at ? (
+            <Row label="Cancelled">
+              <Time value={conversion.cancelled_at} testId="conversion-cancelled-at" />
+            </Row>
+          ) : null}
+          <Row label="Metadata" testId="conversion-metadata">
+            {metadata.length === 0 ? (
+              <span className="text-slate-500">none</span>
+            ) : (
+              <ul className="space-y-0.5">
+                {metadata.map(([key, value]) => (
+                  <li key={key}>
+                    <span className="font-medium">{key}</span>: {value}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Row>
+        </dl>
+        <div>
+          <h3 className="mb-3 text-sm font-semibold text-slate-800">Timeline</h3>
+          <ConversionTimeline conversion={conversion} />
+        </div>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,178 @@
+"use client"
+
+import { zodResolver } from "@hookform/resolvers/zod"
+import Link from "next/link"
+import { useState } from "react"
+import { useForm } from "react-hook-form"
+import { Amount } from "@/components/ui/amount"
+import { StatusBadge } from "@/components/ui/badge"
+import { Button } from "@/components/ui/button"
+import { Field, Input, Select } from "@/components/ui/field"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/conversions"
+import { useProfilesQuery } from "@/lib/queries/profiles"
+import { type FilterValues, EMPTY_FILTERS, filterFormSchema, filtersToSearch, toConversionFilters } from "./filters"
+import { formatTime } from "./format"
+import { fieldMessage } from "./form-model"
+
+function short(id: string | undefined): string {
+  if (!id) return "—"
+  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id
+}
+
+const DATE_FIELDS = [
+  { name: "created_from", label: "Created from (UTC)" },
+  { name: "created_to", label: "Created to (UTC)" },
+  { name: "updated_from", label: "Updated from (UTC)" },
+  { name: "updated_to", label: "Updated to (UTC)" },
+] as const
+
+/**
+ * The conversion list with the service's filters (profile, created and updated days),
+ * cursor paging, and a CSV export of everything the filters select. Applied filters live
+ * in the address bar, so a filtered view can be shared.
+ */
+export function ConversionsTable({ initialFilters }: { initialFilters: FilterValues }) {
+  const [applied, setApplied] = useState<FilterValues>(initialFilters)
+  const profiles = useProfilesQuery()
+  const form = useForm<FilterValues>({ resolver: zodResolver(filterFormSchema), mode: "onChange", defaultValues: initialFilters })
+  const { register, handleSubmit, reset, formState } = form
+  const filters = toConversionFilters(applied)
+  const list = useConversionsInfiniteQuery(filters)
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? []
+  const nickname = (id: string | undefined) => profiles.data?.find((p) => p.id === id)?.nickname
+
+  function apply(values: FilterValues) {
+    setApplied(values)
+    window.history.replaceState(null, "", `/conversions${filtersToSearch(values)}`)
+  }
+  const onApply = handleSubmit(apply)
+
+  return (
+    <div className="space-y-4">
+      <form aria-label="Filter conversions" noValidate onSubmit={(event) => void onApply(event)} className="space-y-3">
+        <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
+          <Field label="Profile">
+            {(a11y) => (
+              <Select {...a11y} {...register("profile_id")}>
+                <option value="">All profiles</option>
+                {(profiles.data ?? []).map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.nickname}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          {DATE_FIELDS.map((f) => (
+            <Field key={f.name} label={f.label} error={fieldMessage(f.label.replace(" (UTC)", ""), formState.errors[f.name]?.message)}>
+              {(a11y) => <Input {...a11y} type="date" {...register(f.name)} />}
+            </Field>
+          ))}
+        </div>
+        <div className="flex flex-wrap items-center gap-3">
+          <Button type="submit" variant="secondary">
+            Apply filters
+          </Button>
+          <Button
+            variant="ghost"
+            onClick={() => {
+              reset(EMPTY_FILTERS)
+              apply(EMPTY_FILTERS)
+            }}
+          >
+            Clear
+          </Button>
+          <a
+            href={conversionExportUrl(filters)}
+            download
+            className="ml-auto inline-flex h-10 items-center rounded-md border border-slate-300 bg-white px-4 text-sm font-medium text-slate-900 hover:bg-slate-100"
+            data-testid="export-csv"
+          >
+            Export CSV
+          </a>
+        </div>
+      </form>
+
+      {list.error ? <ProblemAlert error={list.error} /> : null}
+
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">Conversions, newest first</caption>
+          <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-700">
+            <tr>
+              <th scope="col" className="px-3 py-2">
+                Created (UTC)
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Status
+              </th>
+              <th scope="col" className="px-3 py-2 text-right">
+                Amount
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Pair
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Profile
+              </th>
+              <th scope="col" className="px-3 py-2">
+                ref_id
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Conversion
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.id} className="border-b border-slate-100 last:border-0" data-testid="conversion-row" data-id={c.id}>
+                <td className="whitespace-nowrap px-3 py-2 tabular">{formatTime(c.created_at).replace(" UTC", "")}</td>
+                <td className="px-3 py-2">
+                  <StatusBadge status={c.status} />
+                </td>
+                <td className="px-3 py-2 text-right">
+                  <Amount value={c.amount} minPlaces={2} />
+                </td>
+                <td className="whitespace-nowrap px-3 py-2">
+                  {c.source_asset} <span aria-hidden>→</span>
+                  <span className="sr-only">to</span> {c.target_asset}
+                </td>
+                <td className="px-3 py-2">{nickname(c.profile_id) ?? short(c.profile_id)}</td>
+                <td className="px-3 py-2 font-mono text-xs" title={c.ref_id}>
+                  {short(c.ref_id)}
+                </td>
+                <td className="px-3 py-2">
+                  <Link href={`/conversions/${encodeURIComponent(c.id)}`} className="font-mono text-xs text-blue-800 underline">
+                    {short(c.id)}
+                    <span className="sr-only">: open conversion {c.id}</span>
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {list.isPending ? (
+          <p role="status" className="px-3 py-4 text-sm text-slate-700">
+            Loading conversions…
+          </p>
+        ) : rows.length === 0 && !list.error ? (
+          <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
+            No conversions match these filters.
+          </p>
+        ) : null}
+      </div>
+
+      <div className="flex items-center gap-3 text-sm text-slate-700">
+        <span role="status" data-testid="row-count">
+          {list.isPending ? "" : `Showing ${rows.length} conversion${rows.length === 1 ? "" : "s"}${list.hasNextPage ? "; more are available" : ""}.`}
+        </span>
+        {list.hasNextPage ? (
+          <Button variant="secondary" busy={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+            Load more
+          </Button>
+        ) : null}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,26 @@
+"use client"
+
+import { apiFetch, toQuery } from "@/lib/queries/api"
+import { z } from "zod"
+import { conversionSchema } from "@/lib/schemas/records"
+
+export const conversionLookupSchema = z.object({
+  conversion: conversionSchema,
+  matched_by: z.enum(["id", "ref_id"]),
+})
+export type ConversionLookupResult = z.infer<typeof conversionLookupSchema>
+
+/** One conversion by its id, else by its ref_id (the console tries both). */
+export function fetchConversionLookup(q: string, signal?: AbortSignal): Promise<ConversionLookupResult> {
+  return apiFetch(`/api/conversions/lookup${toQuery({ q })}`, { signal, schema: conversionLookupSchema })
+}
+
+/** A fresh ref_id for a new submission (a UUID; falls back to getRandomValues off secure origins). */
+export function newRefId(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID()
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

@@ -1,0 +1,436 @@
+import AxeBuilder from "@axe-core/playwright"
+import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
+import { storageStateOf } from "./helpers"
+
+// Conversions desk (issue 6), against the production build and the embedded sandbox: create,
+// follow, cancel, look up and export conversions, per role.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+interface Conversion {
+  id: string
+  status: string
+  ref_id?: string
+  amount?: string
+  profile_id?: string
+  source_asset?: string
+  target_asset?: string
+}
+interface Problem {
+  status: number
+  title: string
+  detail?: string
+  meta?: { fields?: Record<string, string>; existing?: Conversion }
+}
+
+/** Screenshots for people to look at, beside the run's other output. */
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: `test-results/${process.env.E2E_PORT ?? "3100"}/screens/conversions-${name}.png`, fullPage: true })
+}
+
+function baseURL(): string {
+  return `http://127.0.0.1:${process.env.E2E_PORT ?? "3100"}`
+}
+
+async function apiAs(role: "viewer" | "support" | "trader" | "admin"): Promise<APIRequestContext> {
+  return playwrightRequest.newContext({ baseURL: baseURL(), storageState: storageStateOf(role), extraHTTPHeaders: { origin: baseURL() } })
+}
+
+async function profileId(api: APIRequestContext, nickname: string): Promise<string> {
+  const res = await api.get("/api/profiles")
+  expect(res.status()).toBe(200)
+  const { items } = (await res.json()) as { items: { id: string; nickname: string }[] }
+  const found = items.find((p) => p.nickname === nickname)
+  if (!found) throw new Error(`no profile ${nickname}`)
+  return found.id
+}
+
+async function available(api: APIRequestContext, profile: string, asset: string): Promise<string> {
+  const res = await api.get(`/api/profiles/${profile}/balances`)
+  const { items } = (await res.json()) as { items: { asset: string; available: string }[] }
+  return items.find((b) => b.asset === asset)?.available ?? "0"
+}
+
+async function createConversion(api: APIRequestContext, body: Record<string, unknown>): Promise<Conversion> {
+  const res = await api.post("/api/conversions", { data: { ref_id: crypto.randomUUID(), ...body } })
+  expect(res.status(), await res.text()).toBe(200)
+  return (await res.json()) as Conversion
+}
+
+async function getConversion(api: APIRequestContext, id: string): Promise<Conversion> {
+  return (await (await api.get(`/api/conversions/${id}`)).json()) as Conversion
+}
+
+/** Two-decimal string comparison without floats: "1,234.50" and "1234.5" are the same amount. */
+function cents(text: string): bigint {
+  const clean = text.replace(/[^0-9.]/g, "")
+  const [whole = "0", fraction = ""] = clean.split(".")
+  return BigInt(whole) * 100n + BigInt((fraction + "00").slice(0, 2))
+}
+
+async function expectNoSeriousA11yViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze()
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([])
+}
+
+async function fillForm(page: Page, options: { profile: string; source: string; target?: string; amount: string }) {
+  await page.getByLabel("Profile", { exact: true }).selectOption({ label: options.profile })
+  await page.getByLabel("From (source asset)").selectOption(options.source)
+  if (options.target) await page.getByLabel("To (target asset)").selectOption(options.target)
+  await page.getByLabel(/^Amount/).fill(options.amount)
+}
+
+/** Sets the sandbox's settle delay through the console's admin route; returns the previous one. */
+async function setSettleDelay(admin: APIRequestContext, ms: number): Promise<number> {
+  const before = (await (await admin.get("/api/sandbox/settings")).json()) as { settle_delay_ms: number }
+  const res = await admin.put("/api/sandbox/settings", { data: { settle_delay_ms: ms } })
+  expect(res.status(), await res.text()).toBe(200)
+  return before.settle_delay_ms
+}
+
+test.describe("trader", () => {
+  test.use({ storageState: storageStateOf("trader") })
+
+  test("mints USD → USDP and watches it settle; a double click places it once", async ({ page }) => {
+    const trader = await apiAs("trader")
+    await page.goto("/conversions/new")
+    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDP", amount: "125.50" })
+    await expect(page.getByTestId("source-balance")).toContainText("Available:")
+    await page.getByRole("button", { name: "Add metadata" }).click()
+    await page.getByLabel("Key 1").fill("desk")
+    await page.getByLabel("Value 1").fill("e2e mint")
+    await page.getByRole("button", { name: "Review" }).click()
+
+    const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+    await expect(dialog).toBeVisible()
+    await expect(dialog.getByTestId("review-amount")).toHaveText(/^125\.50\s*USD$/)
+    await expect(dialog).toContainText("USDP")
+    await expect(dialog).toContainText("desk: e2e mint")
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    await shot(page, "review-dialog")
+    expect(refId).toMatch(UUID)
+    await dialog.getByRole("button", { name: "Confirm conversion" }).dblclick()
+
+    await expect(page.getByText("Conversion created")).toBeVisible()
+    const record = page.getByTestId("conversion-record")
+    await expect(record.getByTestId("conversion-ref-id")).toContainText(refId)
+    await expect(record.getByTestId("conversion-created-at")).toHaveText(/UTC$/)
+    await expect(record.getByTestId("status")).toHaveText("SETTLED", { timeout: 15_000 })
+    await expect(record.getByTestId("conversion-settled-at")).toHaveText(/UTC$/)
+    await expect(record.getByTestId("timeline-settled")).toBeVisible()
+    await shot(page, "minted-settled")
+
+    const listed = (await (await trader.get(`/api/conversions?ref_id=${refId}`)).json()) as { items: Conversion[] }
+    expect(listed.items).toHaveLength(1)
+    expect(listed.items[0]).toMatchObject({ amount: "125.5", source_asset: "USD", target_asset: "USDP", status: "SETTLED" })
+    await trader.dispose()
+  })
+
+  test("redeems PYUSD → USD using the keyboard only", async ({ page }) => {
+    await page.goto("/conversions/new")
+    await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Client omnibus" })
+    await expect(page.getByTestId("source-balance")).toContainText("USD")
+    await page.getByLabel("From (source asset)").focus()
+    await page.keyboard.press("ArrowDown") // USDP
+    await page.keyboard.press("ArrowDown") // PYUSD
+    await expect(page.getByLabel("From (source asset)")).toHaveValue("PYUSD")
+    // A stablecoin only converts to USD: the target narrows to it.
+    await expect(page.getByLabel("To (target asset)")).toHaveValue("USD")
+    await expect(page.getByLabel("To (target asset)").locator("option")).toHaveText(["USD"])
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")
+    await expect(page.getByLabel(/^Amount/)).toBeFocused()
+    await page.keyboard.type("40")
+    await page.keyboard.press("Enter")
+    const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+    await expect(dialog).toBeVisible()
+    await expect(dialog.getByTestId("review-amount")).toHaveText(/^40\.00\s*PYUSD$/)
+    await page.keyboard.press("Tab")
+    await expect(dialog.getByRole("button", { name: "Confirm conversion" })).toBeFocused()
+    await page.keyboard.press("Enter")
+    const record = page.getByTestId("conversion-record")
+    await expect(record.getByTestId("conversion-amount")).toHaveText(/40\.00\s*PYUSD/)
+    await expect(record.getByTestId("status")).toHaveText("SETTLED", { timeout: 15_000 })
+  })
+
+  test("a 3-decimal amount and a stablecoin → stablecoin pair are refused in the form and by the API", async ({ page }) => {
+    await page.goto("/conversions/new")
+    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDG", amount: "1.234" })
+    await expect(page.getByText("Amount: at most 2 decimals")).toBeVisible()
+    await page.getByRole("button", { name: "Review" }).click()
+    await expect(page.getByRole("dialog")).toHaveCount(0)
+    await page.getByLabel(/^Amount/).fill("0")
+    await expect(page.getByText("Amount must be more than 0")).toBeVisible()
+
+    await page.getByLabel("From (source asset)").selectOption("USDP")
+    await expect(page.getByLabel("To (target asset)").locator("option")).toHaveText(["USD"])
+    await expect(page.getByText("stablecoin to stablecoin is not allowed").first()).toBeVisible()
+
+    const trader = await apiAs("trader")
+    const profile = await profileId(trader, "Treasury")
+    const decimals = await trader.post("/api/conversions", {
+      data: { profile_id: profile, amount: "1.234", source_asset: "USD", target_asset: "USDP", ref_id: crypto.randomUUID() },
+    })
+    expect(decimals.status()).toBe(400)
+    expect(((await decimals.json()) as Problem).meta?.fields).toEqual({ amount: "at most 2 decimals" })
+    const pair = await trader.post("/api/conversions", {
+      data: { profile_id: profile, amount: "5.00", source_asset: "USDP", target_asset: "PYUSD", ref_id: crypto.randomUUID() },
+    })
+    expect(pair.status()).toBe(400)
+    expect(((await pair.json()) as Problem).meta?.fields?.target_asset).toContain("stablecoin to stablecoin is not allowed")
+    await trader.dispose()
+  })
+
+  test("the service's refusals in plain words: above the maximum, insufficient funds, Already Exists", async ({ page }) => {
+    await page.goto("/conversions/new")
+    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDP", amount: "1000001" })
+    await page.getByRole("button", { name: "Review" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+    await expect(page.getByRole("alert").filter({ hasText: "Check the form" })).toContainText("amount: above the maximum")
+    await expect(page.getByText("Amount: above the maximum 1000000 USD per conversion", { exact: true })).toBeVisible()
+
+    await fillForm(page, { profile: "Operations float", source: "USD", target: "USDG", amount: "900000.00" })
+    await expect(page.getByTestId("shortfall")).toContainText("Needed 900,000.00 USD, available")
+    await page.getByRole("button", { name: "Review" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+    const funds = page.getByRole("alert").filter({ hasText: "Insufficient funds" })
+    await expect(funds).toContainText("Needed 900,000.00 USD, available")
+    await shot(page, "insufficient-funds")
+
+    // A ref_id another record already owns: the service's 409 with that record.
+    const trader = await apiAs("trader")
+    const profile = await profileId(trader, "Treasury")
+    const taken = await createConversion(trader, { profile_id: profile, amount: "3.00", source_asset: "USD", target_asset: "USDP" })
+    const res = await trader.post("/api/conversions", {
+      data: { profile_id: profile, amount: "4.00", source_asset: "USD", target_asset: "USDP", ref_id: taken.ref_id },
+    })
+    expect(res.status()).toBe(409)
+    await trader.dispose()
+  })
+})
+
+test.describe.serial("cancelling (long settle delay)", () => {
+  test.use({ storageState: storageStateOf("trader") })
+  let admin: APIRequestContext
+  let trader: APIRequestContext
+  let previousDelay = 1500
+
+  test.beforeAll(async () => {
+    admin = await apiAs("admin")
+    trader = await apiAs("trader")
+    previousDelay = await setSettleDelay(admin, 60_000)
+  })
+
+  test.afterAll(async () => {
+    await setSettleDelay(admin, previousDelay)
+    await admin.dispose()
+    await trader.dispose()
+  })
+
+  test("cancels a pending conversion: CANCELLED, and the USD is refunded", async ({ page }) => {
+    const profile = await profileId(trader, "Operations float")
+    const before = await available(trader, profile, "USD")
+    await page.goto("/conversions/new")
+    await fillForm(page, { profile: "Operations float", source: "USD", target: "USDG", amount: "321.00" })
+    await page.getByRole("button", { name: "Review" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+    await expect(page.getByTestId("conversion-record").getByTestId("status")).toHaveText("CREATED")
+    await page.getByRole("link", { name: "Open its page" }).click()
+    await expect(page).toHaveURL(/\/conversions\/[0-9a-f-]{36}$/)
+
+    await expect(page.getByTestId("timeline-settlement")).toContainText("pending")
+    await expect.poll(async () => cents(await page.getByTestId("balance-USD").innerText())).toBe(cents(before) - 32100n)
+    await page.getByRole("button", { name: "Cancel conversion" }).click()
+    const dialog = page.getByRole("dialog", { name: "Cancel this conversion?" })
+    await expect(dialog).toContainText(/321\.00\s*USD/)
+    await dialog.getByRole("button", { name: "Cancel conversion" }).click()
+
+    await expect(page.getByText("Conversion cancelled")).toBeVisible()
+    await expect(page.getByTestId("status")).toHaveText("CANCELLED")
+    await expect(page.getByTestId("conversion-cancelled-at")).toHaveText(/UTC$/)
+    await expect(page.getByTestId("timeline-cancelled")).toBeVisible()
+    await expect(page.getByRole("button", { name: "Cancel conversion" })).toHaveCount(0)
+    await expect.poll(async () => cents(await page.getByTestId("balance-USD").innerText())).toBe(cents(before))
+    await shot(page, "cancelled")
+    expect(await available(trader, profile, "USD")).toBe(before)
+  })
+
+  test("cancelling one that settled meanwhile shows the service's conflict and the fresh record", async ({ page }) => {
+    const profile = await profileId(trader, "Operations float")
+    const pending = await createConversion(trader, { profile_id: profile, amount: "12.00", source_asset: "USD", target_asset: "PYUSD" })
+    await page.goto(`/conversions/${pending.id}`)
+    await expect(page.getByTestId("status")).toHaveText("CREATED")
+    await page.getByRole("button", { name: "Cancel conversion" }).click()
+    const dialog = page.getByRole("dialog", { name: "Cancel this conversion?" })
+    await expect(dialog).toBeVisible()
+
+    // It settles while the trader is deciding.
+    await setSettleDelay(admin, 0)
+    await expect.poll(async () => (await getConversion(trader, pending.id)).status, { timeout: 15_000 }).toBe("SETTLED")
+    await setSettleDelay(admin, 60_000)
+    await dialog.getByRole("button", { name: "Cancel conversion" }).click()
+
+    const refusal = page.getByRole("alert").filter({ hasText: "Not cancelled" })
+    await expect(refusal).toContainText("it is no longer pending")
+    await expect(refusal.getByTestId("cancel-problem")).toContainText("its status is SETTLED")
+    await expect(page.getByTestId("status")).toHaveText("SETTLED")
+    await expect(page.getByTestId("conversion-settled-at")).toHaveText(/UTC$/)
+    await expect(page.getByRole("button", { name: "Cancel conversion" })).toHaveCount(0)
+    await shot(page, "cancel-conflict")
+  })
+})
+
+test.describe("support", () => {
+  test.use({ storageState: storageStateOf("support") })
+
+  test("finds a conversion by id and by ref_id in seconds, and sees no Create or Cancel", async ({ page }) => {
+    const trader = await apiAs("trader")
+    const created = await createConversion(trader, {
+      profile_id: await profileId(trader, "Treasury"),
+      amount: "77.70",
+      source_asset: "USD",
+      target_asset: "USDG",
+    })
+    await trader.dispose()
+
+    await page.goto("/conversions")
+    await expect(page.getByRole("link", { name: "New conversion" })).toHaveCount(0)
+    const box = page.getByLabel("Conversion id or ref_id")
+    const started = Date.now()
+    await box.fill(created.id)
+    await box.press("Enter")
+    await expect(page).toHaveURL(`/conversions/${created.id}`)
+    await expect(page.getByTestId("conversion-id")).toContainText(created.id)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    await expect(page.getByTestId("conversion-amount")).toHaveText(/77\.70\s*USD/)
+    await expect(page.getByRole("button", { name: "Cancel conversion" })).toHaveCount(0)
+
+    await page.goto("/conversions")
+    await page.getByLabel("Conversion id or ref_id").fill(created.ref_id ?? "")
+    await page.getByRole("button", { name: "Find" }).click()
+    await expect(page).toHaveURL(`/conversions/${created.id}`)
+    await expect(page.getByTestId("conversion-ref-id")).toContainText(created.ref_id ?? "")
+
+    await page.goto("/conversions")
+    await page.getByLabel("Conversion id or ref_id").fill("no-such-conversion-42")
+    await page.getByRole("button", { name: "Find" }).click()
+    await expect(page.getByText("No conversion has the id or ref_id “no-such-conversion-42”")).toBeVisible()
+    await expect(page).toHaveURL(/\/conversions$/)
+    await shot(page, "lookup-unknown")
+
+    // A ref_id in the address bar goes to the record; an unknown id says so.
+    await page.goto(`/conversions/${created.ref_id}`)
+    await expect(page).toHaveURL(`/conversions/${created.id}`)
+    await page.goto(`/conversions/${crypto.randomUUID()}`)
+    await expect(page.getByTestId("not-found")).toContainText("No conversion has the id or ref_id")
+
+    await page.goto("/conversions/new")
+    await expect(page.getByText("You need the trader role")).toBeVisible()
+    await expect(page.getByRole("form", { name: "New conversion" })).toHaveCount(0)
+  })
+
+  test("the table pages with Load more, and the CSV export holds exactly the filtered rows", async ({ page }) => {
+    const trader = await apiAs("trader")
+    const profile = await profileId(trader, "Client omnibus")
+    for (let i = 0; i < 27; i++) {
+      await createConversion(trader, { profile_id: profile, amount: `${i + 1}.25`, source_asset: "USD", target_asset: "USDP" })
+    }
+    await trader.dispose()
+    const today = new Date().toISOString().slice(0, 10)
+
+    await page.goto("/conversions")
+    await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Client omnibus" })
+    await page.getByLabel("Created from (UTC)").fill(today)
+    await page.getByLabel("Created to (UTC)").fill(today)
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    await expect(page).toHaveURL(new RegExp(`profile_id=${profile}.*created_from=${today}`))
+    await expect(page.getByTestId("conversion-row")).toHaveCount(25)
+    await expect(page.getByTestId("row-count")).toContainText("more are available")
+    const rows = page.getByTestId("conversion-row")
+    while (await page.getByRole("button", { name: "Load more" }).isVisible()) {
+      const shown = await rows.count()
+      await page.getByRole("button", { name: "Load more" }).click()
+      await expect.poll(() => rows.count()).toBeGreaterThan(shown)
+    }
+    const ids = await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-id") ?? ""))
+    expect(ids.length).toBeGreaterThanOrEqual(27)
+    await shot(page, "table-filtered")
+    await expect(page.getByTestId("status").first()).toBeVisible()
+
+    const href = await page.getByTestId("export-csv").getAttribute("href")
+    expect(href).toContain(`profile_id=${profile}`)
+    const csv = await page.request.get(href ?? "")
+    expect(csv.status()).toBe(200)
+    expect(csv.headers()["content-type"]).toContain("text/csv")
+    const lines = (await csv.text()).trim().split("\r\n")
+    const header = lines[0]?.split(",") ?? []
+    expect(header.slice(0, 7)).toEqual(["id", "ref_id", "status", "profile_id", "source_asset", "target_asset", "amount"])
+    const csvRows = lines.slice(1).map((line) => line.split(","))
+    expect(csvRows.map((r) => r[0])).toEqual(ids)
+    expect(new Set(csvRows.map((r) => r[3]))).toEqual(new Set([profile]))
+
+    // A filter that selects nothing: an empty table and a CSV with only its header.
+    await page.getByLabel("Updated from (UTC)").fill("2099-01-01")
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    await expect(page.getByTestId("no-rows")).toBeVisible()
+    const empty = await page.request.get((await page.getByTestId("export-csv").getAttribute("href")) ?? "")
+    expect((await empty.text()).trim().split("\r\n")).toHaveLength(1)
+
+    // A range that ends before it starts is refused under the field.
+    await page.getByLabel("Updated to (UTC)").fill("2098-01-01")
+    await expect(page.getByText("Updated to must be on or after “Updated from”")).toBeVisible()
+  })
+})
+
+test.describe("viewer", () => {
+  test.use({ storageState: storageStateOf("viewer") })
+
+  test("gets 403 from the conversions API and a plain message on the pages", async ({ page }) => {
+    const viewer = await apiAs("viewer")
+    for (const path of ["/api/conversions", "/api/conversions/export", "/api/conversions/lookup?q=abc", `/api/conversions/${crypto.randomUUID()}`]) {
+      const res = await viewer.get(path)
+      expect(`${path} ${res.status()}`).toBe(`${path} 403`)
+      expect(res.headers()["content-type"]).toContain("application/problem+json")
+    }
+    const post = await viewer.post("/api/conversions", {
+      data: { profile_id: "x", amount: "1.00", source_asset: "USD", target_asset: "USDP", ref_id: crypto.randomUUID() },
+    })
+    expect(post.status()).toBe(403)
+    await viewer.dispose()
+
+    await page.goto("/")
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Conversions" }).click()
+    await expect(page.getByText("You need the support role")).toBeVisible()
+    await expect(page.getByTestId("role-notice")).toContainText("you are signed in as viewer")
+    await expect(page.getByLabel("Conversion id or ref_id")).toHaveCount(0)
+    await expectNoSeriousA11yViolations(page)
+  })
+})
+
+test.describe("accessibility", () => {
+  test.use({ storageState: storageStateOf("trader") })
+
+  test("axe finds no serious or critical violations on the form, its review, the list and a record", async ({ page }) => {
+    await page.goto("/conversions/new")
+    await expect(page.getByTestId("source-balance")).toContainText("Available:")
+    await page.getByLabel(/^Amount/).fill("1.234")
+    await page.getByRole("button", { name: "Add metadata" }).click()
+    await expectNoSeriousA11yViolations(page)
+    await page.getByLabel(/^Amount/).fill("10.00")
+    await page.getByLabel("Key 1").fill("k")
+    await page.getByRole("button", { name: "Review" }).click()
+    await expect(page.getByRole("dialog")).toBeVisible()
+    await expectNoSeriousA11yViolations(page)
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+    await expect(page.getByTestId("conversion-record")).toBeVisible()
+    const id = (await page.getByTestId("conversion-id").locator("code").textContent()) ?? ""
+
+    await page.goto("/conversions")
+    await expect(page.getByTestId("conversion-row").first()).toBeVisible()
+    await expectNoSeriousA11yViolations(page)
+    await page.goto(`/conversions/${id}`)
+    await expect(page.getByTestId("conversion-record")).toBeVisible()
+    await expectNoSeriousA11yViolations(page)
+  })
+})
