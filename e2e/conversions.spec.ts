@@ -182,7 +182,7 @@ test.describe("trader", () => {
     await trader.dispose()
   })
 
-  test("the service's refusals in plain words: above the maximum, insufficient funds, Already Exists", async ({ page }) => {
+  test("the service's refusals in plain words: above the maximum, insufficient funds; a taken ref_id is a 409", async ({ page }) => {
     await page.goto("/conversions/new")
     await fillForm(page, { profile: "Treasury", source: "USD", target: "USDP", amount: "1000001" })
     await page.getByRole("button", { name: "Review" }).click()

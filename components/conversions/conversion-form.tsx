@@ -81,6 +81,8 @@ export function ConversionForm() {
   const profileName = (id: string | undefined) => profiles.find((p) => p.id === id)?.nickname
 
   const onReview = handleSubmit((values) => {
+    // A refusal already answered belongs to the last attempt, not to what is reviewed now.
+    if (outcome?.kind === "failed" && !outcome.retry) setOutcome(null)
     setReview(toConversionBody(values, refId))
   })
 
