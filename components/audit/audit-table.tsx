@@ -94,7 +94,11 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                 </td>
                 <td className="px-3 py-2">
                   <IntentStateBadge state={entry.state} />
-                  {entry.record_status ? <div className="mt-1 text-xs text-slate-600">record {entry.record_status}</div> : null}
+                  {entry.record_status ? (
+                    <div className="mt-1 text-xs text-slate-600" title="The record's status when the intent resolved">
+                      record was {entry.record_status}
+                    </div>
+                  ) : null}
                 </td>
                 <td className="max-w-[11rem] px-3 py-2">
                   {entry.record_id ? (

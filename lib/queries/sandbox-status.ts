@@ -1,28 +1,41 @@
 "use client"
 
 import { useQuery } from "@tanstack/react-query"
-import { z } from "zod"
-import { apiFetch } from "@/lib/queries/api"
 import { sandboxKeys } from "@/lib/queries/keys"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
-// Kept apart from lib/queries/sandbox.ts: the banner is on every page, so it loads only this.
+// Kept apart from lib/queries/sandbox.ts and free of zod and apiFetch: the banner is on
+// every page, so this is all it adds to each page's JavaScript.
 export const sandboxStatusKey = () => [...sandboxKeys.all, "status"] as const
 
-const sandboxFaultsStatusSchema = z.object({
-  faults_active: z.boolean(),
-  active_rules: z.number().int(),
-  operations: z.array(z.string()),
-})
+function isFaultsStatus(value: unknown): value is SandboxFaultsStatus {
+  if (typeof value !== "object" || value === null) return false
+  const v = value as Record<string, unknown>
+  return (
+    typeof v.faults_active === "boolean" &&
+    typeof v.active_rules === "number" &&
+    Array.isArray(v.operations) &&
+    v.operations.every((op) => typeof op === "string")
+  )
+}
+
+async function fetchFaultsStatus(signal: AbortSignal): Promise<SandboxFaultsStatus> {
+  const res = await fetch("/api/sandbox/status", { signal, credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" } })
+  if (!res.ok) throw new Error(`the fault status answered ${res.status}`)
+  const body: unknown = await res.json()
+  if (!isFaultsStatus(body)) throw new Error("the fault status answer was not understood")
+  return body
+}
 
 /**
  * Whether faults are active, for the banner. `live` (admins) keeps it fresh: every
- * 15 s, and at once after any change made through the sandbox tools.
+ * 15 s, and at once after any change made through the sandbox tools. A failed check
+ * keeps showing the last known state.
  */
 export function useSandboxStatusQuery(initial: SandboxFaultsStatus | null, live: boolean) {
   return useQuery({
     queryKey: sandboxStatusKey(),
-    queryFn: ({ signal }): Promise<SandboxFaultsStatus> => apiFetch("/api/sandbox/status", { signal, schema: sandboxFaultsStatusSchema }),
+    queryFn: ({ signal }) => fetchFaultsStatus(signal),
     ...(initial ? { initialData: initial } : {}),
     enabled: live,
     refetchInterval: live ? 15_000 : false,
