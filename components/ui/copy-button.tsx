@@ -1,29 +1,54 @@
 "use client"
 
-import { useState } from "react"
+import { useEffect, useState, useSyncExternalStore } from "react"
 
-/** Copies a value (an id, a ref_id) to the clipboard and says so. */
+const noSubscription = () => () => {}
+
+/** True once React has hydrated this part of the page (false in the server's HTML). */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  )
+}
+
+type CopyState = "idle" | "copied" | "failed"
+
+const WORD: Record<CopyState, string> = { idle: "Copy", copied: "Copied", failed: "Copy failed" }
+
+/**
+ * Copies a value (an id, a ref_id) to the clipboard and says so, or says that the browser
+ * refused. Disabled until hydrated, so an early click is never silently lost.
+ */
 export function CopyButton({ value, label }: { value: string; label: string }) {
-  const [copied, setCopied] = useState(false)
+  const hydrated = useHydrated()
+  const [state, setState] = useState<CopyState>("idle")
+  useEffect(() => {
+    if (state === "idle") return
+    const timer = setTimeout(() => setState("idle"), 2000)
+    return () => clearTimeout(timer)
+  }, [state])
   return (
     <button
       type="button"
-      className="rounded px-1.5 py-0.5 text-xs font-medium text-blue-700 hover:bg-blue-50"
-      // The name starts with the visible word, so it matches it in both states.
-      aria-label={`${copied ? "Copied" : "Copy"} ${label}`}
+      disabled={!hydrated}
+      className="rounded px-1.5 py-0.5 text-xs font-medium text-blue-700 hover:bg-blue-50 disabled:text-slate-400"
+      // The name starts with the visible word, so it matches it in every state.
+      aria-label={`${WORD[state]} ${label}`}
       onClick={() => {
-        void navigator.clipboard
-          .writeText(value)
-          .then(() => {
-            setCopied(true)
-            setTimeout(() => setCopied(false), 1500)
-          })
-          .catch(() => setCopied(false))
+        // Through a promise: without a secure context there is no navigator.clipboard at all.
+        void Promise.resolve()
+          .then(() => navigator.clipboard.writeText(value))
+          .then(
+          () => setState("copied"),
+          () => setState("failed"),
+        )
       }}
     >
-      {copied ? "Copied" : "Copy"}
+      {WORD[state]}
       <span className="sr-only" aria-live="polite">
-        {copied ? `${label} copied` : ""}
+        {state === "copied" ? `${label} copied` : state === "failed" ? `${label} not copied: the browser refused` : ""}
       </span>
     </button>
   )
