@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
-import { conversionCreateSchema } from "@/lib/schemas/conversion"
-import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
+import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 
 // The console API, called through its real route modules with real sessions, against
 // the embedded sandbox in process on a fresh PGlite folder.
@@ -215,8 +215,8 @@ describe("authorization matrix (every route under app/api)", () => {
 
 describe("write routes refuse bad bodies before anything reaches the service", () => {
   const writeRoutes = [
-    { key: "POST /api/profiles/[profileId]/quote-executions", schema: quoteExecutionCreateSchema },
-    { key: "POST /api/conversions", schema: conversionCreateSchema },
+    { key: "POST /api/profiles/[profileId]/quote-executions", schema: consoleQuoteExecutionCreateSchema },
+    { key: "POST /api/conversions", schema: consoleConversionCreateSchema },
   ]
 
   for (const { key, schema } of writeRoutes) {
@@ -289,5 +289,23 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       { params: Promise.resolve({}) },
     )
     expect(plain.status).toBe(415)
+  })
+
+  it("a create without a ref_id is refused (the console never invents one a retry could not repeat)", async () => {
+    const handlers = await routeHandlers()
+    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const cases = [
+      { key: "POST /api/profiles/[profileId]/quote-executions", body: { quote_id: await buyQuoteId(), base_amount: "0.001" } },
+      { key: "POST /api/conversions", body: { profile_id: profileId, amount: "2.50", source_asset: "USD", target_asset: "USDP" } },
+    ]
+    for (const { key, body } of cases) {
+      const { route, handler } = handlers.find((h) => h.key === key)!
+      const res = await invoke(handler, "POST", route, { params: { profileId }, body }, { role: "trader" })
+      expect(res.status).toBe(400)
+      expect(res.headers.get("content-type")).toBe("application/problem+json")
+      expect(((await res.json()) as { meta?: { fields?: unknown } }).meta?.fields).toEqual({ ref_id: "is required" })
+    }
+    const after = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    expect(after).toBe(before)
   })
 })

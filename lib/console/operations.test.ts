@@ -84,10 +84,11 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(intent?.request).toMatchObject({ quote_id: quote.id, base_amount: "0.01", ref_id: refId, profile_id: profileId })
   })
 
-  it("generates a ref_id when the request has none", async () => {
+  it("sends the caller's ref_id to the service", async () => {
     const quote = await heldQuote()
-    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00" })
-    expect(placed.record.ref_id).toMatch(/^[0-9a-f-]{36}$/)
+    const refId = randomUUID()
+    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
+    expect(placed.record.ref_id).toBe(refId)
   })
 
   it("a retry of the same submission returns the same record, never a second one", async () => {
@@ -229,6 +230,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       amount: "3.00",
       source_asset: "USD",
       target_asset: "USDP",
+      ref_id: randomUUID(),
     })
     const cancelled = await cancelConversion(h, trader, created.record.id)
     expect(cancelled.record.status).toBe("CANCELLED")
@@ -237,6 +239,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       amount: "4.00",
       source_asset: "USD",
       target_asset: "USDP",
+      ref_id: randomUUID(),
     })
     await h.sandbox.settleDue()
     const error = await cancelConversion(h, trader, settledOne.record.id).catch((e: unknown) => e)

@@ -1,5 +1,4 @@
 import "server-only"
-import { randomUUID } from "node:crypto"
 import type { Staff } from "@/lib/auth/roles"
 import { HttpProblem } from "@/lib/console/problem"
 import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
@@ -93,14 +92,13 @@ async function placeCreate<T extends { id: string; status: string }>(
   return { record: result.record, replayed: result.replayed, intentId: intent.id }
 }
 
-/** Executes a held quote exactly once per ref_id (one is generated when absent). */
+/** Executes a held quote exactly once per ref_id (the caller's: the same one on every retry). */
 export function executeQuote(
   deps: ConsoleDeps,
   staff: Staff,
   profileId: string,
-  input: QuoteExecutionCreate,
+  body: QuoteExecutionCreate & { ref_id: string },
 ): Promise<Placed<QuoteExecution>> {
-  const body = { ...input, ref_id: input.ref_id ?? randomUUID() }
   return coalesce(`create_execution:${body.ref_id}`, () =>
     placeCreate(deps, {
       staff,
@@ -114,9 +112,12 @@ export function executeQuote(
   )
 }
 
-/** Creates a stablecoin conversion exactly once per ref_id (one is generated when absent). */
-export function createConversion(deps: ConsoleDeps, staff: Staff, input: ConversionCreate): Promise<Placed<Conversion>> {
-  const body = { ...input, ref_id: input.ref_id ?? randomUUID() }
+/** Creates a stablecoin conversion exactly once per ref_id (the caller's: the same one on every retry). */
+export function createConversion(
+  deps: ConsoleDeps,
+  staff: Staff,
+  body: ConversionCreate & { ref_id: string },
+): Promise<Placed<Conversion>> {
   return coalesce(`create_conversion:${body.ref_id}`, () =>
     placeCreate(deps, {
       staff,

@@ -49,6 +49,9 @@ export const conversionCreateSchema = z
 
 export type ConversionCreate = z.infer<typeof conversionCreateSchema>
 
+/** The console API's body: the same, with `ref_id` required (see consoleQuoteExecutionCreateSchema). */
+export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({ ref_id: refIdSchema })
+
 const dateTimeFilter = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
 
 /** Filters of the conversion list, as the service takes them. */

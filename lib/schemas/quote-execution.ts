@@ -35,6 +35,13 @@ export const quoteExecutionCreateSchema = z
 
 export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
+/**
+ * The console API's body: the same, but `ref_id` is required. The server never invents one,
+ * because a client that retries without one would make a second execution; whoever sends the
+ * request keeps one `ref_id` per submission and sends it again on every retry.
+ */
+export const consoleQuoteExecutionCreateSchema = quoteExecutionCreateSchema.safeExtend({ ref_id: refIdSchema })
+
 /** Filters of the execution list, as the service takes them. */
 export const quoteExecutionListQuerySchema = z.strictObject({
   side: z.enum(EXECUTION_SIDES, { error: "must be BUY or SELL" }).optional(),

@@ -2,11 +2,11 @@ import { placedResponse, queryObject } from "@/lib/console/http"
 import { createConversion } from "@/lib/console/operations"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { readJson, withStaff } from "@/lib/console/with-staff"
-import { conversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
+import { consoleConversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 
 // POST /api/conversions - create a stablecoin conversion (exactly once per ref_id)
 export const POST = withStaff("trader", async ({ req, staff }) => {
-  const input = conversionCreateSchema.parse(await readJson(req))
+  const input = consoleConversionCreateSchema.parse(await readJson(req))
   return placedResponse(await createConversion(await consoleRuntime(), staff, input))
 })
 

@@ -2,12 +2,12 @@ import { pathParams, placedResponse, queryObject } from "@/lib/console/http"
 import { executeQuote } from "@/lib/console/operations"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { readJson, withStaff } from "@/lib/console/with-staff"
-import { quoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
+import { consoleQuoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 
 // POST /api/profiles/{profileId}/quote-executions - execute a held quote (exactly once per ref_id)
 export const POST = withStaff<{ profileId: string }>("trader", async ({ req, params, staff }) => {
   const { profileId } = pathParams(params, "profileId")
-  const input = quoteExecutionCreateSchema.parse(await readJson(req))
+  const input = consoleQuoteExecutionCreateSchema.parse(await readJson(req))
   return placedResponse(await executeQuote(await consoleRuntime(), staff, profileId, input))
 })
 
