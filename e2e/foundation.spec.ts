@@ -30,6 +30,19 @@ test.describe("signed out", () => {
     await expect(page).toHaveURL(/\/sign-in/)
   })
 
+  test("the sign-in form names what is missing before asking the server, and ignores stray spaces", async ({ page }) => {
+    await page.goto("/sign-in")
+    const form = page.getByRole("form", { name: "Sign in" })
+    await form.getByRole("button", { name: "Sign in", exact: true }).click()
+    await expect(form.getByText("Enter your email")).toBeVisible()
+    await expect(form.getByText("Enter your password")).toBeVisible()
+    await signIn(page, "trader", DEMO_PASSWORD)
+    await expect(form.getByText("Enter an email like name@example.com")).toBeVisible()
+    await expect(form.getByText("Enter your password")).toBeHidden()
+    await signIn(page, "  trader@example.com ", DEMO_PASSWORD)
+    await expect(page.getByTestId("staff-role")).toHaveText("trader")
+  })
+
   test("a console page redirects to sign-in and back after signing in", async ({ page }) => {
     await page.goto("/?from=bookmark")
     await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2F%3Ffrom%3Dbookmark/)

@@ -1,28 +1,31 @@
 "use client"
 
-import { zodResolver } from "@hookform/resolvers/zod"
 import { signIn } from "next-auth/react"
 import { useRouter } from "next/navigation"
 import { useState } from "react"
 import { useForm } from "react-hook-form"
-import { z } from "zod"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
 import { safeCallback } from "@/lib/auth/callback"
 
-const signInSchema = z.object({
-  email: z.string().trim().min(1, "Enter your email").email("Enter an email like name@example.com"),
-  password: z.string().min(1, "Enter your password"),
-})
-type SignInValues = z.infer<typeof signInSchema>
+// Two fields need no schema library: react-hook-form's own rules keep zod out of the page
+// everyone loads first.
+type SignInValues = { email: string; password: string }
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export function SignInForm({ callbackUrl, oidc }: { callbackUrl: string | undefined; oidc: boolean }) {
   const router = useRouter()
   const [failure, setFailure] = useState<string | null>(null)
-  const form = useForm<SignInValues>({ resolver: zodResolver(signInSchema), defaultValues: { email: "", password: "" } })
+  const form = useForm<SignInValues>({ defaultValues: { email: "", password: "" } })
   const { errors, isSubmitting } = form.formState
   const target = safeCallback(callbackUrl)
+  const emailField = form.register("email", {
+    setValueAs: (value: string) => value.trim(),
+    required: "Enter your email",
+    pattern: { value: EMAIL, message: "Enter an email like name@example.com" },
+  })
+  const passwordField = form.register("password", { required: "Enter your password" })
 
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
@@ -39,13 +42,14 @@ export function SignInForm({ callbackUrl, oidc }: { callbackUrl: string | undefi
 
   return (
     <div className="space-y-4">
-      <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label="Sign in">
+      {/* method="post": a submit before the script has loaded never puts the password in a URL. */}
+      <form method="post" onSubmit={onSubmit} noValidate className="space-y-4" aria-label="Sign in">
         {failure ? <Alert tone="danger">{failure}</Alert> : null}
         <Field label="Email" error={errors.email?.message}>
-          {(a11y) => <Input {...a11y} type="email" autoComplete="username" autoFocus {...form.register("email")} />}
+          {(a11y) => <Input {...a11y} type="email" autoComplete="username" autoFocus {...emailField} />}
         </Field>
         <Field label="Password" error={errors.password?.message}>
-          {(a11y) => <Input {...a11y} type="password" autoComplete="current-password" {...form.register("password")} />}
+          {(a11y) => <Input {...a11y} type="password" autoComplete="current-password" {...passwordField} />}
         </Field>
         <Button type="submit" className="w-full" busy={isSubmitting}>
           Sign in
