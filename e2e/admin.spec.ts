@@ -5,6 +5,7 @@ import { type APIRequestContext, type Browser, type Page, expect, test } from "@
 import { formatAmount, toDecimal } from "../lib/money"
 import canaries from "./canaries.json" with { type: "json" }
 import { type Role, emailOf, storageStateOf } from "./helpers"
+import { parseCsvRecords } from "../test/csv"
 
 // Issue 7: the audit trail and the sandbox tools, against the embedded sandbox (never mocked).
 
@@ -68,37 +69,6 @@ async function expectNoSeriousA11yViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze()
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
   expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`)).toEqual([])
-}
-
-/** RFC 4180: quoted fields may hold commas, quotes and line breaks. */
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-      i++
-    } else field += c
-  }
-  if (field || row.length) rows.push([...row, field])
-  const [header = [], ...body] = rows
-  return body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ""])))
 }
 
 const auditRow = (page: Page, refId: string) => page.locator(`[data-testid="audit-row"][data-ref-id="${refId}"]`)
@@ -179,7 +149,7 @@ test.describe("as an admin", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()])
     expect(download.suggestedFilename()).toMatch(/^audit-\d{4}-\d{2}-\d{2}\.csv$/)
-    const exported = parseCsv(readFileSync(await download.path(), "utf8"))
+    const exported = parseCsvRecords(readFileSync(await download.path(), "utf8"))
     expect(exported.length).toBeGreaterThan(0)
     expect(exported.map((r) => r.ref_id)).toContain(refused.refId)
     expect(exported.map((r) => r.ref_id)).not.toContain(ok.refId)
@@ -214,7 +184,7 @@ test.describe("as an admin", () => {
     await filters.getByRole("button", { name: "Apply filters" }).click()
     await expect(page.getByText("No intents match these filters.")).toBeVisible()
     const empty = await page.request.get(`/api/audit/export?from=${encodeURIComponent(new Date(Date.now() + 2 * 86_400_000).toISOString())}`)
-    expect(parseCsv(await empty.text())).toEqual([])
+    expect(parseCsvRecords(await empty.text())).toEqual([])
 
     // Clear: every intent again.
     await filters.getByRole("button", { name: "Clear" }).click()

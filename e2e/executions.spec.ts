@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, type TestInfo, expect, test } from "@playwright/test"
 import { storageStateOf } from "./helpers"
+import { parseCsv } from "@/test/csv"
 
 // The executions history against the embedded sandbox: rows placed through the real
 // API, then the page's filters, paging and CSV export compared with the API's own
@@ -76,34 +77,6 @@ async function loadAll(page: Page): Promise<void> {
 function filterQuery(page: Page): string {
   const url = new URL(page.url())
   return url.searchParams.toString()
-}
-
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-      i++
-    } else field += c
-  }
-  return rows
 }
 
 async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {

@@ -9,6 +9,7 @@ import type { Role } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
+import { parseCsvRecords } from "@/test/csv"
 
 // The sandbox tools and the audit export through their real route modules, with real
 // sessions, against the embedded sandbox in process on a fresh PGlite folder.
@@ -164,12 +165,6 @@ describe("POST /api/sandbox/deposit", () => {
 })
 
 describe("GET /api/audit/export", () => {
-  function parseCsv(text: string): Record<string, string>[] {
-    const lines = text.trimEnd().split("\r\n")
-    const header = lines[0]!.split(",")
-    return lines.slice(1).map((line) => Object.fromEntries(line.split(",").map((v, i) => [header[i]!, v])))
-  }
-
   it("streams every intent the filters select, across pages, and nothing else", async () => {
     const staffEmail = `export-${randomUUID().slice(0, 8)}@example.com`
     const rows = Array.from({ length: 1203 }, (_, i) => ({
@@ -189,16 +184,16 @@ describe("GET /api/audit/export", () => {
     expect(all.status).toBe(200)
     expect(all.headers.get("content-type")).toBe("text/csv; charset=utf-8")
     expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="audit-\d{4}-\d{2}-\d{2}\.csv"$/)
-    const exported = parseCsv(await all.text())
+    const exported = parseCsvRecords(await all.text())
     expect(exported).toHaveLength(1203)
     expect(new Set(exported.map((r) => r.ref_id))).toEqual(new Set(rows.map((r) => r.refId)))
 
-    const failed = parseCsv(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&state=FAILED`)).text())
+    const failed = parseCsvRecords(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&state=FAILED`)).text())
     expect(failed).toHaveLength(401)
     for (const row of failed) expect(row).toMatchObject({ state: "FAILED", staff_email: staffEmail, problem_title: "Insufficient Funds", source_asset: "USD" })
 
     const future = new Date(Date.now() + 86_400_000).toISOString()
-    expect(parseCsv(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&from=${future}`)).text())).toHaveLength(0)
+    expect(parseCsvRecords(await (await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}&from=${future}`)).text())).toHaveLength(0)
   })
 
   it("refuses bad filters with a 400 naming them", async () => {

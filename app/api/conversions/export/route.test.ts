@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import type { ConversionListQuery } from "@/lib/schemas/conversion"
 import type { Conversion, ConversionPage } from "@/lib/schemas/records"
+import { parseCsv } from "@/test/csv"
 
 const SECRET = "conversion-export-tests-secret-0123456789-abc"
 process.env.NEXTAUTH_SECRET = SECRET
@@ -53,35 +54,6 @@ async function call(role: Role, query: string): Promise<Response> {
   })
   const req = new NextRequest(`http://localhost/api/conversions/export${query}`, { headers: { cookie: `next-auth.session-token=${token}` } })
   return GET(req, { params: Promise.resolve({}) })
-}
-
-/** RFC 4180, enough for the test: quoted fields with doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-      i++
-    } else field += c
-  }
-  return rows
 }
 
 describe("GET /api/conversions/export", () => {

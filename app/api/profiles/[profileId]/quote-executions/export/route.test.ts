@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import type { QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
+import { parseCsv } from "@/test/csv"
 
 const SECRET = "export-route-tests-secret-0123456789-abcdef"
 process.env.NEXTAUTH_SECRET = SECRET
@@ -59,35 +60,6 @@ async function call(role: Role, query: string, profileId = "profile-1"): Promise
     headers: { cookie: `next-auth.session-token=${token}` },
   })
   return GET(req, { params: Promise.resolve({ profileId }) })
-}
-
-/** RFC 4180, enough for the test: quoted fields with doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      row.push(field)
-      field = ""
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ""
-      i++
-    } else field += c
-  }
-  return rows
 }
 
 describe("GET /api/profiles/{profileId}/quote-executions/export", () => {
