@@ -1,11 +1,11 @@
 import "server-only"
 import { randomUUID } from "node:crypto"
-import { type SQL, and, asc, desc, eq, gte, lte, sql } from "drizzle-orm"
+import { type SQL, and, eq, gte, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxConversionRow, sandboxConversions } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
 import type { ConversionCreate, ConversionListQuery } from "@/lib/schemas/conversion"
-import { decodeCursor, encodeCursor, isUuid, timeBound } from "@/lib/sandbox/cursor"
+import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
 import { type WireConversion, plain, wireConversion } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/sandbox/problems"
@@ -173,26 +173,16 @@ export async function listConversions(
   if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
   if (query["updated_at.begin"]) filters.push(gte(t.updatedAt, timeBound(query["updated_at.begin"], "begin")))
   if (query["updated_at.end"]) filters.push(lte(t.updatedAt, timeBound(query["updated_at.end"], "end")))
-  if (query.page_cursor) {
-    const cursor = decodeCursor(query.page_cursor, order)
-    const at = cursor.createdAt.toISOString()
-    filters.push(
-      order === "DESC"
-        ? sql`(${t.createdAt}, ${t.id}) < (${at}::timestamptz, ${cursor.id}::uuid)`
-        : sql`(${t.createdAt}, ${t.id}) > (${at}::timestamptz, ${cursor.id}::uuid)`,
-    )
-  }
+  const after = afterCursor(t, query.page_cursor, order)
+  if (after) filters.push(after)
   const rows = await ctx.db
     .select()
     .from(t)
     .where(and(...filters))
-    .orderBy(...(order === "DESC" ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)]))
+    .orderBy(...keysetOrder(t, order))
     .limit(limit + 1)
-  const items = rows.slice(0, limit)
-  const last = items[items.length - 1]
-  const result: { items: WireConversion[]; next_page_cursor?: string } = { items: items.map(wireConversion) }
-  if (rows.length > limit && last) result.next_page_cursor = encodeCursor({ createdAt: last.createdAt, id: last.id, order })
-  return result
+  const page = pageOf(rows, limit, order)
+  return { ...page, items: page.items.map(wireConversion) }
 }
 
 /** CREATED → SETTLED: the source leaves `trading`, the target is credited (recipient or profile). */

@@ -1,4 +1,6 @@
 import "server-only"
+import { type SQL, asc, desc, sql } from "drizzle-orm"
+import type { AnyPgColumn } from "drizzle-orm/pg-core"
 import { badRequest } from "@/lib/sandbox/problems"
 
 /**
@@ -51,4 +53,40 @@ export function timeBound(value: string, edge: "begin" | "end"): Date {
 
 export function isUuid(value: string): boolean {
   return UUID.test(value)
+}
+
+/** The (created_at, id) columns a list is paged by. */
+export interface KeysetColumns {
+  createdAt: AnyPgColumn
+  id: AnyPgColumn
+}
+
+/** The condition "after this cursor" in the list's order, or nothing on the first page. */
+export function afterCursor(columns: KeysetColumns, pageCursor: string | undefined, order: "ASC" | "DESC"): SQL | undefined {
+  if (!pageCursor) return undefined
+  const cursor = decodeCursor(pageCursor, order)
+  const at = cursor.createdAt.toISOString()
+  return order === "DESC"
+    ? sql`(${columns.createdAt}, ${columns.id}) < (${at}::timestamptz, ${cursor.id}::uuid)`
+    : sql`(${columns.createdAt}, ${columns.id}) > (${at}::timestamptz, ${cursor.id}::uuid)`
+}
+
+/** ORDER BY of a keyset-paged list: created_at, then id to break ties. */
+export function keysetOrder(columns: KeysetColumns, order: "ASC" | "DESC"): SQL[] {
+  return order === "DESC" ? [desc(columns.createdAt), desc(columns.id)] : [asc(columns.createdAt), asc(columns.id)]
+}
+
+/**
+ * One page from `limit + 1` rows read in order: the first `limit`, and a cursor after the
+ * last of them when the extra row shows that more follow.
+ */
+export function pageOf<R extends { createdAt: Date; id: string }>(
+  rows: R[],
+  limit: number,
+  order: "ASC" | "DESC",
+): { items: R[]; next_page_cursor?: string } {
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  if (rows.length > limit && last) return { items, next_page_cursor: encodeCursor({ createdAt: last.createdAt, id: last.id, order }) }
+  return { items }
 }

@@ -1,11 +1,11 @@
 import "server-only"
 import { randomUUID } from "node:crypto"
-import { type SQL, and, asc, count, desc, eq, gte, lte, sql } from "drizzle-orm"
+import { type SQL, and, count, eq, gte, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxExecutionRow, sandboxExecutions } from "@/lib/db/schema"
 import { executionAmounts, toDecimal } from "@/lib/money"
 import type { QuoteExecutionCreate, QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
-import { decodeCursor, encodeCursor, isUuid, timeBound } from "@/lib/sandbox/cursor"
+import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
 import { type WireExecution, plain, timestamp, wireExecution } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { movedTooFar, usdValue } from "@/lib/sandbox/pricing"
@@ -162,30 +162,15 @@ export async function listExecutions(
   if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
 
   const [totals] = await ctx.db.select({ n: count() }).from(t).where(and(...filters))
-  const page = [...filters]
-  if (query.page_cursor) {
-    const cursor = decodeCursor(query.page_cursor, order)
-    const at = cursor.createdAt.toISOString()
-    page.push(
-      order === "DESC"
-        ? sql`(${t.createdAt}, ${t.id}) < (${at}::timestamptz, ${cursor.id}::uuid)`
-        : sql`(${t.createdAt}, ${t.id}) > (${at}::timestamptz, ${cursor.id}::uuid)`,
-    )
-  }
+  const after = afterCursor(t, query.page_cursor, order)
   const rows = await ctx.db
     .select()
     .from(t)
-    .where(and(...page))
-    .orderBy(...(order === "DESC" ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)]))
+    .where(and(...filters, ...(after ? [after] : [])))
+    .orderBy(...keysetOrder(t, order))
     .limit(limit + 1)
-  const items = rows.slice(0, limit)
-  const last = items[items.length - 1]
-  const result: { total_count: number; items: WireExecution[]; next_page_cursor?: string } = {
-    total_count: totals?.n ?? 0,
-    items: items.map(wireExecution),
-  }
-  if (rows.length > limit && last) result.next_page_cursor = encodeCursor({ createdAt: last.createdAt, id: last.id, order })
-  return result
+  const page = pageOf(rows, limit, order)
+  return { total_count: totals?.n ?? 0, ...page, items: page.items.map(wireExecution) }
 }
 
 /**

@@ -1,8 +1,8 @@
 import "server-only"
-import { type SQL, and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, sql } from "drizzle-orm"
+import { type SQL, and, eq, gt, gte, ilike, inArray, lt, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxProfileRow, sandboxBalances, sandboxProfiles } from "@/lib/db/schema"
-import { decodeCursor, encodeCursor, isUuid } from "@/lib/sandbox/cursor"
+import { afterCursor, isUuid, keysetOrder, pageOf } from "@/lib/sandbox/cursor"
 import { wireProfile } from "@/lib/sandbox/format"
 import { badRequest, notFound } from "@/lib/sandbox/problems"
 
@@ -163,25 +163,15 @@ export class ProfileDirectory {
       if (Number.isNaN(date.getTime())) throw badRequest({ [`created_at.${op}`]: "must be an RFC 3339 date-time" })
       filters.push(comparisons[op](t.createdAt, date))
     }
-    if (query.page_cursor) {
-      const cursor = decodeCursor(query.page_cursor, order)
-      const at = cursor.createdAt.toISOString()
-      filters.push(
-        order === "DESC"
-          ? sql`(${t.createdAt}, ${t.id}) < (${at}::timestamptz, ${cursor.id}::uuid)`
-          : sql`(${t.createdAt}, ${t.id}) > (${at}::timestamptz, ${cursor.id}::uuid)`,
-      )
-    }
+    const after = afterCursor(t, query.page_cursor, order)
+    if (after) filters.push(after)
     const rows = await this.db
       .select()
       .from(t)
       .where(and(...filters))
-      .orderBy(...(order === "DESC" ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)]))
+      .orderBy(...keysetOrder(t, order))
       .limit(limit + 1)
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    const result: { items: Record<string, string>[]; next_page_cursor?: string } = { items: items.map(wireProfile) }
-    if (rows.length > limit && last) result.next_page_cursor = encodeCursor({ createdAt: last.createdAt, id: last.id, order })
-    return result
+    const page = pageOf(rows, limit, order)
+    return { ...page, items: page.items.map(wireProfile) }
   }
 }
