@@ -313,6 +313,12 @@ test.describe("support", () => {
     await expect(page.getByTestId("conversion-ref-id")).toContainText(created.ref_id ?? "")
 
     await page.goto("/conversions")
+    await page.getByLabel("Conversion id or ref_id").fill("not an id")
+    await page.getByRole("button", { name: "Find" }).click()
+    await expect(page.getByText("The id or ref_id: letters, digits and . _ : - only")).toBeVisible()
+    await page.getByLabel("Conversion id or ref_id").fill("")
+    await page.getByRole("button", { name: "Find" }).click()
+    await expect(page.getByText("The id or ref_id is required")).toBeVisible()
     await page.getByLabel("Conversion id or ref_id").fill("no-such-conversion-42")
     await page.getByRole("button", { name: "Find" }).click()
     await expect(page.getByText("No conversion has the id or ref_id “no-such-conversion-42”")).toBeVisible()

@@ -1,21 +1,25 @@
 "use client"
 
-import { zodResolver } from "@hookform/resolvers/zod"
 import { useMutation, useQueryClient } from "@tanstack/react-query"
 import { useRouter } from "next/navigation"
 import { useForm } from "react-hook-form"
-import { z } from "zod"
 import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { conversionKeys } from "@/lib/queries/keys"
-import { refIdSchema } from "@/lib/schemas/common"
-import { fieldMessage } from "./form-model"
+import { fieldMessage } from "@/components/forms/field-message"
 import { fetchConversionLookup } from "./queries"
 
-const lookupFormSchema = z.object({ q: refIdSchema })
-type LookupValues = z.input<typeof lookupFormSchema>
+type LookupValues = { q: string }
+
+// The rules of refIdSchema (ids follow them too), as react-hook-form rules: no zod on this page.
+const lookupRules = {
+  setValueAs: (value: string) => value.trim(),
+  required: "is required",
+  maxLength: { value: 128, message: "at most 128 characters" },
+  pattern: { value: /^[A-Za-z0-9._:-]*$/, message: "letters, digits and . _ : - only" },
+}
 
 /**
  * "Where is conversion X?": paste its id or its ref_id and go straight to the record. An
@@ -24,7 +28,7 @@ type LookupValues = z.input<typeof lookupFormSchema>
 export function ConversionLookup() {
   const router = useRouter()
   const queryClient = useQueryClient()
-  const form = useForm<LookupValues>({ resolver: zodResolver(lookupFormSchema), defaultValues: { q: "" } })
+  const form = useForm<LookupValues>({ defaultValues: { q: "" } })
   const { register, handleSubmit, setError, formState } = form
   const lookup = useMutation({
     mutationFn: (q: string) => fetchConversionLookup(q),
@@ -50,7 +54,7 @@ export function ConversionLookup() {
           error={message?.startsWith("No conversion") ? message : fieldMessage("The id or ref_id", message)}
           hint="Paste either one; the console tries the id first, then the ref_id."
         >
-          {(a11y) => <Input {...a11y} autoComplete="off" spellCheck={false} className="font-mono" {...register("q")} />}
+          {(a11y) => <Input {...a11y} autoComplete="off" spellCheck={false} className="font-mono" {...register("q", lookupRules)} />}
         </Field>
         <Button type="submit" className="mt-6" busy={lookup.isPending || (lookup.isSuccess && !message)}>
           Find

@@ -6,7 +6,8 @@ import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
 import { CopyButton } from "@/components/ui/copy-button"
 import { useProfilesQuery } from "@/lib/queries/profiles"
-import { type Conversion, isTerminalStatus } from "@/lib/schemas/records"
+import { isTerminalStatus } from "@/lib/schemas/constants"
+import type { Conversion } from "@/lib/schemas/records"
 import { conversionTimeline, formatTime } from "./format"
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {

@@ -1,6 +1,5 @@
 "use client"
 
-import { zodResolver } from "@hookform/resolvers/zod"
 import Link from "next/link"
 import { useState } from "react"
 import { useForm } from "react-hook-form"
@@ -11,9 +10,9 @@ import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/conversions"
 import { useProfilesQuery } from "@/lib/queries/profiles"
-import { type FilterValues, EMPTY_FILTERS, filterFormSchema, filtersToSearch, toConversionFilters } from "./filters"
+import { type FilterValues, EMPTY_FILTERS, filterResolver, filtersToSearch, toConversionFilters } from "./filters"
 import { formatTime } from "./format"
-import { fieldMessage } from "./form-model"
+import { fieldMessage } from "@/components/forms/field-message"
 
 function short(id: string | undefined): string {
   if (!id) return "—"
@@ -35,7 +34,7 @@ const DATE_FIELDS = [
 export function ConversionsTable({ initialFilters }: { initialFilters: FilterValues }) {
   const [applied, setApplied] = useState<FilterValues>(initialFilters)
   const profiles = useProfilesQuery()
-  const form = useForm<FilterValues>({ resolver: zodResolver(filterFormSchema), mode: "onChange", defaultValues: initialFilters })
+  const form = useForm<FilterValues>({ resolver: filterResolver, mode: "onChange", defaultValues: initialFilters })
   const { register, handleSubmit, reset, formState } = form
   const filters = toConversionFilters(applied)
   const list = useConversionsInfiniteQuery(filters)

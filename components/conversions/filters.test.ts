@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { conversionListQuerySchema } from "@/lib/schemas/conversion"
-import { EMPTY_FILTERS, filterFormSchema, filtersFromSearch, filtersToSearch, toConversionFilters } from "./filters"
+import { EMPTY_FILTERS, filterErrors, filterResolver, filtersFromSearch, filtersToSearch, toConversionFilters } from "./filters"
 
 describe("conversion table filters", () => {
   it("turns UTC days into inclusive RFC 3339 bounds the list query accepts", () => {
@@ -21,14 +21,19 @@ describe("conversion table filters", () => {
     expect(toConversionFilters(EMPTY_FILTERS)).toEqual({})
   })
 
-  it("refuses impossible days and a range that ends before it starts, under the field", () => {
-    const result = filterFormSchema.safeParse({ ...EMPTY_FILTERS, created_from: "2026-02-30", updated_from: "2026-03-02", updated_to: "2026-03-01" })
-    expect(result.success).toBe(false)
-    const issues = result.success ? [] : result.error.issues.map((i) => [i.path.join("."), i.message])
-    expect(issues).toEqual([
-      ["created_from", "must be a date like 2026-01-31"],
-      ["updated_to", "must be on or after “Updated from”"],
-    ])
+  it("refuses impossible days and a range that ends before it starts, under the field", async () => {
+    const options = { fields: {}, shouldUseNativeValidation: undefined }
+    const values = { ...EMPTY_FILTERS, created_from: "2026-02-30", updated_from: "2026-03-02", updated_to: "2026-03-01" }
+    expect(filterErrors(values)).toEqual({
+      created_from: "must be a date like 2026-01-31",
+      updated_to: "must be on or after “Updated from”",
+    })
+    expect(await filterResolver(values, undefined, options)).toMatchObject({ values: {} })
+    expect(filterErrors({ ...EMPTY_FILTERS, created_from: "2026-03-01", created_to: "2026-03-01", updated_to: "x" })).toEqual({
+      updated_to: "must be a date like 2026-01-31",
+    })
+    const fine = { ...EMPTY_FILTERS, profile_id: "p-1", created_from: "2026-03-01" }
+    expect(await filterResolver(fine, undefined, options)).toEqual({ values: fine, errors: {} })
   })
 
   it("round-trips through the address bar and drops what it cannot read", () => {

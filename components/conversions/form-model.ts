@@ -111,11 +111,9 @@ export function shortfall(amount: string, available: string | undefined): Shortf
   return { needed: needed.toFixed(), available: have.toFixed(), short: needed.minus(have).toFixed() }
 }
 
-/** "Amount must be more than 0", "Amount: at most 2 decimals": the field's name and its rule. */
-export function fieldMessage(label: string, message: string | undefined): string | undefined {
-  if (!message) return undefined
-  return /^(is|must|was|has) /.test(message) ? `${label} ${message}` : `${label}: ${message}`
-}
+// Pages that need only this (the list, the look-up) import it from its own module, without
+// the schemas this file brings.
+export { fieldMessage } from "@/components/forms/field-message"
 
 /** A 4xx that settles the submission (nothing was placed under its ref_id, or another record owns it). */
 export function isDefiniteRefusal(status: number): boolean {

@@ -1,14 +1,12 @@
 "use client"
 
 import { apiFetch, toQuery } from "@/lib/queries/api"
-import { z } from "zod"
-import { conversionSchema } from "@/lib/schemas/records"
+import type { Conversion } from "@/lib/schemas/records"
 
-export const conversionLookupSchema = z.object({
-  conversion: conversionSchema,
-  matched_by: z.enum(["id", "ref_id"]),
-})
-export type ConversionLookupResult = z.infer<typeof conversionLookupSchema>
+export type ConversionLookupResult = { conversion: Conversion; matched_by: "id" | "ref_id" }
+
+// The answer's schema is loaded with the first answer: the page starts without zod.
+const conversionLookupSchema = () => import("./lookup-schema").then((m) => m.conversionLookupSchema)
 
 /** One conversion by its id, else by its ref_id (the console tries both). */
 export function fetchConversionLookup(q: string, signal?: AbortSignal): Promise<ConversionLookupResult> {

@@ -4,7 +4,12 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { conversionKeys, profileKeys } from "@/lib/queries/keys"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
-import { type Conversion, conversionPageSchema, conversionSchema, isTerminalStatus } from "@/lib/schemas/records"
+import { isTerminalStatus } from "@/lib/schemas/constants"
+import type { Conversion } from "@/lib/schemas/records"
+
+// The answers' schemas, loaded with the first answer: pages start without zod.
+const conversionSchema = () => import("@/lib/schemas/records").then((m) => m.conversionSchema)
+const conversionPageSchema = () => import("@/lib/schemas/records").then((m) => m.conversionPageSchema)
 
 export type ConversionFilters = {
   profile_id?: string | undefined
