@@ -10,6 +10,8 @@ export interface ConsoleHarness extends ConsoleDeps {
   sandbox: Sandbox
   upstream: UpstreamClient
   setFaults(body: SandboxFaultsInput): Promise<void>
+  /** Another console instance on the same database and service: its own client, caches and in-flight table. */
+  anotherInstance(): ConsoleDeps
   close(): Promise<void>
 }
 
@@ -33,17 +35,20 @@ export async function createConsoleHarness(
   const database = await createTestDatabase(options.driver ?? "pglite")
   const sandbox = createSandbox({ db: database.db, config: { ...FAST_SANDBOX, ...options.sandbox } })
   const credentials = await sandbox.ensureClient()
-  const upstream = createUpstreamClient({
-    baseUrl: "http://sandbox.internal/sandbox/v2",
-    tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
-    ...credentials,
-    scopes: DEFAULT_UPSTREAM_SCOPES,
-    timeoutMs: options.timeoutMs ?? 1000,
-    fetch: (request) => sandbox.fetch(request),
-    retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },
-    limits: { token: 1000, quoteExecutions: 10_000, other: 10_000 },
-  })
+  const client = () =>
+    createUpstreamClient({
+      baseUrl: "http://sandbox.internal/sandbox/v2",
+      tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
+      ...credentials,
+      scopes: DEFAULT_UPSTREAM_SCOPES,
+      timeoutMs: options.timeoutMs ?? 1000,
+      fetch: (request) => sandbox.fetch(request),
+      retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },
+      limits: { token: 1000, quoteExecutions: 10_000, other: 10_000 },
+    })
+  const upstream = client()
   return {
+    anotherInstance: () => ({ db: database.db, upstream: client() }),
     db: database.db,
     database,
     sandbox,

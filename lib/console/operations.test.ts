@@ -111,6 +111,42 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect((await intentOf(body.ref_id))?.state).toBe("SUCCEEDED")
   })
 
+  it("100 identical submissions spread over 4 console instances make one record, and every answer carries its id", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, quote_amount: "26.00", ref_id: randomUUID() }
+    const instances = Array.from({ length: 4 }, () => h.anotherInstance())
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => executeQuote(instances[i % instances.length]!, trader, profileId, body)),
+    )
+    const ids = new Set(answers.map((a) => a.record.id))
+    expect(ids.size).toBe(1)
+    // Within an instance the submissions share one call; across instances only one places it,
+    // the other three meet the intent's unique ref_id or the service's 409 and answer "replayed".
+    expect(answers.filter((a) => a.replayed).length).toBeGreaterThanOrEqual(75)
+    expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
+    const intents = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, body.ref_id))
+    expect(intents.map((i) => i.state)).toEqual(["SUCCEEDED"])
+  })
+
+  it("concurrent submissions reusing one ref_id for different amounts: one is placed, the others are conflicts", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const amounts = ["0.001", "0.002", "0.003"]
+    const results = await Promise.allSettled(
+      amounts.map((base_amount) => executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount, ref_id: refId })),
+    )
+    const placed = results.filter((r) => r.status === "fulfilled")
+    const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))
+    expect(placed).toHaveLength(1)
+    expect(refused).toHaveLength(2)
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(HttpProblem)
+      expect((error as HttpProblem).problem.status).toBe(409)
+    }
+    const records = await executionsWithRef(refId)
+    expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
+  })
+
   it("reusing a ref_id for a different request is a conflict and sends nothing", async () => {
     const quote = await heldQuote()
     const refId = randomUUID()
@@ -203,6 +239,38 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const records = await executionsWithRef(refId)
     expect(records).toHaveLength(1)
     expect(intent).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
+  })
+
+  it("the reconciler finds a placed execution even where the service refuses the create again as Expired", async () => {
+    const quote = await heldQuote()
+    // The first attempt stores the record and drops the connection; the two retries meet a 503 outage.
+    await h.setFaults({
+      seed: seedFor("create_execution", 0.8, [false, true, true]),
+      rules: [
+        { operation: "create_execution", fault: "error", rate: 0.8, status: 503 },
+        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: "drop" },
+      ],
+    })
+    const refId = randomUUID()
+    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0004", ref_id: refId })).rejects.toThrow()
+    await h.setFaults({ rules: [] })
+    expect((await intentOf(refId))?.state).toBe("UNKNOWN")
+    // A service that checks the quote's expiry before the ref_id: a create sent again is refused.
+    const expiredFirst: typeof h.upstream = Object.create(h.upstream) as typeof h.upstream
+    expiredFirst.createQuoteExecution = () =>
+      Promise.reject(
+        new UpstreamProblemError({
+          type: "https://developer.paxos.com/docs/v2/problems/expired",
+          title: "Expired",
+          status: 403,
+          detail: "quote expired",
+          meta: { expired_at: quote.expires_at },
+        }),
+      )
+    await reconcileIntents({ db: h.db, upstream: expiredFirst }, { olderThanMs: 0 })
+    const records = await executionsWithRef(refId)
+    expect(records).toHaveLength(1)
+    expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
   })
 
   it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {

@@ -23,16 +23,46 @@ export interface Placed<T> {
   intentId: string
 }
 
-// Identical submissions in flight in this process share one call to the service; across
-// processes the intent's unique ref_id and the service's own ref_id check take over.
-const inFlight = new Map<string, Promise<Placed<unknown>>>()
+// Identical submissions in flight in one console instance share one call to the service;
+// across instances the intent's unique ref_id and the service's own ref_id check take over.
+// Keyed by the deps (one per instance) so that tests can stand up several instances.
+interface InFlight {
+  request: Record<string, unknown>
+  placed: Promise<Placed<unknown>>
+}
+const inFlightByDeps = new WeakMap<ConsoleDeps, Map<string, InFlight>>()
 
-function coalesce<T>(key: string, run: () => Promise<Placed<T>>): Promise<Placed<T>> {
+function refIdReused(refId: string): HttpProblem {
+  return new HttpProblem({
+    status: 409,
+    title: "Conflict",
+    detail: `ref_id ${refId} was already used for a different request; start a new submission.`,
+    meta: { fields: { ref_id: "already used for a different request" } },
+  })
+}
+
+/**
+ * Joins a submission already in flight with the same key, or starts one. A joiner whose
+ * request differs from the one in flight is refused like a sequential reuse of the ref_id.
+ */
+function coalesce<T>(
+  deps: ConsoleDeps,
+  key: string,
+  refId: string,
+  request: Record<string, unknown>,
+  run: () => Promise<Placed<T>>,
+): Promise<Placed<T>> {
+  let inFlight = inFlightByDeps.get(deps)
+  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()))
   const existing = inFlight.get(key)
-  if (existing) return existing as Promise<Placed<T>>
-  const promise = run().finally(() => inFlight.delete(key))
-  inFlight.set(key, promise)
-  return promise
+  if (existing) {
+    if (!sameRequest(existing.request, request)) return Promise.reject(refIdReused(refId))
+    return existing.placed as Promise<Placed<T>>
+  }
+  const table = inFlight
+  const placed = run().finally(() => table.delete(key))
+  table.set(key, { request, placed })
+  return placed
 }
 
 async function placeCreate<T extends { id: string; status: string }>(
@@ -49,14 +79,7 @@ async function placeCreate<T extends { id: string; status: string }>(
 ): Promise<Placed<T>> {
   const { intent, created } = await openIntent(deps.db, input)
   if (!created) {
-    if (!sameRequest(intent.request, input.request)) {
-      throw new HttpProblem({
-        status: 409,
-        title: "Conflict",
-        detail: `ref_id ${input.refId} was already used for a different request; start a new submission.`,
-        meta: { fields: { ref_id: "already used for a different request" } },
-      })
-    }
+    if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
     if (intent.state === "SUCCEEDED" && intent.recordId) {
       return { record: await input.fetchExisting(intent.recordId), replayed: true, intentId: intent.id }
     }
@@ -99,13 +122,14 @@ export function executeQuote(
   profileId: string,
   body: QuoteExecutionCreate & { ref_id: string },
 ): Promise<Placed<QuoteExecution>> {
-  return coalesce(`create_execution:${body.ref_id}`, () =>
+  const request = { profile_id: profileId, ...body }
+  return coalesce(deps, `create_execution:${body.ref_id}`, body.ref_id, request, () =>
     placeCreate(deps, {
       staff,
       operation: "create_execution",
       profileId,
       refId: body.ref_id,
-      request: { profile_id: profileId, ...body },
+      request,
       create: () => deps.upstream.createQuoteExecution(profileId, body),
       fetchExisting: (id) => deps.upstream.getQuoteExecution(profileId, id),
     }),
@@ -118,7 +142,7 @@ export function createConversion(
   staff: Staff,
   body: ConversionCreate & { ref_id: string },
 ): Promise<Placed<Conversion>> {
-  return coalesce(`create_conversion:${body.ref_id}`, () =>
+  return coalesce(deps, `create_conversion:${body.ref_id}`, body.ref_id, body, () =>
     placeCreate(deps, {
       staff,
       operation: "create_conversion",
@@ -151,7 +175,9 @@ export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: stri
     })
     return { record, replayed: false, intentId: intent.id }
   } catch (error) {
-    await settleIntent(deps.db, intent.id, failureOutcome(error)).catch(() => undefined)
+    await settleIntent(deps.db, intent.id, failureOutcome(error)).catch((dbError: unknown) =>
+      log.error("intent.settle_failed", { intentId: intent.id, error: String(dbError) }),
+    )
     throw error
   }
 }
