@@ -76,15 +76,15 @@ export async function settleIntent(db: Db, id: string, outcome: IntentOutcome): 
 }
 
 /** FAILED when the service certainly did not apply the request, UNKNOWN when it may have. */
-export function failureOutcome(error: unknown, attempts = 1): IntentOutcome {
+export function failureOutcome(error: unknown): IntentOutcome {
   if (isUpstreamError(error)) {
     const { problem } = upstreamErrorToProblem(error)
-    return { state: error.outcome === "rejected" ? "FAILED" : "UNKNOWN", problem: { ...problem }, attempts }
+    return { state: error.outcome === "rejected" ? "FAILED" : "UNKNOWN", problem: { ...problem }, attempts: error.attempts }
   }
   return {
     state: "UNKNOWN",
     problem: { type: "about:blank", title: "Internal Server Error", status: 500, detail: "the console failed while sending" },
-    attempts,
+    attempts: 1,
   }
 }
 

@@ -6,6 +6,7 @@ import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import type { QuoteExecution } from "@/lib/schemas/records"
 import { isUpstreamError } from "@/lib/upstream"
 
 export const RECONCILE_AFTER_MS = 30_000
@@ -20,9 +21,11 @@ export interface ReconcileReport {
 
 /**
  * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs` by asking
- * the service with the same ref_id: a create sent again meets 409 Already Exists with the
- * existing record (or, if the first never arrived, is placed or refused now); a
- * conversion is first looked up by ref_id; a cancel is checked on the conversion itself.
+ * the service with the same ref_id: the record is looked up first (conversions by ref_id,
+ * executions by paging the profile's executions since the intent); when none is found the
+ * create is sent again with the same ref_id (409 Already Exists names the record if the
+ * first arrived meanwhile; otherwise it is placed or refused now); a cancel is checked on
+ * the conversion itself.
  * An intent whose outcome still can't be learned (service unreachable) stays UNKNOWN.
  */
 export async function reconcileIntents(
@@ -50,6 +53,37 @@ export async function reconcileIntents(
   return report
 }
 
+/** How far before the intent's row a record may carry an earlier clock (clock skew). */
+const LOOKUP_SLACK_MS = 5 * 60_000
+const LOOKUP_MAX_PAGES = 50
+
+/**
+ * The service has no ref_id filter for executions: page through the profile's executions
+ * created since just before the intent was written, oldest first, and match the ref_id.
+ */
+async function findExecutionByRefId(
+  deps: ConsoleDeps,
+  profileId: string,
+  refId: string,
+  since: Date,
+): Promise<QuoteExecution | null> {
+  const begin = new Date(since.getTime() - LOOKUP_SLACK_MS).toISOString()
+  let cursor: string | undefined
+  for (let page = 0; page < LOOKUP_MAX_PAGES; page++) {
+    const found = await deps.upstream.listQuoteExecutions(profileId, {
+      "created_at.begin": begin,
+      order: "ASC",
+      limit: 1000,
+      page_cursor: cursor,
+    })
+    const match = found.items.find((e) => e.ref_id === refId)
+    if (match) return match
+    cursor = found.next_page_cursor || undefined
+    if (!cursor) return null
+  }
+  throw new Error(`more than ${LOOKUP_MAX_PAGES * 1000} executions since the intent; look-up stopped`)
+}
+
 async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<IntentOutcome> {
   try {
     switch (intent.operation) {
@@ -57,8 +91,12 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         const { profile_id: profileId, ...rest } = intent.request
         const body = quoteExecutionCreateSchema.parse(rest)
         if (typeof profileId !== "string" || !body.ref_id) throw new Error("intent request lacks profile_id or ref_id")
+        // Look first: a service that checks the quote's expiry before the ref_id would refuse
+        // a create sent again as Expired even though the first one was placed.
+        const existing = await findExecutionByRefId(deps, profileId, body.ref_id, intent.createdAt)
+        if (existing) return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
         const result = await deps.upstream.createQuoteExecution(profileId, { ...body, ref_id: body.ref_id })
-        return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts }
+        return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
       }
       case "create_conversion": {
         const body = conversionCreateSchema.parse(intent.request)

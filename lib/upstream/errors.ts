@@ -31,6 +31,8 @@ export abstract class UpstreamError extends Error {
   outcome: UpstreamOutcome
   operation: string | undefined
   mutating: boolean
+  /** HTTP attempts the failed call made (set when the call gives up). */
+  attempts = 1
 
   constructor(message: string, options: UpstreamErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })

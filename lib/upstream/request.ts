@@ -262,6 +262,7 @@ export function createCaller(runtime: Runtime, tokens: TokenManager, retryPolicy
       if (!result.retry || attempt >= maxAttempts || tooLong) {
         error.operation ??= spec.op
         error.mutating = spec.mutating
+        error.attempts = attempt
         // An earlier attempt may have been applied; only a 409 naming another record rules that out.
         if (ambiguous && !(error instanceof UpstreamConflictError)) error.outcome = "unknown"
         throw error
