@@ -53,7 +53,7 @@ function coalesce<T>(
   run: () => Promise<Placed<T>>,
 ): Promise<Placed<T>> {
   let inFlight = inFlightByDeps.get(deps)
-  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()))
+  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map<string, InFlight>()))
   const existing = inFlight.get(key)
   if (existing) {
     if (!sameRequest(existing.request, request)) return Promise.reject(refIdReused(refId))
