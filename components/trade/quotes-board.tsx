@@ -76,7 +76,7 @@ export function QuotesBoard({
   const items = quotes.data?.items
   const buy = items?.find((q) => q.market === market && q.side === "BUY")
   const sell = items?.find((q) => q.market === market && q.side === "SELL")
-  const seen = items ? [...new Set(items.map((q) => q.market))].sort().join(",") : ""
+  const seen = quotes.data ? [...new Set([...quotes.data.markets, ...(items ?? []).map((q) => q.market)])].sort().join(",") : ""
   useEffect(() => {
     if (seen) onMarketsSeen?.(seen.split(","))
   }, [seen, onMarketsSeen])

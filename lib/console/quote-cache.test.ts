@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import type { Quote } from "@/lib/schemas/records"
+import { UpstreamProblemError } from "@/lib/upstream"
+
+const SERVICE_MARKETS = ["BTCUSD", "ETHUSD", "PAXGUSD", "SOLUSD"]
 
 function quote(market: string, expiresAtMs: number): Quote {
   return {
@@ -8,66 +11,134 @@ function quote(market: string, expiresAtMs: number): Quote {
     market,
     side: "BUY",
     price: "100.00",
-    base_asset: market.slice(0, 3),
+    base_asset: market.slice(0, -3),
     quote_asset: "USD",
     created_at: new Date(expiresAtMs - 30_000).toISOString(),
     expires_at: new Date(expiresAtMs).toISOString(),
   }
 }
 
+const badRequest = (detail: string) =>
+  new UpstreamProblemError({ type: "about:blank", title: "Bad Request", status: 400, detail })
+
+/** A fake clock whose sleep moves time on, and a service that records every quotes call. */
+function setup(service: { refuseWithoutMarkets?: boolean; markets?: string[] } = {}) {
+  const clock = { t: 1_000_000 }
+  const calls: string[][] = []
+  const markets = service.markets ?? SERVICE_MARKETS
+  let down = false
+  const cache = createQuoteCache({
+    baseMarkets: ["BTCUSD", "ETHUSD"],
+    now: () => clock.t,
+    sleep: (ms) => {
+      clock.t += ms
+      return Promise.resolve()
+    },
+    fetchQuotes: (asked) => {
+      calls.push([...asked])
+      if (down) return Promise.reject(new Error("down"))
+      if (asked.length === 0 && service.refuseWithoutMarkets) return Promise.reject(badRequest("markets is required"))
+      const unknown = asked.filter((m) => !markets.includes(m))
+      if (unknown.length > 0) return Promise.reject(badRequest(`unknown market ${unknown.join(", ")}`))
+      return Promise.resolve((asked.length > 0 ? asked : markets).map((m) => quote(m, clock.t + 30_000)))
+    },
+  })
+  return {
+    cache,
+    calls,
+    clock,
+    setDown: (value: boolean) => {
+      down = value
+    },
+  }
+}
+
 describe("quote cache", () => {
-  it("asks the service at most once per second per set of markets, however many readers", async () => {
-    let t = 1_000_000
-    const calls: string[][] = []
-    const cache = createQuoteCache({
-      now: () => t,
-      fetchQuotes: (markets) => {
-        calls.push([...markets])
-        return Promise.resolve(markets.map((m) => quote(m, t + 30_000)))
-      },
-    })
-    // 50 browsers polling every 250 ms for 5 seconds.
+  it("asks the service at most once per second, however many readers watch however many markets", async () => {
+    const { cache, calls, clock } = setup()
+    const watched = [["BTCUSD"], ["ETHUSD"], ["PAXGUSD"], ["BTCUSD", "ETHUSD"], ["SOLUSD"]]
+    // 50 browsers on five different boards, polling every 250 ms for 5 seconds.
     for (let step = 0; step < 20; step++) {
-      await Promise.all(Array.from({ length: 50 }, () => cache.get(["ETHUSD", "BTCUSD"])))
-      t += 250
+      await Promise.all(Array.from({ length: 50 }, (_, i) => cache.get(watched[i % watched.length])))
+      clock.t += 250
     }
     expect(calls.length).toBe(5)
-    expect(calls[0]).toEqual(["BTCUSD", "ETHUSD"])
+    expect(calls.every((asked) => asked.length === 0)).toBe(true)
+  })
+
+  it("serves each reader only its markets, and lists every market the service has", async () => {
+    const { cache } = setup()
+    const snapshot = await cache.get(["PAXGUSD"])
+    expect(snapshot.quotes.map((q) => q.market)).toEqual(["PAXGUSD"])
+    expect(snapshot.markets).toEqual(["BTCUSD", "ETHUSD", "PAXGUSD", "SOLUSD"])
+    expect((await cache.get([])).quotes.map((q) => q.market)).toEqual(SERVICE_MARKETS)
+    expect((await cache.get(["NOPEUSD"])).quotes).toEqual([])
   })
 
   it("shares one call in flight between concurrent readers", async () => {
     let release: () => void = () => undefined
     let calls = 0
     const cache = createQuoteCache({
-      fetchQuotes: async (markets) => {
+      fetchQuotes: async () => {
         calls += 1
         await new Promise<void>((resolve) => {
           release = resolve
         })
-        return markets.map((m) => quote(m, Date.now() + 30_000))
+        return SERVICE_MARKETS.map((m) => quote(m, Date.now() + 30_000))
       },
     })
-    const readers = Array.from({ length: 10 }, () => cache.get(["BTCUSD"]))
+    const readers = Array.from({ length: 10 }, (_, i) => cache.get([SERVICE_MARKETS[i % 4]!]))
+    await Promise.resolve()
     release()
     const snapshots = await Promise.all(readers)
     expect(calls).toBe(1)
-    expect(new Set(snapshots.map((s) => s.quotes[0]?.id)).size).toBe(1)
+    expect(snapshots.every((s) => s.quotes.length === 1)).toBe(true)
+  })
+
+  it("against a service that needs markets: asks once for the union of known and watched markets, once per second", async () => {
+    const { cache, calls, clock } = setup({ refuseWithoutMarkets: true })
+    const first = await cache.get(["BTCUSD"])
+    expect(first.quotes.map((q) => q.market)).toEqual(["BTCUSD"])
+    // The refused call without markets, then the union of the base markets and the asked one.
+    expect(calls).toEqual([[], ["BTCUSD", "ETHUSD"]])
+    clock.t += 100
+    // A market nobody watched yet: a new call that includes it, no sooner than a second after the last.
+    const before = clock.t
+    const paxg = await cache.get(["PAXGUSD"])
+    expect(paxg.quotes.map((q) => q.market)).toEqual(["PAXGUSD"])
+    expect(calls.at(-1)).toEqual(["BTCUSD", "ETHUSD", "PAXGUSD"])
+    expect(clock.t - before).toBe(900)
+    // From then on the three share one call per second; the service is never asked without markets again.
+    for (let step = 0; step < 12; step++) {
+      await Promise.all([cache.get(["BTCUSD"]), cache.get(["ETHUSD"]), cache.get(["PAXGUSD"])])
+      clock.t += 250
+    }
+    expect(calls.length).toBe(5)
+    expect(calls.slice(2).every((asked) => asked.join() === "BTCUSD,ETHUSD,PAXGUSD")).toBe(true)
+  })
+
+  it("against a service that needs markets: a reader's unknown market does not take the others down", async () => {
+    const { cache, clock } = setup({ refuseWithoutMarkets: true })
+    await cache.get(["BTCUSD"])
+    clock.t += 1000
+    expect((await cache.get(["TYPOUSD"])).quotes).toEqual([])
+    clock.t += 1000
+    expect((await cache.get(["BTCUSD"])).quotes.map((q) => q.market)).toEqual(["BTCUSD"])
   })
 
   it("serves the last quotes that have not expired, marked stale, when a refresh fails", async () => {
-    let t = 5_000_000
-    let fail = false
-    const cache = createQuoteCache({
-      now: () => t,
-      fetchQuotes: (markets) => (fail ? Promise.reject(new Error("down")) : Promise.resolve(markets.map((m) => quote(m, t + 10_000)))),
-    })
+    const { cache, clock, setDown } = setup()
     const first = await cache.get(["BTCUSD"])
-    fail = true
-    t += 2_000
+    setDown(true)
+    clock.t += 2_000
     const second = await cache.get(["BTCUSD"])
     expect(second.stale).toBe(true)
     expect(second.quotes.map((q) => q.id)).toEqual(first.quotes.map((q) => q.id))
-    t += 20_000
+    clock.t += 30_000
     await expect(cache.get(["BTCUSD"])).rejects.toThrow("down")
+    setDown(false)
+    clock.t += 1_000
+    const recovered = await cache.get(["BTCUSD"])
+    expect(recovered.stale).toBe(false)
   })
 })

@@ -6,6 +6,7 @@ import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
 import { type ReconcileReport, reconcileIntents } from "@/lib/console/reconciler"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { SEED_MARKETS } from "@/lib/schemas/assets"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
 import { type UpstreamClient, type UpstreamFetch, createUpstreamClient } from "@/lib/upstream"
 
@@ -55,7 +56,7 @@ async function build(): Promise<ConsoleRuntime> {
     timeoutMs: config.upstreamTimeoutMs,
     log: (event) => log.debug("upstream.call", { ...event }),
   })
-  const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets) })
+  const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
   return { db, upstream, quotes, sandbox }
 }
 

@@ -7,6 +7,8 @@ import type { Quote } from "@/lib/schemas/records"
 
 export interface QuoteSnapshot {
   items: Quote[]
+  /** Every market the service has quotes for right now (the market picker's list). */
+  markets: string[]
   fetched_at: string
   stale: boolean
 }

@@ -79,7 +79,7 @@ export interface ProfileListQuery {
 }
 
 export interface QuoteOperations {
-  /** Held quotes for each market, both sides. */
+  /** Held quotes for each market, both sides; no markets: every market (the service's default). */
   listQuotes(markets: readonly string[]): Promise<Quote[]>
 }
 

@@ -1,20 +1,20 @@
 import { z } from "zod"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { withStaff } from "@/lib/console/with-staff"
-import { SEED_MARKETS } from "@/lib/schemas/assets"
 
 const marketsSchema = z
   .array(z.string().regex(/^[A-Z0-9]{4,16}$/, "each market is like BTCUSD"))
   .max(64, "at most 64 markets")
 
-// GET /api/quotes?markets=BTCUSD&markets=ETHUSD - held quotes from the shared cache
+// GET /api/quotes?markets=BTCUSD&markets=ETHUSD - held quotes from the shared cache (no markets: every market)
 export const GET = withStaff("viewer", async ({ req }) => {
   const asked = req.nextUrl.searchParams.getAll("markets").flatMap((m) => m.split(",")).filter(Boolean)
   const markets = z.object({ markets: marketsSchema }).parse({ markets: asked }).markets
   const { quotes } = await consoleRuntime()
-  const snapshot = await quotes.get(markets.length > 0 ? markets : SEED_MARKETS)
+  const snapshot = await quotes.get(markets)
   return Response.json({
     items: snapshot.quotes,
+    markets: snapshot.markets,
     fetched_at: new Date(snapshot.fetchedAt).toISOString(),
     stale: snapshot.stale,
   })
