@@ -20,6 +20,20 @@ export async function createTestDatabase(driver: TestDriver): Promise<Database> 
     await database.migrate()
     return database
   }
+  const empty = await createEmptyPostgresDatabase()
+  const database = await openDatabase({ url: empty.url })
+  await database.migrate()
+  return {
+    ...database,
+    close: async () => {
+      await database.close()
+      await empty.drop()
+    },
+  }
+}
+
+/** A new, empty database on the TEST_DATABASE_URL server, and how to drop it. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const serverUrl = testDatabaseUrl()
   if (!serverUrl) throw new Error("TEST_DATABASE_URL is not set")
   const name = `console_test_${Date.now()}_${randomBytes(4).toString("hex")}`
@@ -32,12 +46,9 @@ export async function createTestDatabase(driver: TestDriver): Promise<Database> 
   }
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const database = await openDatabase({ url: url.toString() })
-  await database.migrate()
   return {
-    ...database,
-    close: async () => {
-      await database.close()
+    url: url.toString(),
+    drop: async () => {
       const dropper = new pg.Client({ connectionString: serverUrl })
       await dropper.connect()
       try {

@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Database } from "@/lib/db/client"
+import { type Database, openDatabase } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
-import { createTestDatabase, testDrivers } from "@/test/db"
+import { testDatabaseUrl } from "@/lib/env"
+import { createEmptyPostgresDatabase, createTestDatabase, testDrivers } from "@/test/db"
 
 describe.each(testDrivers())("database on %s", (driver) => {
   let database: Database
@@ -44,5 +45,23 @@ describe.each(testDrivers())("database on %s", (driver) => {
 
   it("migrating twice is harmless", async () => {
     await database.migrate()
+  })
+})
+
+describe.runIf(testDatabaseUrl())("several instances starting together on Postgres", () => {
+  it("migrate one at a time: every instance starts, and the schema is applied once", async () => {
+    const empty = await createEmptyPostgresDatabase()
+    const instances = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ url: empty.url })))
+    try {
+      await Promise.all(instances.map((instance) => instance.migrate()))
+      const inserted = await instances[0]!.db
+        .insert(consoleIntents)
+        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "r", request: {} })
+        .returning()
+      expect(inserted).toHaveLength(1)
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()))
+      await empty.drop()
+    }
   })
 })

@@ -36,7 +36,7 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
     return {
       db: db as unknown as Db,
       driver: "postgres",
-      migrate: () => migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      migrate: () => migrateLocked(pool),
       close: () => pool.end(),
     }
   }
@@ -48,6 +48,27 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
     driver: "pglite",
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
+  }
+}
+
+/** Any fixed number: the advisory lock that makes instances starting together migrate one at a time. */
+const MIGRATION_LOCK = 7_301_245_001
+
+/**
+ * drizzle's migrator takes no lock: two instances starting together on an old schema
+ * would race on CREATE TABLE. Each waits for the lock, then finds the work done.
+ */
+async function migrateLocked(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK])
+    try {
+      await migratePg(drizzlePg(client, { schema, casing: "snake_case" }), { migrationsFolder: MIGRATIONS_FOLDER })
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK])
+    }
+  } finally {
+    client.release()
   }
 }
 
