@@ -4,7 +4,7 @@ import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
 import { type ReconcileReport, reconcileIntents } from "@/lib/console/reconciler"
-import { env } from "@/lib/env"
+import { ConfigError, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
@@ -82,11 +82,33 @@ export function reconcileNow(options: { olderThanMs?: number } = {}): Promise<Re
 /**
  * Start-up work, once per server process (from instrumentation.ts): open and migrate
  * the database, start the sandbox's settlement worker, and reconcile intents now and
- * every minute.
+ * every minute. A database that is not reachable yet does not stop the server (health
+ * says degraded meanwhile): start-up is tried again every 10 s until it succeeds.
  */
 export async function startBackgroundWork(): Promise<void> {
   if (globalForRuntime.__consoleBackground) return
   globalForRuntime.__consoleBackground = true
+  try {
+    await begin()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      globalForRuntime.__consoleBackground = false
+      throw error
+    }
+    log.error("console.start_failed", { error: String(error), retryInMs: START_RETRY_MS })
+    const again = () => {
+      begin().catch((retryError: unknown) => {
+        log.warn("console.start_failed", { error: String(retryError), retryInMs: START_RETRY_MS })
+        setTimeout(again, START_RETRY_MS).unref()
+      })
+    }
+    setTimeout(again, START_RETRY_MS).unref()
+  }
+}
+
+const START_RETRY_MS = 10_000
+
+async function begin(): Promise<void> {
   const runtime = await consoleRuntime()
   runtime.sandbox?.startWorkers()
   const tick = () => {
