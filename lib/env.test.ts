@@ -68,6 +68,21 @@ describe("configuration", () => {
     expect(config.oidc?.roleClaim).toBe("console_role")
   })
 
+  it("refuses a plain-http service or identity provider, except on this machine", () => {
+    expect(errorOf({ ...upstream, UPSTREAM_TOKEN_URL: "http://oauth.example.com/oauth2/token" })).toContain(
+      "UPSTREAM_TOKEN_URL: must be an https:// URL (http only for localhost)",
+    )
+    expect(errorOf({ ...upstream, OIDC_ISSUER: "http://idp.example.com" })).toContain("OIDC_ISSUER: must be an https:// URL")
+    const local = parseEnv({ ...upstream, UPSTREAM_BASE_URL: "http://127.0.0.1:4010/sandbox/v2", UPSTREAM_TOKEN_URL: "http://localhost:4010/sandbox/oauth2/token" })
+    expect(local.upstream).toMatchObject({ kind: "remote", baseUrl: "http://127.0.0.1:4010/sandbox/v2" })
+  })
+
+  it("UPSTREAM_INSTANCES: how many instances share the service's rate limits (default 1)", () => {
+    expect(parseEnv({}).upstreamInstances).toBe(1)
+    expect(parseEnv({ UPSTREAM_INSTANCES: "3" }).upstreamInstances).toBe(3)
+    expect(errorOf({ UPSTREAM_INSTANCES: "0" })).toContain("UPSTREAM_INSTANCES: must be between 1 and 64")
+  })
+
   it("rejects bad values with the variable and the rule", () => {
     expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
     expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")

@@ -106,6 +106,7 @@ const rawSchema = z.object({
   UPSTREAM_CLIENT_SECRET: optionalText,
   UPSTREAM_SCOPES: optionalText,
   UPSTREAM_TIMEOUT_MS: intVar(10_000, 100, 600_000),
+  UPSTREAM_INSTANCES: intVar(1, 1, 64),
   DATABASE_URL: optionalText.refine(
     (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
     "must be a postgres:// URL",
@@ -146,6 +147,8 @@ export interface Env {
     | { kind: "remote"; baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string }
   upstreamScopes: string[]
   upstreamTimeoutMs: number
+  /** Console instances sharing the service's per-IP rate limits; each keeps 1/N of them. */
+  upstreamInstances: number
   databaseUrl: string | undefined
   dataDir: string
   nextAuthSecret: string | undefined
@@ -196,6 +199,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     }
   }
 
+  // The client secret and staff sign-ins must not cross the network in clear text.
+  for (const name of ["UPSTREAM_BASE_URL", "UPSTREAM_TOKEN_URL", "OIDC_ISSUER"] as const) {
+    const value = raw[name]
+    if (value && !isHttpsOrLoopback(value)) problems.push({ path: [name], message: "must be an https:// URL (http only for localhost)" })
+  }
+
   if (mode === "upstream") {
     if (!raw.NEXTAUTH_SECRET) problems.push({ path: ["NEXTAUTH_SECRET"], message: "is required outside sandbox mode" })
     if (!raw.NEXTAUTH_URL) problems.push({ path: ["NEXTAUTH_URL"], message: "is required outside sandbox mode" })
@@ -240,6 +249,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
           },
     upstreamScopes: scopes,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
+    upstreamInstances: raw.UPSTREAM_INSTANCES,
     databaseUrl: raw.DATABASE_URL,
     dataDir: raw.DATA_DIR ?? ".data",
     nextAuthSecret: raw.NEXTAUTH_SECRET,
@@ -267,6 +277,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       maxConversionUsd: raw.SANDBOX_MAX_CONVERSION_USD,
     },
   }
+}
+
+function isHttpsOrLoopback(value: string): boolean {
+  const url = new URL(value)
+  if (url.protocol === "https:") return true
+  return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
 }
 
 let cached: Env | undefined

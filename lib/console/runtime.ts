@@ -8,7 +8,7 @@ import { ConfigError, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
-import { type UpstreamClient, type UpstreamFetch, createUpstreamClient } from "@/lib/upstream"
+import { type UpstreamClient, type UpstreamFetch, createUpstreamClient, sharedRateLimits } from "@/lib/upstream"
 
 /** Where the in-process sandbox answers; the host is never resolved, requests stay in memory. */
 export const SANDBOX_INTERNAL_ORIGIN = "http://sandbox.internal"
@@ -54,6 +54,7 @@ async function build(): Promise<ConsoleRuntime> {
     ...upstreamTarget,
     scopes: config.upstreamScopes,
     timeoutMs: config.upstreamTimeoutMs,
+    limits: sharedRateLimits(config.upstreamInstances),
     log: (event) => log.debug("upstream.call", { ...event }),
   })
   const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })

@@ -38,7 +38,7 @@ export {
 } from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { type ProblemAnswer, upstreamErrorResponse, upstreamErrorToProblem } from "@/lib/upstream/problem"
-export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits } from "@/lib/upstream/rate-limiter"
+export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits, sharedRateLimits } from "@/lib/upstream/rate-limiter"
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
 export {
   type FaultRule,

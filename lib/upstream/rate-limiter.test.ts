@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest"
 import { createUpstreamClient } from "@/lib/upstream/client"
 import { RateLimitedError, UpstreamError } from "@/lib/upstream/errors"
-import { bucketForPath, DEFAULT_RATE_LIMITS, RateLimiter } from "@/lib/upstream/rate-limiter"
+import { bucketForPath, DEFAULT_RATE_LIMITS, RateLimiter, sharedRateLimits } from "@/lib/upstream/rate-limiter"
 import { FakeClock, FakeUpstream, PROFILE_ID, QUOTE_ID, testConfig } from "@/lib/upstream/test-support"
 
 let clock: FakeClock
@@ -52,6 +52,26 @@ describe("RateLimiter", () => {
     clock.advance(3000)
     const again = await Promise.allSettled(Array.from({ length: 10 }, () => limiter.acquire("quote_executions")))
     expect(again.every((r) => r.status === "fulfilled")).toBe(true)
+  })
+
+  it("three instances sharing the limits: together they stay within 10 executions per second on average", async () => {
+    const limiters = Array.from(
+      { length: 3 },
+      () => new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...sharedRateLimits(3), maxWaitMs: 600_000 }, clock),
+    )
+    const start = clock.now()
+    const sent: number[] = []
+    await Promise.all(
+      limiters.flatMap((limiter) =>
+        Array.from({ length: 100 }, async () => {
+          await limiter.acquire("quote_executions")
+          sent.push(clock.now() - start)
+        }),
+      ),
+    )
+    // 300 sends: 30 per 3-second window, i.e. 10 per second, the service's average.
+    expect(Math.max(...sent)).toBe(27_000)
+    expect(busiestWindow(sent, 3000)).toBe(30)
   })
 
   it("keeps buckets apart", async () => {

@@ -29,6 +29,15 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   maxWaitMs: 2000,
 }
 
+/**
+ * The limits of one of `instances` console instances behind one address: the service
+ * counts per IP over a five-minute average, so each instance keeps 1/N of every limit by
+ * allowing the same count in an N times longer window.
+ */
+export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs"> {
+  return { windowMs: DEFAULT_RATE_LIMITS.windowMs * Math.max(1, Math.floor(instances)) }
+}
+
 export interface LimiterClock {
   now: () => number
   sleep: (ms: number) => Promise<void>
