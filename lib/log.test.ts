@@ -16,4 +16,14 @@ describe("redact", () => {
       amount: "12.34",
     })
   })
+
+  it("hides passwords inside URLs and secret parameters inside free text", () => {
+    expect(redact("Error: connect ECONNREFUSED postgres://console:hunter2@db:5432/console")).toBe(
+      "Error: connect ECONNREFUSED postgres://console:[redacted]@db:5432/console",
+    )
+    expect(redact("POST body grant_type=client_credentials&client_id=c1&client_secret=s3cret&scope=a")).toBe(
+      "POST body grant_type=client_credentials&client_id=c1&client_secret=[redacted]&scope=a",
+    )
+    expect(redact("https://api.example.com/v2/quotes?markets=BTCUSD")).toBe("https://api.example.com/v2/quotes?markets=BTCUSD")
+  })
 })

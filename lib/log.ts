@@ -19,8 +19,12 @@ export function redact(value: unknown, depth = 0): unknown {
     return out
   }
   if (typeof value === "string") {
-    // Bearer tokens and basic credentials that ended up inside free text.
-    return value.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+    // Bearer tokens, basic credentials, passwords in URLs (a database URL inside a driver's
+    // error message) and secret-named parameters that ended up inside free text.
+    return value
+      .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${REDACTED}@`)
+      .replace(/\b(client_secret|password|access_token|token)=[^&\s"']+/gi, `$1=${REDACTED}`)
   }
   return value
 }
