@@ -1,6 +1,96 @@
-import { describe, expect, it } from "vitest"
-import { validationProblem } from "@/lib/console/with-staff"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { encode } from "next-auth/jwt"
+import { NextRequest } from "next/server"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import type { Role } from "@/lib/auth/roles"
+import { validationProblem, withStaff } from "@/lib/console/with-staff"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "with-staff-"))
+const SECRET = "with-staff-tests-secret-0123456789-abcdefghij"
+process.env.DATA_DIR = dataDir
+process.env.NEXTAUTH_SECRET = SECRET
+process.env.LOG_LEVEL = "info"
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+async function request(method: string, options: { role?: Role; headers?: Record<string, string> } = {}): Promise<NextRequest> {
+  const headers = new Headers(options.headers)
+  if (options.role) {
+    const token = await encode({
+      token: { email: `${options.role}@example.com`, role: options.role, signedInAt: Math.floor(Date.now() / 1000) },
+      secret: SECRET,
+      maxAge: 30 * 60,
+    })
+    headers.set("cookie", `next-auth.session-token=${token}`)
+  }
+  return new NextRequest("http://localhost/api/thing", { method, headers })
+}
+
+const noParams = { params: Promise.resolve({}) }
+const ok = withStaff("trader", () => Promise.resolve(Response.json({ done: true })))
+
+/** What the wrapper wrote to stderr (warnings and errors) while `run` ran. */
+async function stderrOf(run: () => Promise<unknown>): Promise<string> {
+  const lines: string[] = []
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk))
+    return true
+  })
+  await run()
+  vi.restoreAllMocks()
+  return lines.join("")
+}
+
+describe("withStaff", () => {
+  it("a failure inside a handler is a 500 problem with a request id and no internals, logged once", async () => {
+    const failing = withStaff("viewer", () => Promise.reject(new Error("connect ECONNREFUSED postgres://console:hunter2@db/console")))
+    let res: Response | undefined
+    const logged = await stderrOf(async () => {
+      res = await failing(await request("GET", { role: "viewer" }), noParams)
+    })
+    expect(res?.status).toBe(500)
+    expect(res?.headers.get("content-type")).toBe("application/problem+json")
+    const body = (await res!.json()) as { detail: string; meta: { request_id: string } }
+    expect(body.meta.request_id).toBe(res?.headers.get("x-request-id"))
+    expect(body.detail).toContain(body.meta.request_id)
+    expect(JSON.stringify(body)).not.toContain("hunter2")
+    expect(JSON.stringify(body)).not.toContain("ECONNREFUSED")
+    expect(logged).toContain(body.meta.request_id)
+    expect(logged).not.toContain("hunter2")
+  })
+
+  it("a write without Origin is let through only when Sec-Fetch-Site says same-origin", async () => {
+    const sameOrigin = await ok(await request("POST", { role: "trader", headers: { "sec-fetch-site": "same-origin" } }), noParams)
+    expect(sameOrigin.status).toBe(200)
+    for (const site of ["cross-site", "same-site", "none"]) {
+      const res = await ok(await request("POST", { role: "trader", headers: { "sec-fetch-site": site } }), noParams)
+      expect(`${site} ${res.status}`).toBe(`${site} 403`)
+    }
+    const neither = await ok(await request("POST", { role: "trader" }), noParams)
+    expect(neither.status).toBe(403)
+  })
+
+  it("logs every denial with who, what and why, and never the session cookie", async () => {
+    const req = await request("POST", { role: "viewer", headers: { origin: "http://localhost" } })
+    const cookie = req.headers.get("cookie")!.split("=")[1]!
+    const logged = await stderrOf(async () => {
+      expect((await ok(req, noParams)).status).toBe(403)
+      expect((await ok(await request("GET"), noParams)).status).toBe(401)
+    })
+    const events = logged.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(events).toEqual([
+      expect.objectContaining({ event: "authz.denied", who: "viewer@example.com", what: "POST /api/thing", why: "role viewer below trader", status: 403 }),
+      expect.objectContaining({ event: "authz.denied", who: "anonymous", what: "GET /api/thing", why: "no valid session", status: 401 }),
+    ])
+    expect(logged).not.toContain(cookie.slice(0, 40))
+  })
+})
 
 describe("validation problems", () => {
   it("name each offending field and its rule", () => {

@@ -93,23 +93,24 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
 ): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
     const requestId = randomUUID()
-    const staff = await staffFromRequest(req)
-    if (!staff) {
-      return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
-    }
-    if (!roleAtLeast(staff.role, minimumRole)) {
-      return deny(403, `This needs the ${minimumRole} role; you are ${staff.role}.`, {
-        req,
-        requestId,
-        who: staff.email,
-        why: `role ${staff.role} below ${minimumRole}`,
-      })
-    }
-    const crossSite = crossSiteReason(req)
-    if (crossSite) {
-      return deny(403, "Cross-site requests are refused.", { req, requestId, who: staff.email, why: crossSite })
-    }
+    let staff: Staff | null = null
     try {
+      staff = await staffFromRequest(req)
+      if (!staff) {
+        return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
+      }
+      if (!roleAtLeast(staff.role, minimumRole)) {
+        return deny(403, `This needs the ${minimumRole} role; you are ${staff.role}.`, {
+          req,
+          requestId,
+          who: staff.email,
+          why: `role ${staff.role} below ${minimumRole}`,
+        })
+      }
+      const crossSite = crossSiteReason(req)
+      if (crossSite) {
+        return deny(403, "Cross-site requests are refused.", { req, requestId, who: staff.email, why: crossSite })
+      }
       const response = await handler({ req, params: await route.params, staff, requestId })
       response.headers.set("x-request-id", requestId)
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
