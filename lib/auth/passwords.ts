@@ -1,12 +1,21 @@
 import "server-only"
-import { createHash, timingSafeEqual } from "node:crypto"
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import bcrypt from "bcryptjs"
 import { DEMO_USERS } from "@/lib/auth/demo-users"
 import { type Role } from "@/lib/auth/roles"
 import { env } from "@/lib/env"
 
-// Compared against when the email is unknown, so both answers take the same time.
-const DUMMY_HASH = "$2b$10$U.tbyIgy9q07Jwu7.T8NAu2rAPYo60JcWGQP23Nlp6/g.KH4evx2O"
+let dummy: { cost: number; hash: string } | undefined
+
+/**
+ * Compared against when the email is unknown, so both answers take the same time: a hash
+ * of the same bcrypt cost as the configured staff's (the slowest, if they differ).
+ */
+export function dummyHash(hashes: readonly string[]): string {
+  const cost = Math.max(10, ...hashes.map((h) => Number(h.slice(4, 6))).filter((n) => Number.isInteger(n)))
+  if (dummy?.cost !== cost) dummy = { cost, hash: bcrypt.hashSync(randomUUID(), cost) }
+  return dummy.hash
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = createHash("sha256").update(a).digest()
@@ -26,6 +35,6 @@ export async function verifyStaffPassword(emailInput: string, password: string):
     if (demo) return sameSecret(password, config.demoPassword) ? { email: demo.email, role: demo.role } : null
   }
   const user = config.consoleUsers.find((u) => u.email === email)
-  const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH)
+  const ok = await bcrypt.compare(password, user?.passwordHash ?? dummyHash(config.consoleUsers.map((u) => u.passwordHash)))
   return user && ok ? { email: user.email, role: user.role } : null
 }
