@@ -49,6 +49,7 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // Everything but the API, the sandbox, Next's assets and files with an extension.
-  matcher: ["/((?!api/|sandbox/|_next/|favicon\\.ico|.*\\.[a-z0-9]+$).*)"],
+  // Everything but the API, the sandbox, Next's assets and static files (by their extension:
+  // a page whose path has a dot in it, such as a record id, still gets its CSP).
+  matcher: ["/((?!api/|sandbox/|_next/|.*\\.(?:ico|png|svg|jpe?g|gif|webp|txt|xml|webmanifest|map|css|js|woff2?)$).*)"],
 }
