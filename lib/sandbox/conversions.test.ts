@@ -115,6 +115,16 @@ describe.each(testDrivers())("stablecoin conversions on %s", (driver) => {
       }
     })
 
+    it("names the pair rule beside the missing fields (no profile_id, no amount)", async () => {
+      const { status, body } = await convert({ source_asset: "USDP", target_asset: "PYUSD" })
+      expect(status).toBe(400)
+      expect(body.meta?.fields).toEqual({
+        profile_id: "is required",
+        amount: "is required",
+        target_asset: "USD converts to USDP, PYUSD or USDG and back; stablecoin to stablecoin is not allowed",
+      })
+    })
+
     it("refuses an amount above the per-conversion maximum", async () => {
       const { status, body } = await convert({ ...valid(), amount: "11000" })
       expect(status).toBe(400)

@@ -133,6 +133,22 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
         () => ({ base_amount: "1.123456789", metadata: { k: 1 } }),
         { quote_id: "is required", base_amount: "at most 8 decimals", metadata: /strings/ },
       ],
+      // The amount rule is a rule of the whole body: it is reported beside the fields' type errors.
+      [
+        "an empty body",
+        () => ({}),
+        { quote_id: "is required", base_amount: "give base_amount or quote_amount", quote_amount: "give base_amount or quote_amount" },
+      ],
+      [
+        "a numeric quote_id with both amounts",
+        () => ({ quote_id: 5, base_amount: "1", quote_amount: "1" }),
+        { quote_id: "must be text", base_amount: /only one/, quote_amount: /only one/ },
+      ],
+      [
+        "null metadata and no amount",
+        (q) => ({ quote_id: q, metadata: null }),
+        { metadata: /must be an object/, base_amount: /give base_amount/, quote_amount: /give base_amount/ },
+      ],
     ]
     it.each(cases)("%s", async (_name, body, fields) => {
       const { status, body: problem } = await execute(t.profiles.treasury, body(quote.id))

@@ -5,6 +5,19 @@ export function requiredOr(otherwise: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : otherwise)
 }
 
+/** A JSON object: what a request body's fields are read from. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+/**
+ * Options for an object-level rule (one that relates two fields) that must be checked even
+ * when a field failed its own rule: zod skips such a rule after a field's type error, and
+ * a 400 names every offending field. The rule then sees the body as sent (its fields may
+ * have any type, so it reads them as unknown), and only ever an object.
+ */
+export const EVEN_WITH_FIELD_ERRORS = { when: (payload: { value: unknown }) => isJsonObject(payload.value) }
+
 /** A client reference id: what the console generates is a UUID, but any short token is accepted. */
 export const refIdSchema = z
   .string({ error: requiredOr("must be text") })

@@ -123,6 +123,32 @@ describe("conversionCreateSchema", () => {
     ])
   })
 
+  // zod skips an object's own rules once a field has a type error; the pair rule must still be reported.
+  it("refuses a stablecoin-to-stablecoin pair when other fields are missing or wrong too", () => {
+    expect(issues(conversionCreateSchema, { source_asset: "USDP", target_asset: "PYUSD" })).toEqual([
+      "profile_id: is required",
+      "amount: is required",
+      `target_asset: ${STABLE_TO_STABLE}`,
+    ])
+    expect(issues(conversionCreateSchema, { profile_id: 7, amount: "1", source_asset: "USD", target_asset: "USD", metadata: null })).toEqual([
+      "profile_id: must be text",
+      "metadata: must be an object of text keys and text values",
+      "target_asset: must differ from source_asset",
+    ])
+    // An unknown or missing asset has its own message; the pair is not judged then.
+    expect(issues(conversionCreateSchema, { source_asset: "BTC", target_asset: "USDP" })).toEqual([
+      "profile_id: is required",
+      "amount: is required",
+      "source_asset: must be one of USD, USDP, PYUSD, USDG",
+    ])
+  })
+
+  it("refuses what is not an object with that one issue", () => {
+    for (const input of [null, [], "conversion", 5]) {
+      expect(conversionCreateSchema.safeParse(input).error?.issues.map((issue) => [issue.code, issue.path])).toEqual([["invalid_type", []]])
+    }
+  })
+
   it("accepts the optional fields and applies the metadata limits", () => {
     const full = body({
       ref_id: "conv-2026-01-31.001",

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { STABLECOINS } from "@/lib/schemas/assets"
-import { idSchema, refIdSchema, requiredOr } from "@/lib/schemas/common"
+import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, requiredOr } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
 import { fiatAmountSchema } from "@/lib/schemas/money"
 
@@ -12,6 +12,10 @@ export const CONVERSION_STATUSES = ["CREATED", "SETTLED", "CANCELLED"] as const
 export function isValidConversionPair(source: string, target: string): boolean {
   const stable = STABLECOINS as readonly string[]
   return (source === "USD" && stable.includes(target)) || (stable.includes(source) && target === "USD")
+}
+
+function isConversionAsset(value: unknown): value is ConversionAsset {
+  return (CONVERSION_ASSETS as readonly unknown[]).includes(value)
 }
 
 /** The assets a conversion from `source` may go to (for narrowing the form's choices). */
@@ -35,17 +39,21 @@ export const conversionCreateSchema = z
     recipient_profile_id: idSchema.optional(),
   })
   .superRefine((body, ctx) => {
-    if (!isValidConversionPair(body.source_asset, body.target_asset)) {
+    // The body as sent (see EVEN_WITH_FIELD_ERRORS): the pair is judged when both assets
+    // are known ones; an unknown or missing asset has its own message already.
+    const { source_asset: source, target_asset: target } = body as Record<string, unknown>
+    if (!isConversionAsset(source) || !isConversionAsset(target)) return
+    if (!isValidConversionPair(source, target)) {
       ctx.addIssue({
         code: "custom",
         path: ["target_asset"],
         message:
-          body.source_asset === body.target_asset
+          source === target
             ? "must differ from source_asset"
             : "USD converts to USDP, PYUSD or USDG and back; stablecoin to stablecoin is not allowed",
       })
     }
-  })
+  }, EVEN_WITH_FIELD_ERRORS)
 
 export type ConversionCreate = z.infer<typeof conversionCreateSchema>
 

@@ -21,8 +21,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * the output is a fresh object.
  */
 export const metadataSchema = z
-  .custom<Record<string, unknown>>(isPlainObject, { error: "must be an object of text keys and text values" })
+  // Not aborting: a body's other rules (e.g. "give base_amount or quote_amount") are still
+  // checked and reported alongside, so the refinement below guards against non-objects.
+  .custom<Record<string, unknown>>(isPlainObject, { error: "must be an object of text keys and text values", abort: false })
   .superRefine((record, ctx) => {
+    if (!isPlainObject(record)) return
     const keys = Object.keys(record)
     if (keys.length > METADATA_MAX_PAIRS) {
       ctx.addIssue({ code: "custom", message: `at most ${METADATA_MAX_PAIRS} pairs (got ${keys.length})` })

@@ -92,6 +92,49 @@ describe("quoteExecutionCreateSchema", () => {
     ).toEqual(["base_amount: give base_amount or quote_amount", "quote_amount: give base_amount or quote_amount"])
   })
 
+  // zod skips an object's own rules once a field has a type error; these must still be reported.
+  it.each<[string, unknown, string[]]>([
+    [
+      "an empty body",
+      {},
+      ["quote_id: is required", "base_amount: give base_amount or quote_amount", "quote_amount: give base_amount or quote_amount"],
+    ],
+    [
+      "a quote_id of the wrong type and both amounts",
+      { quote_id: 5, base_amount: "1", quote_amount: "1" },
+      [
+        "quote_id: must be text",
+        "base_amount: give only one of base_amount and quote_amount",
+        "quote_amount: give only one of base_amount and quote_amount",
+      ],
+    ],
+    [
+      "null metadata and no amount",
+      { quote_id: "q", metadata: null },
+      [
+        "metadata: must be an object of text keys and text values",
+        "base_amount: give base_amount or quote_amount",
+        "quote_amount: give base_amount or quote_amount",
+      ],
+    ],
+    [
+      "an amount of the wrong type beside the other amount",
+      { quote_id: "q", base_amount: 1, quote_amount: "1" },
+      [
+        'base_amount: must be a decimal number written as text, like "12.34"',
+        "base_amount: give only one of base_amount and quote_amount",
+        "quote_amount: give only one of base_amount and quote_amount",
+      ],
+    ],
+    [
+      "metadata of the wrong type beside an unknown field",
+      { quote_id: "q", base_amount: "1", metadata: [], side: "BUY" },
+      ["metadata: must be an object of text keys and text values", ': Unrecognized key: "side"'],
+    ],
+  ])("reports the amount rule with the fields' own rules: %s", (_name, body, expected) => {
+    expect(issues(quoteExecutionCreateSchema, body).sort()).toEqual([...expected].sort())
+  })
+
   it("reports an invalid amount and a second amount together", () => {
     expect(issues(quoteExecutionCreateSchema, { quote_id: QUOTE_ID, base_amount: "1.123456789", quote_amount: "1" })).toEqual([
       "base_amount: at most 8 decimals",
@@ -141,10 +184,11 @@ describe("quoteExecutionCreateSchema", () => {
     expect(result.error?.issues).toEqual([expect.objectContaining({ code: "unrecognized_keys", keys: ["__proto__"] })])
   })
 
-  it("refuses what is not an object", () => {
-    expect(quoteExecutionCreateSchema.safeParse(null).success).toBe(false)
-    expect(quoteExecutionCreateSchema.safeParse([]).success).toBe(false)
-    expect(quoteExecutionCreateSchema.safeParse("quote").success).toBe(false)
+  it("refuses what is not an object, with that one issue (the object's rules do not run on it)", () => {
+    for (const input of [null, [], "quote", 5, undefined]) {
+      const result = quoteExecutionCreateSchema.safeParse(input)
+      expect(result.error?.issues.map((issue) => [issue.code, issue.path])).toEqual([["invalid_type", []]])
+    }
   })
 
   it.each([

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { idSchema, refIdSchema } from "@/lib/schemas/common"
+import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
 import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
 
@@ -24,14 +24,16 @@ export const quoteExecutionCreateSchema = z
     recipient_profile_id: idSchema.optional(),
   })
   .superRefine((body, ctx) => {
-    const given = [body.base_amount, body.quote_amount].filter((v) => v !== undefined).length
+    // The body as sent (see EVEN_WITH_FIELD_ERRORS): an amount counts as given whatever its type.
+    const fields = body as Record<string, unknown>
+    const given = ["base_amount", "quote_amount"].filter((name) => fields[name] !== undefined).length
     if (given !== 1) {
       const message =
         given === 0 ? "give base_amount or quote_amount" : "give only one of base_amount and quote_amount"
       ctx.addIssue({ code: "custom", path: ["base_amount"], message })
       ctx.addIssue({ code: "custom", path: ["quote_amount"], message })
     }
-  })
+  }, EVEN_WITH_FIELD_ERRORS)
 
 export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
