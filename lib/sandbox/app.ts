@@ -6,6 +6,7 @@ import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { sandboxDeposits } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
+import { serviceRefIdSchema } from "@/lib/schemas/common"
 import { conversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 import { quoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 import { cancelConversion, createConversion, getConversion, listConversions } from "@/lib/sandbox/conversions"
@@ -303,8 +304,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
     fault("list"),
     scope("conversion:read_conversion_stablecoin"),
     async (c) => {
-      const raw = queryFor(new URL(c.req.url), Object.keys(conversionListQuerySchema.shape))
-      const query = parseOrThrow(conversionListQuerySchema, raw)
+      const raw = queryFor(new URL(c.req.url), Object.keys(sandboxConversionListQuerySchema.shape))
+      const query = parseOrThrow(sandboxConversionListQuerySchema, raw)
       return json(c, await listConversions(conversionContext(), c.get("principal").clientId, query))
     },
   )
@@ -387,6 +388,9 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
 
   return app
 }
+
+/** The conversion list's filters with any ref_id the service takes (the console's API is stricter). */
+const sandboxConversionListQuerySchema = conversionListQuerySchema.extend({ ref_id: serviceRefIdSchema.optional() })
 
 const CREATED_AT_OPS = ["lt", "lte", "eq", "gte", "gt"] as const
 

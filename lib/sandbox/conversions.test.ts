@@ -98,6 +98,8 @@ describe.each(testDrivers())("stablecoin conversions on %s", (driver) => {
       ["negative amount", { amount: "-10" }, { amount: "must be more than 0" }],
       ["non-numeric amount", { amount: "ten" }, { amount: /must be a number/ }],
       ["amount as a JSON number", { amount: 10 }, { amount: /written as text/ }],
+      ["amount with spaces around it", { amount: " 10.00 " }, { amount: "must be a number like 12.34, without spaces around it" }],
+      ["256-character ref_id", { ref_id: "r".repeat(256) }, { ref_id: "at most 255 characters" }],
       ["missing profile", { profile_id: undefined }, { profile_id: "is required" }],
       ["7 metadata pairs", { metadata: { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6", g: "7" } }, { metadata: /at most 6/ }],
       ["101-character metadata value", { metadata: { k: "v".repeat(101) } }, { metadata: /at most 100/ }],
@@ -236,6 +238,20 @@ describe.each(testDrivers())("stablecoin conversions on %s", (driver) => {
         detail: "conversion already exists with ref_id 'conv-409'",
       })
       expect(again.body.meta?.existing).toEqual(first.body)
+    })
+
+    it("keeps any ref_id exactly as sent, finds it with the ref_id filter, and the 409 carries it", async () => {
+      const refId = " payroll 2026/01 — ünïcödé & co "
+      const body = { profile_id: t.profiles.treasury, amount: "2.00", source_asset: "USD", target_asset: "USDP", ref_id: refId }
+      const first = await convert(body)
+      expect(first.status).toBe(200)
+      expect(first.body.ref_id).toBe(refId)
+      const again = await convert(body)
+      expect(again.status).toBe(409)
+      expect((again.body.meta?.existing as Answer).ref_id).toBe(refId)
+      const found = await list(`ref_id=${encodeURIComponent(refId)}`)
+      expect(found.body.items.map((c) => c.id)).toEqual([first.body.id])
+      expect((await list(`ref_id=${encodeURIComponent(refId.trim())}`)).body.items).toEqual([])
     })
 
     it("turns 50 concurrent creates with one ref_id into one record and 49 × 409", async () => {

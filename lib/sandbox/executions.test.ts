@@ -118,6 +118,10 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       ["negative amount", (q) => ({ quote_id: q, quote_amount: "-5.00" }), { quote_amount: "must be more than 0" }],
       ["zero amount", (q) => ({ quote_id: q, base_amount: "0.00" }), { base_amount: "must be more than 0" }],
       ["amount as a JSON number", (q) => ({ quote_id: q, base_amount: 0.5 }), { base_amount: /written as text/ }],
+      // The service's pattern ^[0-9]*\.?[0-9]+$ has no room for spaces: never trimmed into a valid amount.
+      ["amount with spaces around it", (q) => ({ quote_id: q, quote_amount: " 10.00 " }), { quote_amount: "must be a number like 12.34, without spaces around it" }],
+      ["256-character ref_id", (q) => ({ quote_id: q, base_amount: "0.1", ref_id: "r".repeat(256) }), { ref_id: "at most 255 characters" }],
+      ["empty ref_id", (q) => ({ quote_id: q, base_amount: "0.1", ref_id: "" }), { ref_id: "must not be empty" }],
       [
         "7 metadata pairs",
         (q) => ({ quote_id: q, base_amount: "0.1", metadata: Object.fromEntries([1, 2, 3, 4, 5, 6, 7].map((i) => [`k${i}`, "v"])) }),
@@ -367,6 +371,25 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       // ref_id is unique per profile: another profile may use it.
       const other = await quoteFor(t.client, "BTCUSD", "SELL")
       expect((await execute(t.profiles.omnibus, { ...body, quote_id: other.id })).status).toBe(200)
+    })
+
+    it("keeps any ref_id exactly as sent: the 409 carries the very same ref_id", async () => {
+      const quote = await quoteFor(t.client, "BTCUSD", "SELL")
+      const refId = ` desk 7/order #42 — ünïcödé ${"x".repeat(200)} `
+      const body = { quote_id: quote.id, base_amount: "0.001", ref_id: refId }
+      const first = await execute(t.profiles.treasury, body)
+      expect(first.status).toBe(200)
+      expect(first.body.ref_id).toBe(refId)
+      expect((await getExecution(t.profiles.treasury, first.body.id)).body.ref_id).toBe(refId)
+      const again = await execute(t.profiles.treasury, body)
+      expect(again.status).toBe(409)
+      expect((again.body.meta?.existing as Execution).ref_id).toBe(refId)
+      // Not trimmed on the way in: the trimmed text is another ref_id.
+      const trimmed = await execute(t.profiles.treasury, { ...body, ref_id: refId.trim() })
+      expect(trimmed.status).toBe(200)
+      expect(trimmed.body.ref_id).toBe(refId.trim())
+      const longest = await execute(t.profiles.treasury, { ...body, ref_id: "r".repeat(255) })
+      expect(longest.status).toBe(200)
     })
 
     it("turns 50 concurrent creates with one ref_id into exactly one record and 49 × 409", async () => {

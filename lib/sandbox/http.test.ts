@@ -112,6 +112,7 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
         [{ asset: "DOGE", amount: "1" }, "asset"],
         [{ amount: "1" }, "asset"],
         [{ asset: "USD", amount: "1000000000.01" }, "amount"],
+        [{ asset: "USD", amount: " 10.00 " }, "amount"],
       ]
       for (const [body, field] of cases) {
         const { status, body: problem } = await http.request<Problem>("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, { body })

@@ -134,13 +134,16 @@ export const MAX_DEPOSIT = "1000000000"
 export const sandboxDepositSchema = z
   .strictObject({
     asset: z.enum(SANDBOX_ASSETS as [string, ...string[]], { error: `must be one of ${SANDBOX_ASSETS.join(", ")}` }),
-    amount: z.string({ error: 'must be a decimal number written as text, like "12.34"' }).trim(),
+    // Exactly as sent, like every amount the service takes: " 10.00 " is refused, not trimmed.
+    amount: z.string({ error: 'must be a decimal number written as text, like "12.34"' }),
     crypto_network: z.string().max(40, "at most 40 characters").optional(),
     crypto_address: z.string().max(200, "at most 200 characters").optional(),
   })
   .superRefine((body, ctx) => {
     const places = assetDecimals(body.asset)
     const issue = (message: string) => ctx.addIssue({ code: "custom", path: ["amount"], message })
+    if (body.amount.trim() === "") return issue("is required")
+    if (body.amount.trim() !== body.amount) return issue("must be a number like 12.34, without spaces around it")
     if (body.amount.startsWith("-")) return issue("must be more than 0")
     if (!isUnsignedDecimalString(body.amount)) return issue("must be a number like 12.34 (digits and at most one dot)")
     if (decimalPlaces(body.amount) > places) return issue(`at most ${places} decimals for ${body.asset}`)

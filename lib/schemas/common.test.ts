@@ -1,22 +1,24 @@
 import { describe, expect, it } from "vitest"
 import type { z } from "zod"
-import { RFC3339, dateTimeSchema, idSchema, refIdSchema, requiredOr } from "@/lib/schemas/common"
+import { RFC3339, SERVICE_REF_ID_MAX, dateTimeSchema, idSchema, refIdSchema, requiredOr, serviceRefIdSchema } from "@/lib/schemas/common"
 
 function issues(schema: z.ZodType, input: unknown): string[] {
   const result = schema.safeParse(input)
   return result.success ? [] : result.error.issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`)
 }
 
-describe("refIdSchema", () => {
-  it("accepts UUIDs and short tokens, trimmed", () => {
+describe("refIdSchema (the console's API)", () => {
+  it("accepts UUIDs and short tokens, as sent", () => {
     expect(refIdSchema.parse("0b6c1a52-8d0e-4f3b-9a57-0c7f7c7f0a11")).toBe("0b6c1a52-8d0e-4f3b-9a57-0c7f7c7f0a11")
-    expect(refIdSchema.parse(" a.b_c:d-1 ")).toBe("a.b_c:d-1")
+    expect(refIdSchema.parse("a.b_c:d-1")).toBe("a.b_c:d-1")
     expect(refIdSchema.parse("r".repeat(128))).toBe("r".repeat(128))
   })
 
   it.each<[unknown, string]>([
     ["", ": must not be empty"],
-    ["  ", ": must not be empty"],
+    // Never trimmed: a retry must send the very same ref_id.
+    ["  ", ": letters, digits and . _ : - only"],
+    [" a.b_c:d-1 ", ": letters, digits and . _ : - only"],
     ["r".repeat(129), ": at most 128 characters"],
     ["a b", ": letters, digits and . _ : - only"],
     ["ä", ": letters, digits and . _ : - only"],
@@ -25,6 +27,25 @@ describe("refIdSchema", () => {
     [undefined, ": is required"],
   ])("refuses %j", (value, expected) => {
     expect(issues(refIdSchema, value)).toEqual([expected])
+  })
+})
+
+describe("serviceRefIdSchema (the sandbox, as the service)", () => {
+  it.each(["abc", " padded ", "a/b#c?d", "order 42 — ünïcödé 日本", "😀", "\t", "r".repeat(SERVICE_REF_ID_MAX)])(
+    "accepts %j exactly as sent",
+    (value) => {
+      expect(serviceRefIdSchema.parse(value)).toBe(value)
+    },
+  )
+
+  it.each<[unknown, string]>([
+    ["", ": must not be empty"],
+    ["r".repeat(SERVICE_REF_ID_MAX + 1), ": at most 255 characters"],
+    ["a\u0000b", ": must not contain NUL characters"],
+    [42, ": must be text"],
+    [null, ": must be text"],
+  ])("refuses %j", (value, expected) => {
+    expect(issues(serviceRefIdSchema, value)).toEqual([expected])
   })
 })
 

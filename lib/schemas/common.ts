@@ -18,13 +18,30 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  */
 export const EVEN_WITH_FIELD_ERRORS = { when: (payload: { value: unknown }) => isJsonObject(payload.value) }
 
-/** A client reference id: what the console generates is a UUID, but any short token is accepted. */
+/**
+ * A client reference id as the console's own API takes it: what the console generates is a
+ * UUID, but any short token is accepted. Checked as sent, never trimmed: a ref_id is what
+ * a retry is matched by, so " abc" is refused rather than quietly becoming "abc".
+ */
 export const refIdSchema = z
   .string({ error: requiredOr("must be text") })
-  .trim()
   .min(1, "must not be empty")
   .max(128, "at most 128 characters")
   .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits and . _ : - only")
+
+/** The longest ref_id the sandbox stores (the service documents no limit). */
+export const SERVICE_REF_ID_MAX = 255
+
+/**
+ * A ref_id as the service takes it: any non-empty text, stored and echoed exactly as sent
+ * (spaces, "/", any script). The sandbox's rule; only a NUL character is refused, which
+ * no database text column can hold.
+ */
+export const serviceRefIdSchema = z
+  .string({ error: requiredOr("must be text") })
+  .min(1, "must not be empty")
+  .max(SERVICE_REF_ID_MAX, `at most ${SERVICE_REF_ID_MAX} characters`)
+  .refine((value) => !value.includes("\u0000"), "must not contain NUL characters")
 
 /** Ids of profiles, identities and accounts: opaque strings (UUIDs on the real service). */
 export const idSchema = z

@@ -3,6 +3,7 @@ import type { z } from "zod"
 import {
   CONVERSION_ASSETS,
   CONVERSION_STATUSES,
+  consoleConversionCreateSchema,
   conversionCreateSchema,
   conversionListQuerySchema,
   conversionTargets,
@@ -108,10 +109,16 @@ describe("conversionCreateSchema", () => {
     expect(issues(conversionCreateSchema, body({ amount }))).toEqual([expected])
   })
 
-  it("accepts 2-decimal, huge, leading-dot and padded amounts", () => {
+  it("accepts 2-decimal, huge and leading-dot amounts; refuses padded ones, as the service's pattern does", () => {
     expect(conversionCreateSchema.parse(body({ amount: "99999999999.99" })).amount).toBe("99999999999.99")
     expect(conversionCreateSchema.parse(body({ amount: ".01" })).amount).toBe(".01")
-    expect(conversionCreateSchema.parse(body({ amount: " 7.5 " })).amount).toBe("7.5")
+    expect(issues(conversionCreateSchema, body({ amount: " 7.5 " }))).toEqual(["amount: must be a number like 12.34, without spaces around it"])
+  })
+
+  it("keeps any ref_id as sent; the console's body keeps its stricter rule", () => {
+    expect(conversionCreateSchema.parse(body({ ref_id: " conv 1/ü " })).ref_id).toBe(" conv 1/ü ")
+    expect(issues(consoleConversionCreateSchema, body({ ref_id: " conv 1/ü " }))).toEqual(["ref_id: letters, digits and . _ : - only"])
+    expect(issues(consoleConversionCreateSchema, body({ ref_id: undefined }))).toEqual(["ref_id: is required"])
   })
 
   it("names every missing field", () => {

@@ -1,8 +1,9 @@
 import { z } from "zod"
 import { STABLECOINS } from "@/lib/schemas/assets"
-import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, requiredOr } from "@/lib/schemas/common"
+import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, requiredOr, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
-import { fiatAmountSchema } from "@/lib/schemas/money"
+import { FIAT_DECIMALS } from "@/lib/money"
+import { amountSchema } from "@/lib/schemas/money"
 
 export const CONVERSION_ASSETS = ["USD", ...STABLECOINS] as const
 export type ConversionAsset = (typeof CONVERSION_ASSETS)[number]
@@ -25,14 +26,18 @@ export function conversionTargets(source: string): ConversionAsset[] {
 
 const assetSchema = z.enum(CONVERSION_ASSETS, { error: requiredOr(`must be one of ${CONVERSION_ASSETS.join(", ")}`) })
 
-/** Body of "create a stablecoin conversion", shared by the form, the console API and the sandbox. */
+/**
+ * Body of "create a stablecoin conversion" with the service's rules (the amount exactly as
+ * its pattern allows, any ref_id up to 255 characters, kept as sent), shared by the form,
+ * the console API and the sandbox.
+ */
 export const conversionCreateSchema = z
   .strictObject({
     profile_id: idSchema,
-    amount: fiatAmountSchema,
+    amount: amountSchema(FIAT_DECIMALS),
     source_asset: assetSchema,
     target_asset: assetSchema,
-    ref_id: refIdSchema.optional(),
+    ref_id: serviceRefIdSchema.optional(),
     metadata: metadataSchema.optional(),
     identity_id: idSchema.optional(),
     account_id: idSchema.optional(),
@@ -57,12 +62,15 @@ export const conversionCreateSchema = z
 
 export type ConversionCreate = z.infer<typeof conversionCreateSchema>
 
-/** The console API's body: the same, with `ref_id` required (see consoleQuoteExecutionCreateSchema). */
+/** The console API's body: the same, with `ref_id` required and the console's rule for it (see consoleQuoteExecutionCreateSchema). */
 export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({ ref_id: refIdSchema })
 
 const dateTimeFilter = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
 
-/** Filters of the conversion list, as the service takes them. */
+/**
+ * Filters of the conversion list, as the service takes them, except `ref_id`, which
+ * follows the console's rule (the sandbox widens it to `serviceRefIdSchema`).
+ */
 export const conversionListQuerySchema = z.strictObject({
   profile_id: idSchema.optional(),
   ref_id: refIdSchema.optional(),

@@ -11,7 +11,7 @@ function issues(schema: z.ZodType, input: unknown): string[] {
 
 const PATTERN = ": must be a number like 12.34 (digits and at most one dot)"
 
-describe("cryptoAmountSchema (at most 8 decimals)", () => {
+describe("cryptoAmountSchema, a form field as typed (at most 8 decimals)", () => {
   it.each([
     ["1", "1"],
     ["0.00000001", "0.00000001"],
@@ -80,7 +80,7 @@ describe("cryptoAmountSchema (at most 8 decimals)", () => {
   })
 })
 
-describe("fiatAmountSchema (at most 2 decimals)", () => {
+describe("fiatAmountSchema, a form field as typed (at most 2 decimals)", () => {
   it.each(["0.01", "1", "1.5", "1.50", "99999999999.99", ".99"])("accepts %j", (input) => {
     expect(fiatAmountSchema.parse(input)).toBe(input)
   })
@@ -102,5 +102,21 @@ describe("amountSchema", () => {
     expect(amountSchema(0).parse("12")).toBe("12")
     expect(issues(amountSchema(0), "12.5")).toEqual([": at most 0 decimals"])
     expect(amountSchema(18).parse("0.000000000000000001")).toBe("0.000000000000000001")
+  })
+})
+
+describe("amountSchema: the service's pattern, on the value exactly as sent", () => {
+  it.each([" 10.00 ", "10.00 ", " 10", "\t2", "2\n", " -1 "])("refuses %j (spaces around the number)", (input) => {
+    expect(issues(amountSchema(2), input)).toEqual([": must be a number like 12.34, without spaces around it"])
+  })
+
+  it("gives the plain rule for everything else, like the typed form field's schema", () => {
+    for (const input of ["", "   ", "1 000", "abc", "1.001", "0", "-5", 5, undefined]) {
+      expect(issues(amountSchema(2), input)).toEqual(issues(fiatAmountSchema, input))
+    }
+  })
+
+  it("accepts an amount unchanged", () => {
+    expect(amountSchema(8).parse("0012.50000000")).toBe("0012.50000000")
   })
 })

@@ -3,6 +3,7 @@ import type { z } from "zod"
 import {
   EXECUTION_SIDES,
   EXECUTION_STATUSES,
+  consoleQuoteExecutionCreateSchema,
   quoteExecutionCreateSchema,
   quoteExecutionListQuerySchema,
 } from "@/lib/schemas/quote-execution"
@@ -40,11 +41,36 @@ describe("quoteExecutionCreateSchema", () => {
     expect(quoteExecutionCreateSchema.parse(body)).toEqual(body)
   })
 
-  it("trims amounts and ids (a pasted \" 1.5 \" is accepted as 1.5)", () => {
-    expect(quoteExecutionCreateSchema.parse({ quote_id: ` ${QUOTE_ID} `, base_amount: " 1.5 " })).toEqual({
+  it("refuses amounts with spaces around them, as the service's pattern does (never trims them)", () => {
+    for (const [field, value] of [["base_amount", " 1.5 "], ["base_amount", "1.5\n"], ["quote_amount", " 10.00 "], ["quote_amount", "\t10"]]) {
+      expect(issues(quoteExecutionCreateSchema, { quote_id: QUOTE_ID, [field!]: value })).toEqual([
+        `${field}: must be a number like 12.34, without spaces around it`,
+      ])
+    }
+  })
+
+  it("the console's own API refuses a padded amount too (it never alters what the operator sent)", () => {
+    expect(issues(consoleQuoteExecutionCreateSchema, { quote_id: QUOTE_ID, ref_id: "r-1", quote_amount: " 10.00 " })).toEqual([
+      "quote_amount: must be a number like 12.34, without spaces around it",
+    ])
+  })
+
+  it("still trims ids", () => {
+    expect(quoteExecutionCreateSchema.parse({ quote_id: ` ${QUOTE_ID} `, base_amount: "1.5" })).toEqual({
       quote_id: QUOTE_ID,
       base_amount: "1.5",
     })
+  })
+
+  it("keeps any ref_id as sent, up to 255 characters; the console's body keeps its stricter rule", () => {
+    for (const ref_id of [" spaced ref ", "a/b#c", "ünïcödé", "r".repeat(255)]) {
+      expect(quoteExecutionCreateSchema.parse({ quote_id: QUOTE_ID, base_amount: "1", ref_id }).ref_id).toBe(ref_id)
+      expect(issues(consoleQuoteExecutionCreateSchema, { quote_id: QUOTE_ID, base_amount: "1", ref_id })).toHaveLength(1)
+    }
+    expect(issues(quoteExecutionCreateSchema, { quote_id: QUOTE_ID, base_amount: "1", ref_id: "r".repeat(256) })).toEqual([
+      "ref_id: at most 255 characters",
+    ])
+    expect(issues(quoteExecutionCreateSchema, { quote_id: QUOTE_ID, base_amount: "1", ref_id: "" })).toEqual(["ref_id: must not be empty"])
   })
 
   it("accepts .5 and refuses 5.", () => {
@@ -192,8 +218,6 @@ describe("quoteExecutionCreateSchema", () => {
   })
 
   it.each([
-    ["ref_id", "has space", "ref_id: letters, digits and . _ : - only"],
-    ["ref_id", "r".repeat(129), "ref_id: at most 128 characters"],
     ["identity_id", "", "identity_id: is required"],
     ["account_id", "a/b", "account_id: letters, digits and . _ : - only"],
     ["recipient_profile_id", "p".repeat(129), "recipient_profile_id: at most 128 characters"],

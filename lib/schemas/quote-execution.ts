@@ -1,23 +1,26 @@
 import { z } from "zod"
-import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema } from "@/lib/schemas/common"
+import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
-import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
+import { CRYPTO_DECIMALS, FIAT_DECIMALS } from "@/lib/money"
+import { amountSchema } from "@/lib/schemas/money"
 
 import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/constants"
 
 export { EXECUTION_SIDES, EXECUTION_STATUSES }
 
 /**
- * Body of "execute a held quote", in the service's field names. Shared by the trade form,
- * the console's route handler and the sandbox: exactly one of base_amount (crypto, at
- * most 8 decimals) or quote_amount (fiat, at most 2 decimals), metadata within limits.
+ * Body of "execute a held quote", in the service's field names and with the service's
+ * rules. Shared by the trade form, the console's route handler and the sandbox: exactly
+ * one of base_amount (crypto, at most 8 decimals) or quote_amount (fiat, at most 2
+ * decimals), each exactly as the service's pattern allows (no spaces around it), metadata
+ * within limits, any ref_id up to 255 characters, kept as sent.
  */
 export const quoteExecutionCreateSchema = z
   .strictObject({
     quote_id: idSchema,
-    ref_id: refIdSchema.optional(),
-    base_amount: cryptoAmountSchema.optional(),
-    quote_amount: fiatAmountSchema.optional(),
+    ref_id: serviceRefIdSchema.optional(),
+    base_amount: amountSchema(CRYPTO_DECIMALS).optional(),
+    quote_amount: amountSchema(FIAT_DECIMALS).optional(),
     metadata: metadataSchema.optional(),
     identity_id: idSchema.optional(),
     account_id: idSchema.optional(),
@@ -38,7 +41,8 @@ export const quoteExecutionCreateSchema = z
 export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
 /**
- * The console API's body: the same, but `ref_id` is required. The server never invents one,
+ * The console API's body: the same, but `ref_id` is required, and follows the console's
+ * stricter rule (letters, digits and . _ : -, at most 128). The server never invents one,
  * because a client that retries without one would make a second execution; whoever sends the
  * request keeps one `ref_id` per submission and sends it again on every retry.
  */
