@@ -282,6 +282,15 @@ test.describe("as an admin", () => {
 
   for (const then of ["503", "drop"] as const) {
     test(`commit-then-fail (${then}) on executions: the trader's trade yields exactly one execution and a SUCCEEDED intent; the banner shows it`, async ({ page, browser, baseURL }) => {
+      // A trader is at work on /trade before the admin turns a fault on.
+      const traderContext = await browser.newContext({ storageState: storageStateOf("trader"), baseURL: baseURL! })
+      const traderPage = await traderContext.newPage()
+      await traderPage.goto("/trade")
+      await expect(traderPage.getByRole("heading", { name: "Trade", level: 1 })).toBeVisible()
+      await expect(traderPage.getByTestId("faults-active")).toHaveCount(0)
+      let traderLoads = 0
+      traderPage.on("load", () => traderLoads++)
+
       await page.goto("/sandbox")
       await expect(page.getByTestId("faults-active")).toHaveCount(0)
       const faults = page.getByRole("form", { name: "Fault rules" })
@@ -298,6 +307,10 @@ test.describe("as an admin", () => {
 
       // The banner follows at once, without a reload.
       await expect(page.getByTestId("faults-active")).toHaveText(/FAULTS ACTIVE: 1 rule \(create_execution\)/)
+      // So does the trader's open page, without a reload: every role's banner polls (every 15 s).
+      await expect(traderPage.getByTestId("faults-active")).toHaveText(/FAULTS ACTIVE: 1 rule \(create_execution\)/, { timeout: 30_000 })
+      await expect(traderPage.getByTestId("faults-active").getByRole("link", { name: "Sandbox tools" })).toHaveCount(0)
+      expect(traderLoads).toBe(0)
 
       const trader = await apiAs(browser, "trader", baseURL!)
       const trade = await placeTrade(trader, baseURL!)
@@ -313,10 +326,11 @@ test.describe("as an admin", () => {
       await expect(auditRow(page, trade.refId).getByTestId("intent-state")).toHaveText("SUCCEEDED")
       await expect(page.getByTestId("faults-active")).toBeVisible()
 
-      // Other roles see the banner too (as of their page load).
-      const traderPage = await (await browser.newContext({ storageState: storageStateOf("trader"), baseURL: baseURL! })).newPage()
-      await traderPage.goto("/")
-      await expect(traderPage.getByTestId("faults-active")).toBeVisible()
+      // A page loaded now shows it from the server's first answer.
+      const freshPage = await traderContext.newPage()
+      await freshPage.goto("/")
+      await expect(freshPage.getByTestId("faults-active")).toBeVisible()
+      await freshPage.close()
 
       // One click clears every fault; the banner goes quiet.
       await page.goto("/sandbox")
@@ -324,8 +338,10 @@ test.describe("as an admin", () => {
       await expect(page.getByText("All faults cleared.")).toBeVisible()
       await expect(page.getByTestId("faults-active")).toHaveCount(0)
       await expect(page.getByTestId("no-faults")).toBeVisible()
-      await traderPage.reload()
-      await expect(traderPage.getByTestId("faults-active")).toHaveCount(0)
+      // The trader's page, still not reloaded, goes quiet too.
+      await expect(traderPage.getByTestId("faults-active")).toHaveCount(0, { timeout: 30_000 })
+      expect(traderLoads).toBe(0)
+      await traderContext.close()
     })
   }
 
@@ -347,7 +363,7 @@ for (const role of ["viewer", "support", "trader"] as const) {
   test.describe(`as ${role}`, () => {
     test.use({ storageState: storageStateOf(role) })
 
-    test(`${role} gets no Audit or Sandbox navigation, "Not allowed" pages and 403 from their APIs`, async ({ page, request, baseURL }) => {
+    test(`${role} gets no Audit or Sandbox navigation, "Not allowed" pages and 403 from their APIs (the banner's fault status excepted)`, async ({ page, request, baseURL }) => {
       await page.goto("/")
       const nav = page.getByRole("navigation", { name: "Main" })
       await expect(nav.getByRole("link", { name: "Trade" })).toBeVisible()
@@ -365,13 +381,16 @@ for (const role of ["viewer", "support", "trader"] as const) {
         await request.post("/api/audit/reconcile", { headers: origin }),
         await request.get("/api/sandbox/settings"),
         await request.put("/api/sandbox/settings", { headers: origin, data: { rules: [] } }),
-        await request.get("/api/sandbox/status"),
         await request.post("/api/sandbox/deposit", { headers: origin, data: { profile_id: "x", asset: "USD", amount: "1.00" } }),
       ]
       for (const res of answers) {
         expect(`${res.url()} ${res.status()}`).toBe(`${res.url()} 403`)
         expect(res.headers()["content-type"]).toContain("application/problem+json")
       }
+      // The banner's fault status is for every role, and says no more than the banner does.
+      const status = await request.get("/api/sandbox/status")
+      expect(status.status()).toBe(200)
+      expect(Object.keys((await status.json()) as object).sort()).toEqual(["active_rules", "faults_active", "operations"])
     })
   })
 }

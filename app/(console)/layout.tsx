@@ -17,7 +17,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   }
   const service = serviceInfo()
   // Cached a few seconds, capped at 1 s, null on failure: never holds up or breaks the page.
-  const faults = service.mode === "sandbox" ? { initial: await bannerFaultsStatus(), live: staff.role === "admin" } : undefined
+  const faults = service.mode === "sandbox" ? { initial: await bannerFaultsStatus(), tools: staff.role === "admin" } : undefined
   return (
     <div className="flex min-h-screen flex-col">
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">

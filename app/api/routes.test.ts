@@ -94,7 +94,7 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
-  "GET /api/sandbox/status": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/sandbox/status": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),

@@ -10,8 +10,8 @@ export function EnvBanner({
 }: {
   mode: "sandbox" | "upstream"
   host: string
-  /** Sandbox mode: the fault status at render time; `live` keeps it fresh (admins). */
-  faults?: { initial: SandboxFaultsStatus | null; live: boolean } | undefined
+  /** Sandbox mode: the fault status at render time (kept fresh in the browser); `tools`: link to /sandbox (admins). */
+  faults?: { initial: SandboxFaultsStatus | null; tools: boolean } | undefined
 }) {
   const sandbox = mode === "sandbox"
   return (
@@ -30,7 +30,7 @@ export function EnvBanner({
           {host}
         </span>
       </span>
-      {sandbox && faults ? <FaultsIndicator initial={faults.initial} live={faults.live} /> : null}
+      {sandbox && faults ? <FaultsIndicator initial={faults.initial} tools={faults.tools} /> : null}
     </div>
   )
 }

@@ -5,22 +5,22 @@ import { useSandboxStatusQuery } from "@/lib/queries/sandbox-status"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
 /**
- * "Faults active" in the console's banner while any fault rule can fire. Admins' copy
- * stays live (it follows changes made on /sandbox at once); others see the state of
- * their last page load.
+ * "Faults active" in the console's banner while any fault rule can fire, live for every
+ * role (a trader with /trade open learns of a fault an admin just turned on). Admins also
+ * get a link to the tools that turn them off.
  */
-export function FaultsIndicator({ initial, live }: { initial: SandboxFaultsStatus | null; live: boolean }) {
-  const status = useSandboxStatusQuery(initial, live)
+export function FaultsIndicator({ initial, tools }: { initial: SandboxFaultsStatus | null; tools: boolean }) {
+  const status = useSandboxStatusQuery(initial)
   const current = status.data ?? initial
   return (
-    <span role="status" className="contents">
+    <span role="status">
       {current?.faults_active ? (
         <span data-testid="faults-active" className="inline-flex items-center gap-2 rounded-full bg-red-700 px-3 py-0.5 text-white">
           <span aria-hidden>⚠</span>
           <span>
             FAULTS ACTIVE: {current.active_rules} {current.active_rules === 1 ? "rule" : "rules"} ({current.operations.join(", ")})
           </span>
-          {live ? (
+          {tools ? (
             <Link href="/sandbox" className="font-normal underline">
               Sandbox tools
             </Link>

@@ -8,6 +8,9 @@ import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 // every page, so this is all it adds to each page's JavaScript.
 export const sandboxStatusKey = () => [...sandboxKeys.all, "status"] as const
 
+/** How often every open console page asks whether faults are on. */
+export const SANDBOX_STATUS_INTERVAL_MS = 15_000
+
 function isFaultsStatus(value: unknown): value is SandboxFaultsStatus {
   if (typeof value !== "object" || value === null) return false
   const v = value as Record<string, unknown>
@@ -28,17 +31,17 @@ async function fetchFaultsStatus(signal: AbortSignal): Promise<SandboxFaultsStat
 }
 
 /**
- * Whether faults are active, for the banner. `live` (admins) keeps it fresh: every
- * 15 s, and at once after any change made through the sandbox tools. A failed check
- * keeps showing the last known state.
+ * Whether faults are active, for the banner, kept fresh for every role: every 15 s, when
+ * the window regains focus, and at once after a change made through the sandbox tools.
+ * The people trading into the faults are the ones who most need to see them. A failed
+ * check keeps showing the last known state.
  */
-export function useSandboxStatusQuery(initial: SandboxFaultsStatus | null, live: boolean) {
+export function useSandboxStatusQuery(initial: SandboxFaultsStatus | null) {
   return useQuery({
     queryKey: sandboxStatusKey(),
     queryFn: ({ signal }) => fetchFaultsStatus(signal),
     ...(initial ? { initialData: initial } : {}),
-    enabled: live,
-    refetchInterval: live ? 15_000 : false,
+    refetchInterval: SANDBOX_STATUS_INTERVAL_MS,
     retry: false,
   })
 }

@@ -108,6 +108,26 @@ describe("PUT /api/sandbox/settings", () => {
     await call(PUT, "PUT", "/api/sandbox/settings", { settle_delay_ms: 0 })
   })
 
+  it("GET /api/sandbox/status: every role reads the banner's three fields and nothing else of the settings", async () => {
+    const { PUT } = await settings()
+    const { GET } = await status()
+    await call(PUT, "PUT", "/api/sandbox/settings", {
+      seed: 4242,
+      rules: [
+        { operation: "create_conversion", fault: "latency", rate: 0.5, latency_ms: 1234 },
+        { operation: "create_execution", fault: "error", rate: 1, status: 503 },
+      ],
+    })
+    for (const role of ["viewer", "support", "trader", "admin"] as const) {
+      const res = await call(GET, "GET", "/api/sandbox/status", undefined, role)
+      expect(res.status).toBe(200)
+      const text = await res.text()
+      expect(JSON.parse(text)).toEqual({ faults_active: true, active_rules: 2, operations: ["create_conversion", "create_execution"] })
+      // No seed, rates, latencies, statuses or settings leak through it.
+      expect(text).not.toMatch(/4242|1234|503|seed|rate|latency|settle/)
+    }
+  })
+
   it("changes the quote hold time of quotes made afterwards", async () => {
     const { PUT, GET } = await settings()
     const before = (await (await call(GET, "GET", "/api/sandbox/settings")).json()) as { quote_ttl_ms: number }
