@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from "vitest"
 import { HttpProblem } from "@/lib/console/problem"
+import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion } from "@/lib/schemas/records"
 import { UpstreamProblemError, UpstreamUnavailableError } from "@/lib/upstream"
-import { lookupConversion } from "./lookup"
+import { createTestDatabase } from "@/test/db"
+import { conversionCreateInFlight, lookupConversion } from "./lookup"
 
 const record: Conversion = { id: "3b0c7c1e-8a4e-4c59-9a3c-2b0d6f1e2a10", status: "CREATED", ref_id: "ref-1" }
 const notFound = new UpstreamProblemError({ type: "about:blank", title: "Not Found", status: 404, detail: "conversion not found" })
@@ -41,4 +43,56 @@ describe("lookupConversion", () => {
     await expect(lookupConversion(upstream, "x")).rejects.toBe(outage)
     expect(upstream.listConversions).not.toHaveBeenCalled()
   })
+})
+
+describe("lookupConversion while a create with that ref_id is in flight", () => {
+  it("answers 409 'still being placed' instead of a 404 that a form would take for 'not placed'", async () => {
+    const upstream = upstreamWith(() => Promise.reject(notFound), [])
+    const inFlight = vi.fn((refId: string) => Promise.resolve(refId === "ref-busy"))
+    const error = await lookupConversion(upstream, "ref-busy", inFlight).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpProblem)
+    expect((error as HttpProblem).problem).toMatchObject({ status: 409, meta: { in_flight: true } })
+    expect((error as HttpProblem).problem.detail).toContain("still being placed")
+    const idle = await lookupConversion(upstream, "ref-idle", inFlight).catch((e: unknown) => e)
+    expect((idle as HttpProblem).problem.status).toBe(404)
+  })
+
+  it("does not ask the intent log when the service has the record", async () => {
+    const upstream = upstreamWith(() => Promise.reject(notFound), [record])
+    const inFlight = vi.fn(() => Promise.resolve(true))
+    await expect(lookupConversion(upstream, "ref-1", inFlight)).resolves.toMatchObject({ matched_by: "ref_id" })
+    expect(inFlight).not.toHaveBeenCalled()
+  })
+})
+
+describe("conversionCreateInFlight", () => {
+  it("is true only for a PENDING create_conversion intent with that ref_id", async () => {
+    const database = await createTestDatabase("pglite")
+    try {
+      const { db } = database
+      const row = (refId: string, operation: "create_conversion" | "create_execution", state: "PENDING" | "SUCCEEDED" | "UNKNOWN") => ({
+        staffEmail: "trader@example.com",
+        staffRole: "trader",
+        operation,
+        refId,
+        request: {},
+        state,
+      })
+      await db
+        .insert(consoleIntents)
+        .values([
+          row("ref-pending", "create_conversion", "PENDING"),
+          row("ref-done", "create_conversion", "SUCCEEDED"),
+          row("ref-unknown", "create_conversion", "UNKNOWN"),
+          row("ref-trade", "create_execution", "PENDING"),
+        ])
+      expect(await conversionCreateInFlight(db, "ref-pending")).toBe(true)
+      expect(await conversionCreateInFlight(db, "ref-done")).toBe(false)
+      expect(await conversionCreateInFlight(db, "ref-unknown")).toBe(false)
+      expect(await conversionCreateInFlight(db, "ref-trade")).toBe(false)
+      expect(await conversionCreateInFlight(db, "ref-none")).toBe(false)
+    } finally {
+      await database.close()
+    }
+  }, 60_000)
 })

@@ -1,5 +1,8 @@
 import "server-only"
+import { and, eq } from "drizzle-orm"
 import { HttpProblem } from "@/lib/console/problem"
+import type { Db } from "@/lib/db/client"
+import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion } from "@/lib/schemas/records"
 import { type UpstreamClient, UpstreamProblemError } from "@/lib/upstream"
 
@@ -11,11 +14,15 @@ export interface ConversionLookup {
 /**
  * Finds a conversion from what a person pasted: its id, else its ref_id. The service
  * answers 404 for an id it does not know (400 if it is not even id-shaped); then the
- * list filtered by ref_id decides. Neither → a 404 that says so in plain words.
+ * list filtered by ref_id decides. Neither → a 404 that says so in plain words, unless
+ * a create with that ref_id is still on its way to the service (`createInFlight`): then
+ * "not found" would be a guess, so a 409 says to look again in a moment. A form that
+ * asks before it starts a new submission relies on this: a 404 means "not placed".
  */
 export async function lookupConversion(
   upstream: Pick<UpstreamClient, "getConversion" | "listConversions">,
   q: string,
+  createInFlight: (refId: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<ConversionLookup> {
   try {
     return { conversion: await upstream.getConversion(q), matched_by: "id" }
@@ -25,8 +32,26 @@ export async function lookupConversion(
   const page = await upstream.listConversions({ ref_id: q, limit: 1 })
   const found = page.items[0]
   if (found) return { conversion: found, matched_by: "ref_id" }
+  if (await createInFlight(q)) {
+    throw new HttpProblem({
+      status: 409,
+      title: "Conflict",
+      detail: `A conversion with ref_id “${q}” is still being placed; look again in a moment.`,
+      meta: { in_flight: true },
+    })
+  }
   throw new HttpProblem({
     status: 404,
     detail: `No conversion has the id or ref_id “${q}”. Check it for typos; ids and ref_ids are matched exactly.`,
   })
+}
+
+/** Whether the intent log holds a create with this ref_id whose request has not come back yet. */
+export async function conversionCreateInFlight(db: Db, refId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: consoleIntents.id })
+    .from(consoleIntents)
+    .where(and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.refId, refId), eq(consoleIntents.state, "PENDING")))
+    .limit(1)
+  return rows.length > 0
 }
