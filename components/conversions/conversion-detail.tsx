@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
-import { useEffect, useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
@@ -104,6 +104,13 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
   const [confirming, setConfirming] = useState<Conversion | null>(null)
   const [cancelError, setCancelError] = useState<unknown>(null)
   const [cancelledNow, setCancelledNow] = useState(false)
+  // Each answer to a cancel moves the keyboard to the record: the dialog closes, and the
+  // button it would hand the focus back to is gone once the record is no longer CREATED.
+  const [answers, setAnswers] = useState(0)
+  const recordHeading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => {
+    if (answers > 0) recordHeading.current?.focus()
+  }, [answers])
 
   if (query.isPending) {
     return (
@@ -141,10 +148,12 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         setConfirming(null)
         setCancelError(null)
         setCancelledNow(true)
+        setAnswers((n) => n + 1)
       },
       onError: (error) => {
         setConfirming(null)
         setCancelError(error)
+        setAnswers((n) => n + 1)
         const fresh = recordIn(error)
         if (fresh) queryClient.setQueryData(conversionKeys.detail(fresh.id), fresh)
         void query.refetch()
@@ -168,7 +177,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         </Alert>
       ) : null}
 
-      <ConversionRecord conversion={conversion} heading="Details" />
+      <ConversionRecord conversion={conversion} heading="Details" headingRef={recordHeading} />
 
       {canCancel && conversion.status === "CREATED" ? (
         <div>
@@ -200,7 +209,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         title="Cancel this conversion?"
         footer={
           <>
-            <Button variant="secondary" disabled={cancel.isPending} onClick={() => setConfirming(null)}>
+            <Button variant="secondary" held={cancel.isPending} onClick={() => setConfirming(null)}>
               Keep it
             </Button>
             <Button variant="danger" busy={cancel.isPending} onClick={confirmCancel}>

@@ -12,7 +12,7 @@ import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
 import { Field, Input, Select } from "@/components/ui/field"
-import { ProblemAlert } from "@/components/ui/problem-alert"
+import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import { formatAmount } from "@/lib/money"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useCreateConversionMutation } from "@/lib/queries/conversions"
@@ -24,17 +24,16 @@ import {
   type ConversionFormValues,
   EMPTY_FORM,
   PAIR_RULE,
+  checkedConversionBody,
+  conversionFormFieldOf,
   conversionFormSchema,
   fieldMessage,
   isDefiniteRefusal,
   narrowedTarget,
-  shortfall,
-  toConversionBody,
+  sourceShortfall,
 } from "./form-model"
 import { LiveConversion } from "./live-conversion"
-import { newRefId } from "./queries"
-
-const FORM_FIELDS = new Set(["amount", "source_asset", "target_asset", "identity_id", "account_id", "recipient_profile_id"])
+import { newRefId, resolveEarlierSubmission } from "./queries"
 
 /** The record a 409 Already Exists names, if it carries a readable one. */
 function existingRecord(error: unknown): Conversion | null {
@@ -46,12 +45,19 @@ function existingRecord(error: unknown): Conversion | null {
 type Outcome =
   | { kind: "created"; record: Conversion }
   | { kind: "existing"; record: Conversion; error: unknown }
-  | { kind: "failed"; error: unknown; retry: ConversionBody | null }
+  /** The submission whose answer was lost turned out to have been placed. */
+  | { kind: "placed-earlier"; record: Conversion }
+  /** `retry`: the outcome is unknown, so only this body may be sent (again); `checkError`: asking whether it was placed failed. */
+  | { kind: "failed"; error: unknown; retry: ConversionBody | null; checkError?: unknown }
+
+const OUTCOME_TITLES = { created: "Conversion", existing: "The existing conversion", "placed-earlier": "Conversion" } as const
 
 /**
  * Create a stablecoin conversion. One submission is one ref_id, made when the form opens:
  * double clicks and retries of that submission reuse it, so the service places it once.
  * A definite refusal (a 4xx) ends the submission, and the next Review starts a new one.
+ * After an unknown outcome (no answer, a 5xx, a 429) a new ref_id is only made once the
+ * console has said that nothing was placed under the old one.
  */
 export function ConversionForm() {
   const { profileId, profiles, setProfileId, isLoading: profilesLoading, error: profilesError } = useSelectedProfile()
@@ -60,15 +66,34 @@ export function ConversionForm() {
   const [review, setReview] = useState<ConversionBody | null>(null)
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const sending = useRef(false)
+  const [checking, setChecking] = useState(false)
   const create = useCreateConversionMutation()
+  const recordHeading = useRef<HTMLHeadingElement>(null)
+  const reviewButton = useRef<HTMLButtonElement>(null)
+  // Where the keyboard goes once the form is back on screen (the button that was pressed is gone).
+  const focusNext = useRef<"amount" | "review" | null>(null)
 
   const form = useForm<ConversionFormValues>({
     resolver: zodResolver(conversionFormSchema),
     mode: "onChange",
     defaultValues: EMPTY_FORM,
   })
-  const { control, register, handleSubmit, setValue, getValues, setError, reset, formState } = form
+  const { control, register, handleSubmit, setValue, getValues, setError, clearErrors, reset, setFocus, formState } = form
   const { errors } = formState
+
+  // The record replaces the form (and its dialog): the keyboard goes to the record's heading.
+  const shownRecord = outcome && outcome.kind !== "failed" ? outcome.record.id : null
+  const retryShown = outcome?.kind === "failed" && outcome.retry !== null
+  useEffect(() => {
+    if (shownRecord) {
+      recordHeading.current?.focus()
+      return
+    }
+    const target = focusNext.current
+    focusNext.current = null
+    if (target === "amount") setFocus("amount")
+    else if (target === "review") reviewButton.current?.focus()
+  }, [shownRecord, retryShown, setFocus])
 
   useEffect(() => {
     if (profileId && getValues("profile_id") !== profileId) setValue("profile_id", profileId, { shouldValidate: formState.isSubmitted })
@@ -77,13 +102,27 @@ export function ConversionForm() {
   const [source, amount] = useWatch({ control, name: ["source_asset", "amount"] })
   const balances = useBalancesQuery(profileId)
   const sourceBalance = balances.data?.find((b) => b.asset === source)
-  const gap = sourceBalance ? shortfall(amount, sourceBalance.available) : null
+  // Once the balances are in, a profile without a row for the source asset has none of it.
+  const gap = sourceShortfall(amount, source, balances.data)
   const profileName = (id: string | undefined) => profiles.find((p) => p.id === id)?.nickname
 
   const onReview = handleSubmit((values) => {
+    clearErrors("root")
+    const checked = checkedConversionBody(values, refId)
+    if (!checked.ok) {
+      // The form's rules let through something the create schema refuses: say which, where.
+      const elsewhere: string[] = []
+      for (const [field, rule] of Object.entries(checked.fields)) {
+        const name = conversionFormFieldOf(field)
+        if (name) setError(name, { type: "schema", message: rule })
+        else elsewhere.push(`${field}: ${rule}`)
+      }
+      if (elsewhere.length > 0) setError("root", { type: "schema", message: elsewhere.join("; ") })
+      return
+    }
     // A refusal already answered belongs to the last attempt, not to what is reviewed now.
     if (outcome?.kind === "failed" && !outcome.retry) setOutcome(null)
-    setReview(toConversionBody(values, refId))
+    setReview(checked.body)
   })
 
   function send(body: ConversionBody) {
@@ -106,7 +145,8 @@ export function ConversionForm() {
           // Nothing was placed under this ref_id: the next Review is a new submission.
           setRefId(newRefId())
           for (const [field, rule] of Object.entries(error.fields)) {
-            if (FORM_FIELDS.has(field)) setError(field as keyof ConversionFormValues, { type: "server", message: rule })
+            const name = conversionFormFieldOf(field)
+            if (name) setError(name, { type: "server", message: rule })
           }
           setOutcome({ kind: "failed", error, retry: null })
           return
@@ -121,6 +161,7 @@ export function ConversionForm() {
   }
 
   function startOver(keepValues: boolean) {
+    focusNext.current = keepValues ? "review" : "amount"
     setOutcome(null)
     setReview(null)
     setRefId(newRefId())
@@ -128,17 +169,45 @@ export function ConversionForm() {
     if (!keepValues) reset({ ...EMPTY_FORM, profile_id: profileId ?? "" })
   }
 
-  if (outcome?.kind === "created" || outcome?.kind === "existing") {
+  /**
+   * "Start a new submission" after an unknown outcome: first ask whether the old ref_id
+   * was placed. Placed → that is the outcome. Not placed → a new ref_id. Cannot tell →
+   * keep the old one (only "Retry the same submission" stays safe).
+   */
+  async function startNewAfterUnknown(earlier: ConversionBody) {
+    if (checking || sending.current) return
+    setChecking(true)
+    try {
+      const answer = await resolveEarlierSubmission(earlier.ref_id)
+      if (answer.placed === true) {
+        create.reset()
+        setOutcome({ kind: "placed-earlier", record: answer.record })
+      } else if (answer.placed === false) {
+        startOver(true)
+      } else {
+        setOutcome((current) => (current?.kind === "failed" ? { ...current, checkError: answer.error } : current))
+      }
+    } finally {
+      setChecking(false)
+    }
+  }
+
+  if (outcome && outcome.kind !== "failed") {
     return (
       <div className="space-y-4">
         {outcome.kind === "created" ? (
           <Alert tone="success" title="Conversion created">
             It settles on its own; the status below follows it live.
           </Alert>
+        ) : outcome.kind === "placed-earlier" ? (
+          <Alert tone="success" title="Your earlier submission was placed">
+            The answer to it was lost on the way, but the service has this conversion under its ref_id{" "}
+            <code className="font-mono text-xs">{outcome.record.ref_id}</code>, so no new one was started. Its status below follows it live.
+          </Alert>
         ) : (
           <ProblemAlert error={outcome.error} />
         )}
-        <LiveConversion initial={outcome.record} heading={outcome.kind === "created" ? "Conversion" : "The existing conversion"} />
+        <LiveConversion initial={outcome.record} heading={OUTCOME_TITLES[outcome.kind]} headingRef={recordHeading} />
         <div className="flex flex-wrap gap-3">
           <Link
             href={`/conversions/${encodeURIComponent(outcome.record.id)}`}
@@ -157,12 +226,13 @@ export function ConversionForm() {
 
   return (
     <form noValidate aria-label="New conversion" onSubmit={(event) => void onReview(event)} className="max-w-2xl space-y-5">
-      <ProfilePicker profiles={profiles} profileId={profileId} onChange={setProfileId} disabled={profilesLoading} />
-      {errors.profile_id?.message ? (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {fieldMessage("Profile", errors.profile_id.message)}
-        </p>
-      ) : null}
+      <ProfilePicker
+        profiles={profiles}
+        profileId={profileId}
+        onChange={setProfileId}
+        disabled={profilesLoading}
+        error={fieldMessage("Profile", errors.profile_id?.message)}
+      />
       {profilesError ? <ProblemAlert error={profilesError} /> : null}
 
       <div className="grid gap-4 sm:grid-cols-2">
@@ -225,7 +295,7 @@ export function ConversionForm() {
                 Available: <Amount value={sourceBalance.available} asset={sourceBalance.asset} minPlaces={2} />.
               </>
             ) : balances.data && source ? (
-              `No ${source} balance on this profile.`
+              `No ${source} balance on this profile (available: 0).`
             ) : profileId && balances.isPending ? (
               "Loading the balance…"
             ) : null}{" "}
@@ -247,27 +317,43 @@ export function ConversionForm() {
       <MetadataEditor control={control} register={register} errors={errors} />
       <OnBehalfOf register={register} errors={errors} />
 
+      {errors.root?.message ? (
+        <Alert tone="danger" title="This conversion cannot be sent as it is">
+          {errors.root.message}
+        </Alert>
+      ) : null}
+
       {failed ? (
         <div className="space-y-2">
           <ProblemAlert error={failed.error} />
           {failed.retry ? (
             <div className="flex flex-wrap items-center gap-3 text-sm">
-              <Button busy={create.isPending} onClick={() => failed.retry && send(failed.retry)}>
+              <Button busy={create.isPending} held={checking} onClick={() => failed.retry && send(failed.retry)}>
                 Retry the same submission
               </Button>
-              <Button variant="secondary" onClick={() => startOver(true)}>
+              <Button variant="secondary" busy={checking} held={create.isPending} onClick={() => failed.retry && void startNewAfterUnknown(failed.retry)}>
                 Start a new submission
               </Button>
-              <span className="text-slate-700">
-                Retrying reuses ref_id <code className="font-mono text-xs">{failed.retry.ref_id}</code>, so it is never placed twice.
+              <span className="text-slate-700" data-testid="unknown-outcome-note">
+                {checking
+                  ? `Checking whether ref_id ${failed.retry.ref_id} was placed…`
+                  : `Retrying reuses ref_id ${failed.retry.ref_id}, so it is never placed twice. A new submission starts only once the console confirms the first was not placed.`}
               </span>
             </div>
+          ) : null}
+          {failed.retry && failed.checkError ? (
+            <Alert tone="warning" title="Not started: it is not known yet whether the first submission was placed">
+              <span data-testid="check-problem">
+                {describeError(failed.checkError).detail ?? describeError(failed.checkError).title} Retry the same submission (it is never placed twice), or try
+                again in a moment.
+              </span>
+            </Alert>
           ) : null}
         </div>
       ) : null}
 
       <div className="flex gap-3">
-        <Button type="submit" disabled={!profileId || Boolean(failed?.retry)}>
+        <Button ref={reviewButton} type="submit" disabled={!profileId || Boolean(failed?.retry)}>
           Review
         </Button>
       </div>
@@ -280,7 +366,7 @@ export function ConversionForm() {
         title="Confirm the conversion"
         footer={
           <>
-            <Button variant="secondary" disabled={create.isPending} onClick={() => setReview(null)}>
+            <Button variant="secondary" held={create.isPending} onClick={() => setReview(null)}>
               Back
             </Button>
             <Button busy={create.isPending} onClick={() => review && send(review)}>

@@ -1,6 +1,6 @@
 "use client"
 
-import type { ReactNode } from "react"
+import type { ReactNode, Ref } from "react"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
@@ -74,7 +74,16 @@ export function ConversionTimeline({ conversion }: { conversion: Conversion }) {
  * A conversion as support and treasury read it: status, amount and pair, ids with copy
  * buttons, on-behalf-of ids, metadata, and every time as it arrives.
  */
-export function ConversionRecord({ conversion, heading = "Conversion" }: { conversion: Conversion; heading?: string }) {
+export function ConversionRecord({
+  conversion,
+  heading = "Conversion",
+  headingRef,
+}: {
+  conversion: Conversion
+  heading?: string
+  /** For moving the keyboard here after an action (the heading becomes focusable from script). */
+  headingRef?: Ref<HTMLHeadingElement>
+}) {
   const profiles = useProfilesQuery()
   const profile = profiles.data?.find((p) => p.id === conversion.profile_id)
   const recipient = profiles.data?.find((p) => p.id === conversion.recipient_profile_id)
@@ -83,7 +92,9 @@ export function ConversionRecord({ conversion, heading = "Conversion" }: { conve
   return (
     <section aria-label={heading} className="rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="conversion-record">
       <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
-        <h2 className="text-base font-semibold text-slate-900">{heading}</h2>
+        <h2 ref={headingRef} tabIndex={headingRef ? -1 : undefined} className="text-base font-semibold text-slate-900" data-testid="conversion-heading">
+          {heading}
+        </h2>
         <span aria-live="polite" className="inline-flex items-center gap-2 text-sm">
           <span className="sr-only">Status:</span>
           <StatusBadge status={conversion.status} />

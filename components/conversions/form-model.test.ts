@@ -4,15 +4,24 @@ import {
   type ConversionFormValues,
   EMPTY_FORM,
   PAIR_RULE,
+  checkedConversionBody,
+  conversionFormFieldOf,
   conversionFormSchema,
   fieldMessage,
   isDefiniteRefusal,
   narrowedTarget,
   shortfall,
-  toConversionBody,
+  sourceShortfall,
 } from "./form-model"
 
 const REF = "5f0c7c1e-8a4e-4c59-9a3c-2b0d6f1e2a10"
+
+/** The checked body, for values the form's rules accept. */
+function toConversionBody(values: ConversionFormValues, refId: string) {
+  const checked = checkedConversionBody(values, refId)
+  if (!checked.ok) throw new Error(`refused: ${JSON.stringify(checked.fields)}`)
+  return checked.body
+}
 const valid: ConversionFormValues = { ...EMPTY_FORM, profile_id: "p-1", amount: "12.50" }
 
 function errorsOf(values: ConversionFormValues): Record<string, string> {
@@ -67,9 +76,24 @@ describe("the body sent", () => {
     expect(body).toMatchObject({ identity_id: "id-1", account_id: "acc-1", recipient_profile_id: "p-2" })
   })
 
-  it("never builds a body the API would refuse", () => {
-    expect(() => toConversionBody({ ...valid, amount: "1.001" }, REF)).toThrow()
-    expect(() => toConversionBody({ ...valid, source_asset: "USDG", target_asset: "USDP" }, REF)).toThrow()
+  it("never builds a body the API would refuse: it says which field and why, without throwing", () => {
+    expect(checkedConversionBody({ ...valid, amount: "1.001" }, REF)).toEqual({ ok: false, fields: { amount: "at most 2 decimals" } })
+    expect(checkedConversionBody({ ...valid, source_asset: "USDG", target_asset: "USDP" }, REF)).toEqual({
+      ok: false,
+      fields: { target_asset: PAIR_RULE },
+    })
+    const tooMany = Array.from({ length: 7 }, (_, i) => ({ key: `k${i}`, value: "v" }))
+    const refused = checkedConversionBody({ ...valid, metadata: tooMany }, REF)
+    expect(refused.ok).toBe(false)
+    if (!refused.ok) expect(Object.keys(refused.fields).map(conversionFormFieldOf)).toEqual(["metadata"])
+  })
+
+  it("maps the body's fields onto the form's inputs", () => {
+    expect(conversionFormFieldOf("amount")).toBe("amount")
+    expect(conversionFormFieldOf("metadata.desk")).toBe("metadata")
+    expect(conversionFormFieldOf("recipient_profile_id")).toBe("recipient_profile_id")
+    expect(conversionFormFieldOf("ref_id")).toBeNull()
+    expect(conversionFormFieldOf("body")).toBeNull()
   })
 })
 
@@ -80,6 +104,20 @@ describe("narrowing the target by the source", () => {
     expect(narrowedTarget("USDG", "")).toBe("USD")
     expect(narrowedTarget("USD", "USD")).toBe("")
     expect(narrowedTarget("", "USD")).toBe("")
+  })
+})
+
+describe("sourceShortfall", () => {
+  const balances = [{ asset: "USD", available: "100.00" }]
+  it("treats a profile with no row for the source asset as holding none of it, once balances have loaded", () => {
+    expect(sourceShortfall("25.00", "USDG", balances)).toEqual({ needed: "25", available: "0", short: "25" })
+    expect(sourceShortfall("25.00", "USD", balances)).toBeNull()
+    expect(sourceShortfall("100.01", "USD", balances)).toEqual({ needed: "100.01", available: "100", short: "0.01" })
+  })
+  it("says nothing while the balances load or the amount is not a number yet", () => {
+    expect(sourceShortfall("25.00", "USDG", undefined)).toBeNull()
+    expect(sourceShortfall("", "USDG", balances)).toBeNull()
+    expect(sourceShortfall("0", "USDG", balances)).toBeNull()
   })
 })
 

@@ -66,8 +66,8 @@ export const EMPTY_FORM: ConversionFormValues = {
 
 export type ConversionBody = ConversionCreate & { ref_id: string }
 
-/** The request body for the form's values under this submission's ref_id; throws if the body would be refused. */
-export function toConversionBody(values: ConversionFormValues, refId: string): ConversionBody {
+/** The request body for the form's values under this submission's ref_id, as the form holds them (unchecked). */
+function draftBody(values: ConversionFormValues, refId: string) {
   const optional = (value: string) => (value.trim() === "" ? undefined : value.trim())
   const metadata = rowsToMetadata(values.metadata)
   const identityId = optional(values.identity_id)
@@ -84,7 +84,35 @@ export function toConversionBody(values: ConversionFormValues, refId: string): C
     ...(accountId === undefined ? {} : { account_id: accountId }),
     ...(recipientProfileId === undefined ? {} : { recipient_profile_id: recipientProfileId }),
   }
-  return { ...conversionCreateSchema.parse(body), ref_id: refId }
+  return body
+}
+
+/** Where a rule about one of the body's fields shows in the form. */
+export type ConversionFormField = "profile_id" | "amount" | "source_asset" | "target_asset" | "metadata" | "identity_id" | "account_id" | "recipient_profile_id"
+
+const FORM_FIELD_NAMES: readonly string[] = ["profile_id", "amount", "source_asset", "target_asset", "identity_id", "account_id", "recipient_profile_id"]
+
+/** The form field a body field ("amount", "metadata.desk", …) belongs to; null for one the form has no input for. */
+export function conversionFormFieldOf(field: string): ConversionFormField | null {
+  if (field === "metadata" || field.startsWith("metadata.")) return "metadata"
+  return FORM_FIELD_NAMES.includes(field) ? (field as ConversionFormField) : null
+}
+
+/**
+ * The body for the form's values under this submission's ref_id, checked with the shared
+ * create schema; or each field's rule, when the form's own rules let through something
+ * the create schema refuses (the two are meant to agree; if they ever do not, the person
+ * sees why under the field instead of nothing at all).
+ */
+export function checkedConversionBody(
+  values: ConversionFormValues,
+  refId: string,
+): { ok: true; body: ConversionBody } | { ok: false; fields: Record<string, string> } {
+  const parsed = conversionCreateSchema.safeParse(draftBody(values, refId))
+  if (parsed.success) return { ok: true, body: { ...parsed.data, ref_id: refId } }
+  const fields: Record<string, string> = {}
+  for (const issue of parsed.error.issues) fields[issue.path.map(String).join(".") || "body"] ??= issue.message
+  return { ok: false, fields }
 }
 
 /**
@@ -101,6 +129,19 @@ export interface Shortfall {
   needed: string
   available: string
   short: string
+}
+
+/**
+ * The shortfall of the source asset once the profile's balances have loaded: a profile
+ * without a row for the asset has none of it ("0"). Null while they load.
+ */
+export function sourceShortfall(
+  amount: string,
+  source: string,
+  balances: readonly { asset: string; available: string }[] | undefined,
+): Shortfall | null {
+  if (!balances || !source) return null
+  return shortfall(amount, balances.find((b) => b.asset === source)?.available ?? "0")
 }
 
 /** Needed vs available when the amount is more than the source balance; null when it fits or is not a number yet. */

@@ -9,14 +9,17 @@ export function ProfilePicker({
   profileId,
   onChange,
   disabled,
+  error,
 }: {
   profiles: Profile[]
   profileId: string | null
   onChange: (id: string) => void
   disabled?: boolean
+  /** A rule about the choice, shown under it and tied to it for screen readers. */
+  error?: string | undefined
 }) {
   return (
-    <Field label="Profile">
+    <Field label="Profile" error={error}>
       {(a11y) => (
         <Select {...a11y} value={profileId ?? ""} disabled={disabled || profiles.length === 0} onChange={(e) => onChange(e.target.value)}>
           {profiles.length === 0 ? <option value="">Loading profiles…</option> : null}
