@@ -388,6 +388,7 @@ test.describe("support", () => {
     await trader.dispose()
 
     await page.goto("/conversions")
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Conversions" })).toBeVisible()
     await expect(page.getByRole("link", { name: "New conversion" })).toHaveCount(0)
     const box = page.getByLabel("Conversion id or ref_id")
     const started = Date.now()
@@ -428,7 +429,7 @@ test.describe("support", () => {
     await expect(page.getByRole("form", { name: "New conversion" })).toHaveCount(0)
   })
 
-  test("the table pages with Load more, and the CSV export holds exactly the filtered rows", async ({ page }) => {
+  test("the table pages with Load more, and the CSV export holds exactly the filtered rows", async ({ page, context }) => {
     const trader = await apiAs("trader")
     const profile = await profileId(trader, "Client omnibus")
     for (let i = 0; i < 27; i++) {
@@ -468,6 +469,16 @@ test.describe("support", () => {
     expect(csvRows.map((r) => r[0])).toEqual(ids)
     expect(new Set(csvRows.map((r) => r[3]))).toEqual(new Set([profile]))
 
+    // A row's ref_id is shortened on screen, but whole for screen readers and the copy button.
+    const firstRef = csvRows[0]?.[1] ?? ""
+    expect(firstRef).toMatch(UUID)
+    const refCell = rows.first().getByTestId("row-ref-id")
+    await expect(refCell).toContainText(firstRef)
+    await context.grantPermissions(["clipboard-read", "clipboard-write"])
+    await refCell.getByRole("button", { name: /^Copy ref_id/ }).click()
+    await expect(refCell.getByRole("button", { name: /^Copied ref_id/ })).toBeVisible()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(firstRef)
+
     // A filter that selects nothing: an empty table and a CSV with only its header.
     await page.getByLabel("Updated from (UTC)").fill("2099-01-01")
     await page.getByRole("button", { name: "Apply filters" }).click()
@@ -497,8 +508,12 @@ test.describe("viewer", () => {
     expect(post.status()).toBe(403)
     await viewer.dispose()
 
+    // No Conversions link for a viewer (the pages and API are support and up); the address says so plainly.
     await page.goto("/")
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Conversions" }).click()
+    const nav = page.getByRole("navigation", { name: "Main" })
+    await expect(nav.getByRole("link", { name: "Trade" })).toBeVisible()
+    await expect(nav.getByRole("link", { name: "Conversions" })).toHaveCount(0)
+    await page.goto("/conversions")
     await expect(page.getByText("You need the support role")).toBeVisible()
     await expect(page.getByTestId("role-notice")).toContainText("you are signed in as viewer")
     await expect(page.getByLabel("Conversion id or ref_id")).toHaveCount(0)

@@ -6,6 +6,7 @@ import { useForm } from "react-hook-form"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
+import { CopyButton } from "@/components/ui/copy-button"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/conversions"
@@ -138,8 +139,19 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
                   <span className="sr-only">to</span> {c.target_asset}
                 </td>
                 <td className="px-3 py-2">{nickname(c.profile_id) ?? short(c.profile_id)}</td>
-                <td className="px-3 py-2 font-mono text-xs" title={c.ref_id}>
-                  {short(c.ref_id)}
+                <td className="px-3 py-2 font-mono text-xs" data-testid="row-ref-id">
+                  {c.ref_id ? (
+                    <span className="inline-flex items-center gap-1">
+                      {/* Short to the eye; the whole value to screen readers, and a button to copy it. */}
+                      <span aria-hidden title={c.ref_id}>
+                        {short(c.ref_id)}
+                      </span>
+                      <span className="sr-only">{c.ref_id}</span>
+                      <CopyButton value={c.ref_id} label={`ref_id ${short(c.ref_id)}`} />
+                    </span>
+                  ) : (
+                    "—"
+                  )}
                 </td>
                 <td className="px-3 py-2">
                   <Link href={`/conversions/${encodeURIComponent(c.id)}`} className="font-mono text-xs text-blue-800 underline">

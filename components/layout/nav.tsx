@@ -8,7 +8,8 @@ import { type Role, roleAtLeast } from "@/lib/auth/roles"
 const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean }[] = [
   { href: "/trade", label: "Trade", minimum: "viewer" },
   { href: "/executions", label: "Executions", minimum: "viewer" },
-  { href: "/conversions", label: "Conversions", minimum: "viewer" },
+  // Support and up (issue 6): the page and its API refuse viewers.
+  { href: "/conversions", label: "Conversions", minimum: "support" },
   { href: "/audit", label: "Audit", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
 ]
