@@ -213,12 +213,17 @@ test.describe("trader", () => {
     }
     await expect(form.getByTestId("metadata-count")).toHaveText("7 of 6")
     await expect(form.getByText("at most 6 pairs (got 7)")).toBeVisible()
+    // A blank row is not sent, so it does not count.
+    await add.click()
+    await expect(form.getByLabel("Key 8", { exact: true })).toBeVisible()
+    await expect(form.getByTestId("metadata-count")).toHaveText(/^7 of 6 \(blank rows are not sent\)$/)
     await page.getByTestId("review-button").click()
     await expect(page.getByTestId("review")).toHaveCount(0)
     await snap(page, testInfo, "seven metadata pairs refused")
 
     await form.getByRole("button", { name: "Remove metadata row 7" }).click()
     await expect(form.getByText("at most 6 pairs (got 7)")).toHaveCount(0)
+    await expect(form.getByTestId("metadata-count")).toHaveText(/^6 of 6 /)
     await form.getByLabel("Key 6", { exact: true }).fill("k".repeat(101))
     await expect(form.getByText("101 / 100")).toBeVisible()
     await expect(form.getByText("keys are at most 100 characters")).toBeVisible()
@@ -278,6 +283,8 @@ test.describe("trader", () => {
       await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01250000", "ETH"))
       await expect(dialog.getByTestId("review-ref-id")).toHaveText(refId ?? "")
       await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+      // "Get a fresh quote" is gone now: the keyboard moved on to Confirm.
+      await expect(dialog.getByTestId("confirm-button")).toBeFocused()
       await snap(page, testInfo, "fresh quote")
       const newQuote = await dialog.getByTestId("review-quote-id").textContent()
       await dialog.getByTestId("confirm-button").click()
@@ -380,6 +387,23 @@ test.describe("trader", () => {
     await snap(page, testInfo, "insufficient funds")
     // Nothing was placed, and the next attempt is a new submission.
     expect(await available(page.request, profile.id, "PAXG")).toBe(held)
+  })
+
+  test("a field the service refuses shows under the amount in the form's words, not the wire name", async ({ page }) => {
+    await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
+    const form = await startTrade(page, "BUY", "fiat", "60000.00")
+    const dialog = await review(page)
+    await dialog.getByTestId("confirm-button").click()
+    await expect(dialog.getByRole("alert")).toContainText("Check the form")
+    // The refused Confirm keeps the keyboard focus (it is never natively disabled while in flight).
+    await expect(dialog.getByTestId("confirm-button")).toBeFocused()
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    await expect(form.getByText("Amount in USD: above the maximum 50000 USD per execution", { exact: true })).toBeVisible()
+    // Tied to the input for screen readers, without the wire name.
+    const input = form.getByTestId("amount")
+    await expect(input).toHaveAttribute("aria-invalid", "true")
+    await expect(input).toHaveAccessibleDescription(/Amount in USD: above the maximum 50000 USD per execution/)
+    await expect(input).not.toHaveAccessibleDescription(/quote_amount/)
   })
 
   test("the page stays responsive while quotes tick: only the countdowns change", async ({ page }) => {

@@ -18,9 +18,9 @@ function Counter({ value, id }: { value: string; id: string }) {
 }
 
 /**
- * Key/value rows for a record's metadata: add and remove rows, an "n of 6" counter, and
- * a character counter against 100 under every key and value, with each rule's message
- * right under its input.
+ * Key/value rows for a record's metadata: add and remove rows, an "n of 6" counter of the
+ * rows filled in, and a character counter against 100 under every key and value, with
+ * each rule's message right under its input.
  */
 export function MetadataEditor<T extends WithMetadata>({
   control,
@@ -33,6 +33,8 @@ export function MetadataEditor<T extends WithMetadata>({
 }) {
   const { fields, append, remove } = useFieldArray({ control: control as unknown as Control<WithMetadata>, name: "metadata" })
   const rows = (useWatch({ control: control as unknown as Control<WithMetadata>, name: "metadata" }) ?? [])
+  // Blank rows are ignored by the rules and never sent, so they do not count against the limit.
+  const used = rows.filter((row) => row.key !== "" || row.value !== "").length
   const rowErrors = (errors as FieldErrors<WithMetadata>).metadata
   // A rule over the whole list lands on `root`, which may sit on the per-row errors array.
   const listError = rowErrors as { message?: string; root?: { message?: string } } | undefined
@@ -41,8 +43,9 @@ export function MetadataEditor<T extends WithMetadata>({
     <fieldset className="space-y-3">
       <legend className="flex w-full items-center justify-between text-sm font-medium text-slate-800">
         <span>Metadata</span>
-        <span data-testid="metadata-count" className={cn("text-xs tabular", fields.length > METADATA_MAX_PAIRS ? "font-semibold text-red-700" : "text-slate-600")}>
-          {fields.length} of {METADATA_MAX_PAIRS}
+        <span data-testid="metadata-count" className={cn("text-xs tabular", used > METADATA_MAX_PAIRS ? "font-semibold text-red-700" : "text-slate-600")}>
+          {used} of {METADATA_MAX_PAIRS}
+          {fields.length > used ? <span className="font-normal text-slate-600"> (blank rows are not sent)</span> : null}
         </span>
       </legend>
       {fields.map((field, index) => {

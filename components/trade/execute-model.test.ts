@@ -6,6 +6,7 @@ import {
   checkedExecutionBody,
   estimateAmounts,
   executeFormSchema,
+  labelledFieldMessage,
   paymentOf,
   sameBody,
   shortfallOf,
@@ -51,6 +52,19 @@ describe("executeFormSchema", () => {
       identity_id: "Identity id: letters, digits and . _ : - only",
     })
     expect(errors(form({ amount: "1", identity_id: "  ", account_id: "acc-1" }))).toEqual({})
+  })
+})
+
+describe("labelledFieldMessage", () => {
+  it("words the service's field names with the labels the form shows", () => {
+    expect(labelledFieldMessage("quote_amount", "above the maximum 50000 USD per execution", btc)).toBe(
+      "Amount in USD: above the maximum 50000 USD per execution",
+    )
+    expect(labelledFieldMessage("base_amount", "at most 8 decimals", btc)).toBe("Amount in BTC: at most 8 decimals")
+    expect(labelledFieldMessage("base_amount", "must be more than 0", btc)).toBe("Amount in BTC must be more than 0")
+    expect(labelledFieldMessage("recipient_profile_id", "is not a known profile", btc)).toBe("Recipient profile id is not a known profile")
+    expect(labelledFieldMessage("metadata.desk", "values are at most 100 characters", btc)).toBe("Metadata “desk”: values are at most 100 characters")
+    expect(labelledFieldMessage("metadata", "at most 6 pairs (got 7)", btc)).toBe("Metadata: at most 6 pairs (got 7)")
   })
 })
 

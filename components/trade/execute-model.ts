@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { fieldMessage } from "@/components/forms/field-message"
 import { type ExecutionAmounts, executionAmounts, toDecimal, tryDecimal } from "@/lib/money"
 import { idSchema } from "@/lib/schemas/common"
 import { type MetadataRow, metadataRowsSchema, rowsToMetadata } from "@/lib/schemas/metadata"
@@ -38,6 +39,26 @@ const ON_BEHALF_LABELS = {
   account_id: "Account id",
   recipient_profile_id: "Recipient profile id",
 } as const
+
+/**
+ * A rule given for one of the service's fields (by the server's 400, or the create schema),
+ * worded with the label the form shows for it: "Amount in USD: above the maximum …", not
+ * "quote_amount: …".
+ */
+export function labelledFieldMessage(field: string, message: string, quote: Pick<Quote, "base_asset" | "quote_asset">): string {
+  const metadataKey = field.startsWith("metadata.") ? field.slice("metadata.".length) : ""
+  const label =
+    field === "base_amount"
+      ? amountLabel("crypto", quote)
+      : field === "quote_amount"
+        ? amountLabel("fiat", quote)
+        : field === "identity_id" || field === "account_id" || field === "recipient_profile_id"
+          ? ON_BEHALF_LABELS[field]
+          : field === "metadata" || metadataKey
+            ? `Metadata${metadataKey ? ` “${metadataKey}”` : ""}`
+            : field
+  return fieldMessage(label, message) ?? label
+}
 
 /**
  * The execute form's schema: the amount is checked with the shared crypto or fiat amount

@@ -16,6 +16,7 @@ import {
   checkedExecutionBody,
   estimateAmounts,
   executeFormSchema,
+  labelledFieldMessage,
   paymentOf,
   sameBody,
   shortfallOf,
@@ -244,7 +245,7 @@ export function ExecutePanel({
       if (!draft.ok) {
         for (const [field, message] of Object.entries(draft.fields)) {
           const name = formFieldOf(field)
-          if (name) setError(name, { type: "server", message })
+          if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, forQuote) })
         }
         return
       }
@@ -321,7 +322,7 @@ export function ExecutePanel({
         if (error instanceof ApiProblemError && error.status === 400) {
           for (const [field, message] of Object.entries(error.fields)) {
             const name = formFieldOf(field)
-            if (name) setError(name, { type: "server", message: `${field}: ${message}` })
+            if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, review.quote) })
           }
         }
       },

@@ -1,6 +1,6 @@
 "use client"
 
-import { type ReactNode, memo } from "react"
+import { type ReactNode, memo, useEffect, useRef } from "react"
 import { useExpired } from "@/components/trade/clock"
 import { Countdown } from "@/components/trade/countdown"
 import type { ExecutionBody } from "@/components/trade/execute-model"
@@ -138,6 +138,18 @@ function ReviewActions({
   // An unknown outcome is resolved by sending the same body again, expired or not: the
   // ref_id makes the service answer with the record if it was placed.
   const blocked = !outcomeUnknown && (expired || needsFreshQuote)
+  const confirmRef = useRef<HTMLButtonElement>(null)
+  const freshRef = useRef<HTMLButtonElement>(null)
+  const wasBlocked = useRef(blocked)
+  // The button that had the focus goes away (or is disabled) when `blocked` flips: hand the
+  // focus to the one that takes its place, so a keyboard user is not dropped on the body.
+  useEffect(() => {
+    if (wasBlocked.current === blocked) return
+    wasBlocked.current = blocked
+    const active = document.activeElement
+    const lost = !active || active === document.body || (active instanceof HTMLButtonElement && active.disabled)
+    if (lost) (blocked ? freshRef : confirmRef).current?.focus()
+  }, [blocked])
   return (
     <>
       {blocked ? (
@@ -145,15 +157,15 @@ function ReviewActions({
           {expired ? "This quote has expired." : "This quote can no longer be executed."}
         </p>
       ) : null}
-      <Button variant="secondary" onClick={onCancel} disabled={busy}>
+      <Button variant="secondary" onClick={onCancel} held={busy}>
         Cancel
       </Button>
       {blocked ? (
-        <Button variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote">
+        <Button ref={freshRef} variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote">
           Get a fresh quote
         </Button>
       ) : null}
-      <Button onClick={onConfirm} disabled={blocked} busy={busy} data-testid="confirm-button">
+      <Button ref={confirmRef} onClick={onConfirm} disabled={blocked} busy={busy} data-testid="confirm-button">
         {outcomeUnknown ? "Try again" : "Confirm"}
       </Button>
     </>
