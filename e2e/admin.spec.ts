@@ -73,18 +73,14 @@ async function expectNoSeriousA11yViolations(page: Page) {
 
 const auditRow = (page: Page, refId: string) => page.locator(`[data-testid="audit-row"][data-ref-id="${refId}"]`)
 
-/** The browser's local date, plus `days`, as a date input takes it. */
-function localDay(page: Page, days = 0): Promise<string> {
-  return page.evaluate((offset) => {
-    const d = new Date()
-    d.setDate(d.getDate() + offset)
-    const pad = (n: number) => String(n).padStart(2, "0")
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
-  }, days)
+/** Today's UTC date, plus `days`, as the audit's date filters (UTC days) take it. */
+function utcDay(days = 0): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)
 }
 
 test.describe("as an admin", () => {
-  test.use({ storageState: storageStateOf("admin") })
+  // A browser far from UTC: the audit's times and date filters are UTC all the same.
+  test.use({ storageState: storageStateOf("admin"), timezoneId: "Asia/Kolkata" })
 
   let original: Settings
   test.beforeAll(async ({ browser, baseURL }) => {
@@ -117,6 +113,10 @@ test.describe("as an admin", () => {
     await expect(row.getByTestId("audit-amounts")).toContainText("0.0001")
     await expect(row.getByTestId("audit-record")).toHaveAttribute("href", `/executions/${trade.profileId}/${trade.body.id}`)
     await expect(row.getByTestId("audit-problem")).toHaveText("—")
+    // The time is UTC, as the column says, not the browser's zone (UTC+05:30 here).
+    await expect(page.getByRole("columnheader", { name: "Time (UTC)" })).toBeVisible()
+    const at = (await row.locator("time").getAttribute("datetime")) ?? ""
+    await expect(row.locator("time")).toHaveText(new Date(at).toISOString().slice(0, 19).replace("T", " "))
 
     const html = await page.content()
     for (const [name, value] of Object.entries(canaries)) {
@@ -172,12 +172,13 @@ test.describe("as an admin", () => {
 
     // Dates: today holds both trades; from tomorrow holds nothing; a reversed range is refused in words.
     await filters.getByLabel("State").selectOption("")
-    await filters.getByLabel("From date").fill(await localDay(page))
-    await filters.getByLabel("To date").fill(await localDay(page))
+    await expect(page.getByRole("columnheader", { name: "Time (UTC)" })).toBeVisible()
+    await filters.getByLabel("From date (UTC)").fill(utcDay())
+    await filters.getByLabel("To date (UTC)").fill(utcDay())
     await filters.getByRole("button", { name: "Apply filters" }).click()
     await expect(auditRow(page, ok.refId)).toBeVisible()
     await expect(auditRow(page, refused.refId)).toBeVisible()
-    await filters.getByLabel("From date").fill(await localDay(page, 1))
+    await filters.getByLabel("From date").fill(utcDay(1))
     await filters.getByRole("button", { name: "Apply filters" }).click()
     await expect(filters.getByText("must be on or after the From date")).toBeVisible()
     await filters.getByLabel("To date").fill("")

@@ -86,7 +86,8 @@ async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void>
 test.describe.configure({ mode: "serial" })
 
 test.describe("executions history", () => {
-  test.use({ storageState: storageStateOf("trader"), timezoneId: "UTC" })
+  // A browser far from UTC: the table and the created from/to filters are UTC all the same.
+  test.use({ storageState: storageStateOf("trader"), timezoneId: "America/Los_Angeles" })
 
   let id: string
   let windowStart: Date
@@ -162,9 +163,9 @@ test.describe("executions history", () => {
 
   test("created from/to select the window, and the CSV export has exactly those rows", async ({ page }, testInfo) => {
     await openHistory(page)
-    const local = (d: Date) => d.toISOString().slice(0, 19)
-    await page.getByLabel("Created from").fill(local(windowStart))
-    await page.getByLabel("Created to").fill(local(windowEnd))
+    const utc = (d: Date) => d.toISOString().slice(0, 19)
+    await page.getByLabel("Created from (UTC)").fill(utc(windowStart))
+    await page.getByLabel("Created to (UTC)").fill(utc(windowEnd))
     await page.getByRole("button", { name: "Apply" }).click()
     await expect(page).toHaveURL(/created_at\.begin=/)
     await expect(page.getByTestId("execution-row")).toHaveCount(3)

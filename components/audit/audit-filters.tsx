@@ -7,7 +7,7 @@ import { Field, Input, Select } from "@/components/ui/field"
 import { type AuditFilterForm, EMPTY_FILTERS, auditFilterFormSchema } from "@/components/audit/filters-schema"
 import { INTENT_OPERATION_VALUES, INTENT_STATE_VALUES, OPERATION_LABELS } from "@/components/audit/format"
 
-/** Staff, operation, state and a date range (days in the browser's time zone, both inclusive). */
+/** Staff, operation, state and a date range (UTC days, like the table's times; both inclusive). */
 export function AuditFiltersForm({
   initial,
   staffSeen,
@@ -66,10 +66,10 @@ export function AuditFiltersForm({
           </Select>
         )}
       </Field>
-      <Field label="From date" error={errors.from?.message}>
+      <Field label="From date (UTC)" error={errors.from?.message}>
         {(a11y) => <Input {...a11y} type="date" {...register("from")} />}
       </Field>
-      <Field label="To date" error={errors.to?.message}>
+      <Field label="To date (UTC)" error={errors.to?.message}>
         {(a11y) => <Input {...a11y} type="date" {...register("to")} />}
       </Field>
       <div className="flex items-end gap-2">

@@ -33,7 +33,7 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
         <caption className="sr-only">Audit trail, newest first</caption>
         <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-700">
           <tr>
-            <th scope="col" className="px-3 py-2">Time</th>
+            <th scope="col" className="px-3 py-2">Time (UTC)</th>
             <th scope="col" className="px-3 py-2">Staff</th>
             <th scope="col" className="px-3 py-2">Operation</th>
             <th scope="col" className="px-3 py-2">Profile</th>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { filtersFromSearch } from "@/components/audit/filters-schema"
-import { dayBoundary, recordHref, requestAmounts } from "@/components/audit/format"
+import { dayBoundary, formatTime, recordHref, requestAmounts } from "@/components/audit/format"
 
 describe("requestAmounts", () => {
   it("shows an execution's base or quote amount, named by field (the request names the quote only by id)", () => {
@@ -40,17 +40,23 @@ describe("recordHref", () => {
 })
 
 describe("dayBoundary", () => {
-  it("turns a day into the first and last instant of it in local time, as UTC", () => {
-    const start = dayBoundary("2026-03-01", "start")!
-    const end = dayBoundary("2026-03-01", "end")!
-    expect(new Date(end).getTime() - new Date(start).getTime()).toBe(24 * 3600 * 1000 - 1)
-    expect(new Date(start).getDate()).toBe(1)
-    expect(start).toMatch(/Z$/)
+  it("turns a day into the first and last instant of that UTC day, whatever the browser's zone", () => {
+    expect(dayBoundary("2026-03-01", "start")).toBe("2026-03-01T00:00:00.000Z")
+    expect(dayBoundary("2026-03-01", "end")).toBe("2026-03-01T23:59:59.999Z")
   })
 
   it("refuses what is not a day", () => {
     expect(dayBoundary("2026-3-1", "start")).toBeUndefined()
     expect(dayBoundary("", "end")).toBeUndefined()
+    expect(dayBoundary("2026-02-30", "start")).toBeUndefined()
+  })
+})
+
+describe("formatTime", () => {
+  it("shows the UTC date and time to the second", () => {
+    expect(formatTime("2026-03-01T23:30:05.123456Z")).toBe("2026-03-01 23:30:05")
+    expect(formatTime("2026-03-01T23:30:05+02:00")).toBe("2026-03-01 21:30:05")
+    expect(formatTime("not a time")).toBe("not a time")
   })
 })
 

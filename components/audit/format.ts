@@ -51,19 +51,21 @@ export function recordHref(entry: Pick<AuditEntry, "operation" | "record_id" | "
   return null
 }
 
-/** "2026-03-01" (a date input's value, the browser's day) → the first or last instant of that day, RFC 3339 UTC. */
+/**
+ * "2026-03-01" (a date input's value, a UTC day like every other time in the console) →
+ * the first or last instant of that day, RFC 3339 UTC.
+ */
 export function dayBoundary(day: string, end: "start" | "end"): string | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined
-  const local = new Date(`${day}T${end === "start" ? "00:00:00.000" : "23:59:59.999"}`)
-  return Number.isNaN(local.getTime()) ? undefined : local.toISOString()
+  const instant = new Date(`${day}T${end === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
+  return Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== day ? undefined : instant.toISOString()
 }
 
-/** A time for the table: the browser's local date and time to the second. */
+/** A time for the table: the UTC date and time to the second (the column says UTC), as on /executions and /conversions. */
 export function formatTime(iso: string): string {
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return iso
-  const pad = (n: number) => String(n).padStart(2, "0")
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  return d.toISOString().slice(0, 19).replace("T", " ")
 }
 
 /** The intents' operations and states (lib/db/schema/console.ts), without pulling the database schema into the browser. */

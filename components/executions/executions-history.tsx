@@ -4,7 +4,7 @@ import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { type FormEvent, useEffect, useMemo, useState } from "react"
 import { type FilterForm, filtersFromForm, noFilters } from "@/components/executions/filters"
-import { formatTimestamp, rfc3339ToLocalInput } from "@/components/executions/format"
+import { formatTimestamp, rfc3339ToUtcInput } from "@/components/executions/format"
 import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
@@ -25,8 +25,8 @@ function formOf(filters: ExecutionFilters): FilterForm {
     market: filters.market ?? "",
     side: filters.side ?? "",
     status: filters.status ?? "",
-    from: rfc3339ToLocalInput(filters["created_at.begin"]),
-    to: rfc3339ToLocalInput(filters["created_at.end"]),
+    from: rfc3339ToUtcInput(filters["created_at.begin"]),
+    to: rfc3339ToUtcInput(filters["created_at.end"]),
   }
 }
 
@@ -94,10 +94,10 @@ function Filters({
           </Select>
         )}
       </Field>
-      <Field label="Created from" error={errors.from} hint="Your local time; inclusive.">
+      <Field label="Created from (UTC)" error={errors.from} hint="UTC, like the table; inclusive.">
         {(a11y) => <Input {...a11y} type="datetime-local" step={1} name="from" defaultValue={initial.from} />}
       </Field>
-      <Field label="Created to" error={errors.to} hint="Your local time; inclusive.">
+      <Field label="Created to (UTC)" error={errors.to} hint="UTC, like the table; inclusive.">
         {(a11y) => <Input {...a11y} type="datetime-local" step={1} name="to" defaultValue={initial.to} />}
       </Field>
       <div className="flex items-start gap-2 pt-6">

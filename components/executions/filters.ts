@@ -1,6 +1,6 @@
 import type { ExecutionFilters } from "@/lib/queries/executions"
 import { EXECUTION_SIDES, EXECUTION_STATUSES, RFC3339 } from "@/lib/schemas/constants"
-import { localInputToRfc3339 } from "@/components/executions/format"
+import { utcInputToRfc3339 } from "@/components/executions/format"
 
 export const FILTER_NAMES = ["market", "side", "status", "created_at.begin", "created_at.end"] as const
 
@@ -37,7 +37,7 @@ export interface FilterForm {
   to: string
 }
 
-/** The filter form's values (datetime-local inputs in the browser's zone) as the service's filters, or what is wrong. */
+/** The filter form's values (datetime-local inputs, read as UTC) as the service's filters, or what is wrong. */
 export function filtersFromForm(form: FilterForm): { ok: true; filters: ExecutionFilters } | { ok: false; errors: Partial<Record<keyof FilterForm, string>> } {
   const errors: Partial<Record<keyof FilterForm, string>> = {}
   const filters: ExecutionFilters = {}
@@ -48,12 +48,12 @@ export function filtersFromForm(form: FilterForm): { ok: true; filters: Executio
   if (form.side) filters.side = form.side
   if (form.status) filters.status = form.status
   if (form.from) {
-    const begin = localInputToRfc3339(form.from, "begin")
+    const begin = utcInputToRfc3339(form.from, "begin")
     if (begin) filters["created_at.begin"] = begin
     else errors.from = "Created from must be a date and time."
   }
   if (form.to) {
-    const end = localInputToRfc3339(form.to, "end")
+    const end = utcInputToRfc3339(form.to, "end")
     if (end) filters["created_at.end"] = end
     else errors.to = "Created to must be a date and time."
   }
