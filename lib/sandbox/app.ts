@@ -92,7 +92,11 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
 
   const withDeadline = (ms: number, signal: AbortSignal) => sleep(ms, AbortSignal.any([signal, s.lifetime]))
 
-  /** Injected faults for one operation (see lib/sandbox/faults.ts). */
+  /**
+   * Injected faults for one operation (see lib/sandbox/faults.ts). Placed after the scope
+   * check: a request the service would refuse for its token never draws from the fault
+   * sequence, so a seeded run replays the same faults.
+   */
   const fault =
     (operation: FaultOperation): MiddlewareHandler<Env> =>
     async (c, next) => {
@@ -114,7 +118,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
           throw genericProblem(504, "injected fault: the request hung")
         case "commit_then_fail":
           await next()
-          // Only a request that stored something new fails; a retry meeting the record gets its 409.
+          // Only a create that stored a new record fails; a retry meeting the record gets its 409.
           if (c.get("stored") === true) {
             s.afterCommit.set(
               c.req.raw,
@@ -184,7 +188,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // ------------------------------------------------------------ quotes
 
   // GET /sandbox/v2/quotes - the current held quotes (BUY and SELL) of the asked markets
-  app.get("/v2/quotes", fault("quotes"), scope("exchange:read_quote"), async (c) => {
+  app.get("/v2/quotes", scope("exchange:read_quote"), fault("quotes"), async (c) => {
     const asked = listParam(new URL(c.req.url), "markets")
     const unknown = asked.filter((m) => !isSandboxMarket(m))
     if (unknown.length > 0) {
@@ -198,7 +202,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // ------------------------------------------------------------ profiles and balances
 
   // GET /sandbox/v2/profiles - the account's profiles
-  app.get("/v2/profiles", fault("list"), scope("funding:read_profile"), async (c) => {
+  app.get("/v2/profiles", scope("funding:read_profile"), fault("list"), async (c) => {
     const url = new URL(c.req.url)
     const raw = queryFor(url, ["limit", "order", "page_cursor", "nickname", ...CREATED_AT_OPS.map((o) => `created_at.${o}`)])
     const query = parseOrThrow(profileListQuerySchema, raw) as ProfileListQuery
@@ -208,12 +212,12 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   })
 
   // GET /sandbox/v2/profiles/{profile_id} - one profile ("default" names the default profile)
-  app.get("/v2/profiles/:profileId", fault("get"), scope("funding:read_profile"), async (c) => {
+  app.get("/v2/profiles/:profileId", scope("funding:read_profile"), fault("get"), async (c) => {
     return json(c, wireProfile(await s.profiles.require(c.req.param("profileId"))))
   })
 
   // GET /sandbox/v2/profiles/{profile_id}/balances - balances, optionally only `assets`
-  app.get("/v2/profiles/:profileId/balances", fault("list"), scope("funding:read_profile"), async (c) => {
+  app.get("/v2/profiles/:profileId/balances", scope("funding:read_profile"), fault("list"), async (c) => {
     const profile = await s.profiles.require(c.req.param("profileId"))
     const assets = listParam(new URL(c.req.url), "assets")
     const malformed = assets.filter((a) => !/^[A-Z0-9]{2,12}$/.test(a))
@@ -222,7 +226,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   })
 
   // GET /sandbox/v2/profiles/{profile_id}/balances/{asset} - one balance
-  app.get("/v2/profiles/:profileId/balances/:asset", fault("get"), scope("funding:read_profile"), async (c) => {
+  app.get("/v2/profiles/:profileId/balances/:asset", scope("funding:read_profile"), fault("get"), async (c) => {
     const profile = await s.profiles.require(c.req.param("profileId"))
     const asset = c.req.param("asset")
     if (!/^[A-Z0-9]{2,12}$/.test(asset)) throw badRequest({ asset: "not an asset" })
@@ -243,8 +247,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // POST /sandbox/v2/profiles/{profile_id}/quote-executions - execute a held quote
   app.post(
     "/v2/profiles/:profileId/quote-executions",
-    fault("create_execution"),
     scope("exchange:write_quote_execution"),
+    fault("create_execution"),
     async (c) => {
       const input = parseOrThrow(quoteExecutionCreateSchema, await readJsonObject(c.req.raw))
       const principal = c.get("principal")
@@ -258,8 +262,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // GET /sandbox/v2/profiles/{profile_id}/quote-executions - list with filters and cursor paging
   app.get(
     "/v2/profiles/:profileId/quote-executions",
-    fault("list"),
     scope("exchange:read_quote_execution"),
+    fault("list"),
     async (c) => {
       const raw = queryFor(new URL(c.req.url), Object.keys(quoteExecutionListQuerySchema.shape))
       const query = parseOrThrow(quoteExecutionListQuerySchema, raw)
@@ -270,8 +274,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // GET /sandbox/v2/profiles/{profile_id}/quote-executions/{id} - one execution
   app.get(
     "/v2/profiles/:profileId/quote-executions/:id",
-    fault("get"),
     scope("exchange:read_quote_execution"),
+    fault("get"),
     async (c) => json(c, await getExecution(executionContext(), c.req.param("profileId"), c.req.param("id"))),
   )
 
@@ -287,8 +291,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // POST /sandbox/v2/conversion/stablecoins - create a conversion
   app.post(
     "/v2/conversion/stablecoins",
-    fault("create_conversion"),
     scope("conversion:write_conversion_stablecoin"),
+    fault("create_conversion"),
     async (c) => {
       const input = parseOrThrow(conversionCreateSchema, await readJsonObject(c.req.raw))
       const { record } = await createConversion(conversionContext(), c.get("principal").clientId, input)
@@ -301,8 +305,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // GET /sandbox/v2/conversion/stablecoins - list with filters and cursor paging
   app.get(
     "/v2/conversion/stablecoins",
-    fault("list"),
     scope("conversion:read_conversion_stablecoin"),
+    fault("list"),
     async (c) => {
       const raw = queryFor(new URL(c.req.url), Object.keys(sandboxConversionListQuerySchema.shape))
       const query = parseOrThrow(sandboxConversionListQuerySchema, raw)
@@ -313,19 +317,18 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   // GET /sandbox/v2/conversion/stablecoins/{id} - one conversion
   app.get(
     "/v2/conversion/stablecoins/:id",
-    fault("get"),
     scope("conversion:read_conversion_stablecoin"),
+    fault("get"),
     async (c) => json(c, await getConversion(conversionContext(), c.get("principal").clientId, c.req.param("id"))),
   )
 
   // DELETE /sandbox/v2/conversion/stablecoins/{id} - cancel a CREATED conversion
   app.delete(
     "/v2/conversion/stablecoins/:id",
-    fault("cancel"),
     scope("conversion:write_conversion_stablecoin"),
+    fault("cancel"),
     async (c) => {
       const { record } = await cancelConversion(conversionContext(), c.get("principal").clientId, c.req.param("id"))
-      c.set("stored", true)
       return json(c, record)
     },
   )

@@ -171,6 +171,8 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       ["error without status", { rules: [{ operation: "get", fault: "error", rate: 1 }] }, ["rules[0].status"]],
       ["error with a 4xx status", { rules: [{ operation: "get", fault: "error", rate: 1, status: 404 }] }, ["rules[0].status"]],
       ["commit_then_fail on a read", { rules: [{ operation: "quotes", fault: "commit_then_fail", rate: 1, status: 503 }] }, ["rules[0].operation"]],
+      // A cancel stores no new record: "commit then fail" is for the two creates only.
+      ["commit_then_fail on cancel", { rules: [{ operation: "cancel", fault: "commit_then_fail", rate: 1, status: 504 }] }, ["rules[0].operation"]],
       ["latency without latency_ms", { rules: [{ operation: "get", fault: "latency", rate: 1 }] }, ["rules[0].latency_ms"]],
       ["an unknown fault", { rules: [{ operation: "get", fault: "explode", rate: 1 }] }, ["rules[0].fault"]],
       [
@@ -321,14 +323,19 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       expect((await http.request<{ items: Record_[] }>("GET", "/v2/conversion/stablecoins?ref_id=ctf-drop-2")).body.items).toHaveLength(1)
     })
 
-    it("commit_then_fail on cancel: the conversion is cancelled, the answer is 504", async () => {
-      const { body: created } = await http.request<Record_>("POST", "/v2/conversion/stablecoins", {
-        body: { profile_id: t.profiles.omnibus, amount: "3.00", source_asset: "USD", target_asset: "USDG" },
-      })
-      await faults({ rules: [{ operation: "cancel", fault: "commit_then_fail", rate: 1, status: 504 }] })
-      expect((await http.request("DELETE", `/v2/conversion/stablecoins/${created.id}`)).status).toBe(504)
-      await faults({ rules: [] })
-      expect((await http.request<Record_>("GET", `/v2/conversion/stablecoins/${created.id}`)).body.status).toBe("CANCELLED")
+    it("applies after the scope check: a token without the scope gets its 403 and draws no fault", async () => {
+      await faults({ seed: 42, rules: [{ operation: "get", fault: "error", rate: 0.5, status: 500 }] })
+      const unscoped = await http.token(["exchange:read_quote"])
+      const statuses: number[] = []
+      for (let n = 0; n < 8; n++) {
+        const refused = await http.request<Problem>("GET", `/v2/profiles/${t.profiles.float}`, { token: unscoped })
+        expect(refused.status).toBe(403)
+        expect(refused.body.detail).toMatch(/^insufficient scopes/)
+        statuses.push((await http.request("GET", `/v2/profiles/${t.profiles.float}`)).status)
+      }
+      // The scoped requests alone make the sequence: the n-th of them draws n.
+      expect(statuses).toEqual(Array.from({ length: 8 }, (_, n) => (unitDraw("fault", 42, "get", 0, n) < 0.5 ? 500 : 200)))
+      await faults({ seed: TEST_CONFIG.seed })
     })
 
     it("is deterministic under the seed: the n-th request fires when hash(seed, operation, rule, n) < rate", async () => {

@@ -37,8 +37,11 @@ export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_th
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
-/** Operations that store something, where "commit then fail" makes sense. */
-export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution", "create_conversion", "cancel"]
+/**
+ * Operations that store a new record, the only ones "commit then fail" applies to (issue 3):
+ * a cancel changes a record's status but stores none, so its failures are plain `error`s.
+ */
+export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution", "create_conversion"]
 export const MAX_LATENCY_MS = 120_000
 
 export const faultRuleSchema = z
