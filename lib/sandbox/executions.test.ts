@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Decimal, roundDown, roundUp, toDecimal } from "@/lib/money"
+import { eq } from "drizzle-orm"
+import { sandboxQuotes } from "@/lib/db/schema"
 import { createSandbox } from "@/lib/sandbox/index"
+import { QUOTE_RETENTION_MS } from "@/lib/sandbox/quotes"
 import {
   TEST_CONFIG,
   type TestSandbox,
@@ -90,6 +93,25 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       t.clock.advance(1000)
       const next = await quoteFor(t.client, "ETHUSD", "BUY")
       expect(next.id).not.toBe(first.id)
+    })
+
+    it("never serves an expired quote: with a hold time under a second, a new quote every hold time", async () => {
+      await t.client.request("PUT", "/admin/faults", { body: { quote_ttl_ms: 150 } })
+      t.clock.freeze()
+      try {
+        // 100 ms into a second, so the next steps stay inside that second.
+        t.clock.advance(1000 - (t.clock.now().getTime() % 1000) + 100)
+        const first = await quoteFor(t.client, "BCHUSD", "SELL")
+        t.clock.advance(200)
+        const next = await quoteFor(t.client, "BCHUSD", "SELL")
+        expect(next.id).not.toBe(first.id)
+        expect(Date.parse(next.expires_at)).toBeGreaterThan(t.clock.now().getTime())
+        expect((await quoteFor(t.client, "BCHUSD", "SELL")).id).toBe(next.id)
+      } finally {
+        t.clock.thaw()
+        await t.client.request("PUT", "/admin/faults", { body: { quote_ttl_ms: TEST_CONFIG.quoteTtlMs } })
+      }
+      t.clock.advance(1000)
     })
 
     it("refuses an unknown market with 400 naming it", async () => {
@@ -218,6 +240,35 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
         status: 403,
         meta: { expired_at: quote.expires_at },
       })
+    })
+
+    it("answers 403 Expired for a quote executed long after its row was pruned, and 404 for ids it never made", async () => {
+      const own = await startTestSandbox(driver)
+      try {
+        const quote = await quoteFor(own.client, "ETHUSD", "BUY")
+        const execute = (quoteId: string) =>
+          own.client.request<Answer>("POST", `/v2/profiles/${own.profiles.treasury}/quote-executions`, {
+            body: { quote_id: quoteId, base_amount: "0.01" },
+          })
+        own.clock.advance(TEST_CONFIG.quoteTtlMs + QUOTE_RETENTION_MS + 24 * 60 * 60 * 1000)
+        own.client.forgetTokens() // the clock has passed the tokens' lifetime
+        await quoteFor(own.client, "ETHUSD", "BUY") // a quotes call prunes
+        expect(await own.database.db.select().from(sandboxQuotes).where(eq(sandboxQuotes.id, quote.id))).toEqual([])
+        const expired = await execute(quote.id)
+        expect(expired.status).toBe(403)
+        expect(expired.body).toMatchObject({
+          title: "Expired",
+          detail: `quote ${quote.id} expired at ${quote.expires_at}`,
+          meta: { expired_at: quote.expires_at },
+        })
+        expect((await execute(quote.id.toUpperCase())).body.meta).toEqual({ expired_at: quote.expires_at })
+        // One changed digit, or a random UUID: not a quote the sandbox made.
+        const last = quote.id.at(-1) === "0" ? "1" : "0"
+        expect((await execute(`${quote.id.slice(0, -1)}${last}`)).status).toBe(404)
+        expect((await execute("3f1e0a52-0000-8000-8000-000000000000")).status).toBe(404)
+      } finally {
+        await own.close()
+      }
     })
 
     it("holds new quotes for a quote hold time set at runtime; a short one expires for real", async () => {

@@ -11,7 +11,7 @@ import { commitFunds, creditFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { movedTooFar, usdValue } from "@/lib/sandbox/pricing"
 import { badRequest, namedProblem, notFound } from "@/lib/sandbox/problems"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
-import type { QuoteBook } from "@/lib/sandbox/quotes"
+import { type QuoteBook, expiryOfQuoteId } from "@/lib/sandbox/quotes"
 
 /** Thrown inside the create transaction when the ref_id is taken: rolls the debit back. */
 class RefIdTaken extends Error {}
@@ -44,13 +44,14 @@ export async function createExecution(
   }
 
   const quote = await ctx.quotes.find(input.quote_id)
-  if (!quote) throw notFound(`quote not found with id ${input.quote_id}`)
   const now = ctx.now()
-  if (now.getTime() >= quote.expiresAt.getTime()) {
-    throw namedProblem("expired", 403, `quote ${quote.id} expired at ${timestamp(quote.expiresAt)}`, {
-      expired_at: timestamp(quote.expiresAt),
-    })
+  if (!quote) {
+    // Pruned an hour after it expired, a quote is still known by its id (see newQuoteId).
+    const expiredAt = expiryOfQuoteId(input.quote_id)
+    if (expiredAt !== null && now.getTime() >= expiredAt.getTime()) throw expired(input.quote_id.toLowerCase(), expiredAt)
+    throw notFound(`quote not found with id ${input.quote_id}`)
   }
+  if (now.getTime() >= quote.expiresAt.getTime()) throw expired(quote.id, quote.expiresAt)
 
   const amounts = executionAmounts({
     side: quote.side,
@@ -115,6 +116,12 @@ export async function createExecution(
     throw error
   }
   return { record: wireExecution(row), created: true }
+}
+
+function expired(quoteId: string, expiresAt: Date) {
+  return namedProblem("expired", 403, `quote ${quoteId} expired at ${timestamp(expiresAt)}`, {
+    expired_at: timestamp(expiresAt),
+  })
 }
 
 function alreadyExists(existing: SandboxExecutionRow) {

@@ -1,5 +1,5 @@
 import "server-only"
-import { randomUUID } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { and, eq, inArray, lt } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxQuoteRow, sandboxPrices, sandboxQuotes } from "@/lib/db/schema"
@@ -7,14 +7,58 @@ import { type Decimal, toDecimal } from "@/lib/money"
 import { isUuid } from "@/lib/sandbox/cursor"
 import { marketAssets, marketMid, marketPrices, referenceUsd, stepMid } from "@/lib/sandbox/pricing"
 
-/** Quotes stay findable this long after they expire (then executing one is a 404). */
+/**
+ * Quote rows are kept this long after they expire. After that, executing one still answers
+ * 403 Expired: its id says when it expired (see `newQuoteId`).
+ */
 export const QUOTE_RETENTION_MS = 60 * 60 * 1000
 const PRUNE_EVERY_MS = 60 * 1000
 
 /**
- * Held quotes. One quote per market, side and whole second: the first request in a
- * second creates it (a unique index settles races between requests and processes), the
- * rest of that second get the same one. Each holds for the `quote_ttl_ms` setting.
+ * A new quote id that carries the quote's expiry: an RFC 9562 version 8 UUID whose first
+ * 48 bits are `expires_at` in milliseconds (UUIDv7's layout, with the expiry for the
+ * creation time), then 42 random bits, then 32 bits of a hash of the rest. A quote whose
+ * row was pruned is still recognised as one of the sandbox's, so executing it answers 403
+ * Expired with its exact `expired_at` however long after, and no other id is mistaken for one.
+ */
+export function newQuoteId(expiresAt: Date): string {
+  const bytes = Buffer.alloc(16)
+  bytes.writeUIntBE(expiresAt.getTime(), 0, 6)
+  randomBytes(6).copy(bytes, 6)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80 // version 8
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80 // RFC 9562 variant
+  quoteIdCheck(bytes).copy(bytes, 12)
+  const hex = bytes.toString("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** When the quote with this id expired or expires; null for an id `newQuoteId` did not make. */
+export function expiryOfQuoteId(id: string): Date | null {
+  if (!isUuid(id)) return null
+  const bytes = Buffer.from(id.replaceAll("-", ""), "hex")
+  if ((bytes[6]! >> 4) !== 8 || (bytes[8]! & 0xc0) !== 0x80) return null
+  if (!quoteIdCheck(bytes).equals(bytes.subarray(12))) return null
+  return new Date(bytes.readUIntBE(0, 6))
+}
+
+function quoteIdCheck(bytes: Buffer): Buffer {
+  return createHash("sha256").update("sandbox quote id\u0000").update(bytes.subarray(0, 12)).digest().subarray(0, 4)
+}
+
+/**
+ * How often a market and side get a new quote: once a second, as the service says, or once
+ * per hold time when that is shorter (a test or demo setting), so a quote served is never
+ * already expired.
+ */
+export function quoteWindowMs(quoteTtlMs: number): number {
+  return Math.min(1000, quoteTtlMs)
+}
+
+/**
+ * Held quotes. One quote per market, side and window (a whole second, see `quoteWindowMs`):
+ * the first request in a window creates it (a unique index on the window's start, `slot`,
+ * settles races between requests and processes), the rest of that window get the same one.
+ * Each holds for the `quote_ttl_ms` setting.
  */
 export class QuoteBook {
   private readonly bySlot = new Map<string, { slot: number; rows: SandboxQuoteRow[] }>()
@@ -26,14 +70,17 @@ export class QuoteBook {
     private readonly settings: () => Promise<{ seed: number; quoteTtlMs: number }>,
   ) {}
 
-  /** The current quotes (BUY and SELL) of each market, in the order asked. */
+  /** The current quotes (BUY and SELL) of each market, in the order asked; never an expired one. */
   async current(markets: readonly string[]): Promise<SandboxQuoteRow[]> {
     const now = this.now()
-    const slot = Math.floor(now.getTime() / 1000)
+    const windowMs = quoteWindowMs((await this.settings()).quoteTtlMs)
+    // The window's start in milliseconds.
+    const slot = Math.floor(now.getTime() / windowMs) * windowMs
     const missing = markets.filter((m) => this.bySlot.get(m)?.slot !== slot)
     if (missing.length > 0) await this.create(missing, slot, now)
     await this.prune(now)
-    return markets.flatMap((m) => this.bySlot.get(m)?.rows ?? [])
+    // Only after a hold-time change within a window can a quote of this window have expired.
+    return markets.flatMap((m) => this.bySlot.get(m)?.rows ?? []).filter((row) => row.expiresAt.getTime() > now.getTime())
   }
 
   async find(id: string): Promise<SandboxQuoteRow | null> {
@@ -72,13 +119,14 @@ export class QuoteBook {
       assets.add(base)
       if (quote !== "USD") assets.add(quote)
     }
-    const mids = await this.mids([...assets], slot, true)
+    // The price walk steps once a second, whatever the quote window.
+    const mids = await this.mids([...assets], Math.floor(now.getTime() / 1000), true)
     const expiresAt = new Date(now.getTime() + (await this.settings()).quoteTtlMs)
     const values = markets.flatMap((market) => {
       const { base, quote } = marketAssets(market)
       const prices = marketPrices(market, mids)
       return (["BUY", "SELL"] as const).map((side) => ({
-        id: randomUUID(),
+        id: newQuoteId(expiresAt),
         market,
         side,
         price: (side === "BUY" ? prices.buy : prices.sell).toFixed(),

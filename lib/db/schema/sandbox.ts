@@ -85,7 +85,10 @@ export const sandboxPrices = pgTable("sandbox_prices", {
   updatedAt: at("updated_at").notNull(),
 })
 
-/** Held quotes: at most one per market, side and second (the unique index makes it so). */
+/**
+ * Held quotes: at most one per market, side and window (a second, or the hold time when
+ * that is shorter; the unique index makes it so). Ids carry the expiry (lib/sandbox/quotes.ts).
+ */
 export const sandboxQuotes = pgTable(
   "sandbox_quotes",
   {
@@ -97,6 +100,7 @@ export const sandboxQuotes = pgTable(
     mid: amount("mid").notNull(),
     baseAsset: text("base_asset").notNull(),
     quoteAsset: text("quote_asset").notNull(),
+    /** The start of the quote's window, in milliseconds since the epoch (whole seconds in rows made before that). */
     slot: bigint("slot", { mode: "number" }).notNull(),
     createdAt: at("created_at").notNull(),
     expiresAt: at("expires_at").notNull(),
