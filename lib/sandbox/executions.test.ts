@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type Decimal, roundDown, roundUp, toDecimal } from "@/lib/money"
-import { eq } from "drizzle-orm"
-import { sandboxQuotes } from "@/lib/db/schema"
+import { and, eq } from "drizzle-orm"
+import { sandboxBalances, sandboxQuotes } from "@/lib/db/schema"
+import { log } from "@/lib/log"
 import { createSandbox } from "@/lib/sandbox/index"
 import { QUOTE_RETENTION_MS } from "@/lib/sandbox/quotes"
 import {
@@ -501,6 +502,40 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       await t.sandbox.settleDue()
       expect((await getExecution(t.profiles.treasury, created.id)).body.status).toBe("SETTLED")
       await t.client.request("PUT", "/admin/faults", { body: { settle_delay_ms: TEST_CONFIG.settleDelayMs } })
+    })
+
+    it("settles the records due after one whose settlement keeps failing, and that one once it can", async () => {
+      const own = await startTestSandbox(driver)
+      const logged = vi.spyOn(log, "error").mockImplementation(() => undefined)
+      try {
+        const run = (profileId: string, quoteId: string) =>
+          own.client.request<Execution>("POST", `/v2/profiles/${profileId}/quote-executions`, {
+            body: { quote_id: quoteId, quote_amount: "100.00" },
+          })
+        const quote = await quoteFor(own.client, "BTCUSD", "BUY")
+        const { body: stuck } = await run(own.profiles.treasury, quote.id)
+        own.clock.advance(10)
+        const { body: later } = await run(own.profiles.omnibus, quote.id)
+        // The first one's USD left `trading` behind its back: releasing it would go below zero.
+        const treasuryUsd = and(eq(sandboxBalances.profileId, own.profiles.treasury), eq(sandboxBalances.asset, "USD"))
+        await own.database.db.update(sandboxBalances).set({ trading: "0" }).where(treasuryUsd)
+        own.clock.advance(TEST_CONFIG.settleDelayMs)
+        expect(await own.sandbox.settleDue()).toBe(1)
+        const status = async (profileId: string, id: string) =>
+          (await own.client.request<Execution>("GET", `/v2/profiles/${profileId}/quote-executions/${id}`)).body.status
+        expect(await status(own.profiles.treasury, stuck.id)).toBe("CREATED")
+        expect(await status(own.profiles.omnibus, later.id)).toBe("SETTLED")
+        expect(logged).toHaveBeenCalledWith("sandbox.settlement_failed", {
+          error: expect.stringContaining(`settling ${stuck.id} failed`) as string,
+        })
+        // Once it can settle, the next pass settles it.
+        await own.database.db.update(sandboxBalances).set({ trading: "100.00" }).where(treasuryUsd)
+        expect(await own.sandbox.settleDue()).toBe(1)
+        expect(await status(own.profiles.treasury, stuck.id)).toBe("SETTLED")
+      } finally {
+        logged.mockRestore()
+        await own.close()
+      }
     })
 
     it("resumes pending settlements after a restart, from the database", async () => {

@@ -1,5 +1,5 @@
 import "server-only"
-import { and, asc, eq, lte } from "drizzle-orm"
+import { and, asc, eq, lte, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxConversions, sandboxExecutions } from "@/lib/db/schema"
 import { settleConversion } from "@/lib/sandbox/conversions"
@@ -56,26 +56,53 @@ export class SettlementWorker {
     return queued
   }
 
+  /**
+   * A record whose settlement fails (its transaction rolls back, it stays CREATED) is
+   * reported and skipped for the rest of the pass: the records due after it still settle,
+   * and the next pass tries it again.
+   */
   private async pass(): Promise<number> {
     const { settle_delay_ms: delay } = await this.settings.get()
     let settled = 0
+    const failedExecutions: string[] = []
+    const failedConversions: string[] = []
+    const settle = async (id: string, work: () => Promise<boolean>, failed: string[]) => {
+      try {
+        if (await work()) settled++
+      } catch (error) {
+        failed.push(id)
+        this.onError(new SettlementError(id, error))
+      }
+    }
     for (;;) {
       const now = this.now()
       const cutoff = new Date(now.getTime() - delay)
       const executions = await this.db
         .select({ id: sandboxExecutions.id })
         .from(sandboxExecutions)
-        .where(and(eq(sandboxExecutions.status, "CREATED"), lte(sandboxExecutions.createdAt, cutoff)))
+        .where(
+          and(
+            eq(sandboxExecutions.status, "CREATED"),
+            lte(sandboxExecutions.createdAt, cutoff),
+            failedExecutions.length > 0 ? notInArray(sandboxExecutions.id, failedExecutions) : undefined,
+          ),
+        )
         .orderBy(asc(sandboxExecutions.createdAt))
         .limit(BATCH)
       const conversions = await this.db
         .select({ id: sandboxConversions.id })
         .from(sandboxConversions)
-        .where(and(eq(sandboxConversions.status, "CREATED"), lte(sandboxConversions.createdAt, cutoff)))
+        .where(
+          and(
+            eq(sandboxConversions.status, "CREATED"),
+            lte(sandboxConversions.createdAt, cutoff),
+            failedConversions.length > 0 ? notInArray(sandboxConversions.id, failedConversions) : undefined,
+          ),
+        )
         .orderBy(asc(sandboxConversions.createdAt))
         .limit(BATCH)
-      for (const { id } of executions) if (await settleExecution(this.db, id, now)) settled++
-      for (const { id } of conversions) if (await settleConversion(this.db, id, now)) settled++
+      for (const { id } of executions) await settle(id, () => settleExecution(this.db, id, now), failedExecutions)
+      for (const { id } of conversions) await settle(id, () => settleConversion(this.db, id, now), failedConversions)
       if (executions.length < BATCH && conversions.length < BATCH) return settled
     }
   }
@@ -116,5 +143,16 @@ export class SettlementWorker {
     this.wakeUps.clear()
     await this.queued?.catch(() => undefined)
     await this.running?.catch(() => undefined)
+  }
+}
+
+/** One record's settlement failed; `cause` says why. */
+export class SettlementError extends Error {
+  override name = "SettlementError"
+  constructor(
+    readonly recordId: string,
+    cause: unknown,
+  ) {
+    super(`settling ${recordId} failed: ${cause instanceof Error ? cause.message : "unknown error"}`, { cause })
   }
 }
