@@ -248,6 +248,17 @@ describe("409 Already Exists", () => {
     expect(error.outcome).toBe("rejected")
   })
 
+  it("a 409 of another type that carries meta.existing is still recognised: our record → replayed", async () => {
+    const { api } = client()
+    const first = await api.createQuoteExecution(PROFILE_ID, execution)
+    upstream.script.push({
+      kind: "respond",
+      status: 409,
+      body: { type: "about:blank", title: "Conflict", status: 409, detail: "ref_id already used", meta: { existing: first.record } },
+    })
+    await expect(api.createQuoteExecution(PROFILE_ID, execution)).resolves.toEqual({ record: first.record, replayed: true, attempts: 1 })
+  })
+
   it("a 409 without a readable meta.existing → UpstreamResponseError, outcome unknown", async () => {
     const { api } = client()
     upstream.script.push({

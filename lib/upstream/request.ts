@@ -162,7 +162,10 @@ export function createCaller(runtime: Runtime, tokens: TokenManager, retryPolicy
         retryAfterMs,
       }
     }
-    if (status === 409 && spec.onAlreadyExists && problemSlug(problem) === "already-exists") {
+    // Already Exists by its type, or by what it carries: a 409 naming an existing record
+    // is never taken for a plain refusal (that would make a placed record look FAILED).
+    const namesExisting = problemSlug(problem) === "already-exists" || problem.meta?.existing !== undefined
+    if (status === 409 && spec.onAlreadyExists && namesExisting) {
       const verdict = spec.onAlreadyExists(problem)
       if (verdict.kind === "replayed") {
         runtime.log({ event: "replayed", op: spec.op, status })
