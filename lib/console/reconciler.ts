@@ -38,7 +38,8 @@ export async function reconcileIntents(
     .select()
     .from(consoleIntents)
     .where(and(inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]), lt(consoleIntents.updatedAt, cutoff)))
-    .orderBy(asc(consoleIntents.createdAt))
+    // Least recently tried first: an intent that stays UNKNOWN moves to the back of the queue.
+    .orderBy(asc(consoleIntents.updatedAt))
     .limit(options.limit ?? 500)
   const report: ReconcileReport = { examined: intents.length, resolved: 0, succeeded: 0, failed: 0, unresolved: 0 }
   for (const intent of intents) {
