@@ -10,8 +10,18 @@ import type { Balance, Profile } from "@/lib/schemas/records"
 const profilePageSchema = () => import("@/lib/schemas/records").then((m) => m.profilePageSchema)
 const balanceListSchema = () => import("@/lib/schemas/records").then((m) => m.balanceListSchema)
 
-export function fetchProfiles(signal?: AbortSignal): Promise<Profile[]> {
-  return apiFetch("/api/profiles", { signal, schema: profilePageSchema }).then((page) => page.items)
+/** Every profile, following the service's cursor (a picker must offer all of them). */
+export async function fetchProfiles(signal?: AbortSignal): Promise<Profile[]> {
+  const profiles: Profile[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < 100; page++) {
+    const query = cursor ? `?limit=1000&page_cursor=${encodeURIComponent(cursor)}` : "?limit=1000"
+    const answer = await apiFetch(`/api/profiles${query}`, { signal, schema: profilePageSchema })
+    profiles.push(...answer.items)
+    cursor = answer.next_page_cursor || undefined
+    if (!cursor) break
+  }
+  return profiles
 }
 
 export function useProfilesQuery() {
