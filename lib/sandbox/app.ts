@@ -19,6 +19,7 @@ import {
   OAuthError,
   type OAuthService,
   type Principal,
+  type SandboxClient,
   presentedClientId,
   requireScope,
 } from "@/lib/sandbox/oauth"
@@ -60,7 +61,10 @@ export interface SandboxServices {
   log: (event: string, fields: Record<string, unknown>) => void
 }
 
-type Env = { Variables: { principal: Principal; stored: boolean; form: URLSearchParams } }
+/** A token request's client: checked, or the error its request or credentials earned. */
+type TokenClient = { client: SandboxClient } | { error: unknown }
+
+type Env = { Variables: { principal: Principal; stored: boolean; form: URLSearchParams; tokenClient: TokenClient } }
 
 const JSON_HEADERS = { "cache-control": "no-store" }
 
@@ -169,14 +173,26 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
       const text = await c.req.text()
       if (text.length > 8192) throw new OAuthError("invalid_request", "the request body is too large")
       const form = new URLSearchParams(text)
-      await rateLimit(c, presentedClientId(form, c.req.header("authorization")) ?? "anonymous")
+      const authorization = c.req.header("authorization")
+      // Credentials first, so that only requests that prove to be the client spend its
+      // rate limit: a caller without the secret spends the bucket of failed requests that
+      // name that client id, never the client's own.
+      const checked: TokenClient = await s.oauth.authenticateClient(form, authorization).then(
+        (client) => ({ client }),
+        (error: unknown) => ({ error }),
+      )
+      const key = "client" in checked ? checked.client.clientId : `unverified\u0000${presentedClientId(form, authorization) ?? ""}`
+      await rateLimit(c, key)
       c.set("stored", false)
       c.set("form", form)
+      c.set("tokenClient", checked)
       await next()
     },
     fault("token"),
     async (c) => {
-      const grant = await s.oauth.grant(c.get("form"), c.req.header("authorization"))
+      const checked = c.get("tokenClient")
+      if ("error" in checked) throw checked.error
+      const grant = await s.oauth.issue(checked.client, c.get("form"))
       return c.json(grant, 200, { "cache-control": "no-store", pragma: "no-cache" })
     },
   )

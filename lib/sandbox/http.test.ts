@@ -377,6 +377,27 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       expect((await burst(15, () => http.request("GET", path))).every((r) => r.status === 200)).toBe(true)
     })
 
+    it("spend a client's token budget only on requests with its secret", async () => {
+      await faults({ rate_limits: true })
+      t.clock.freeze()
+      t.clock.advance(2000) // full buckets
+      try {
+        const { clientId, clientSecret } = t.client.credentials
+        const form = { grant_type: "client_credentials", client_id: clientId }
+        // Someone who knows only the client id: refused, and then limited, on a bucket of their own.
+        expect((await http.tokenRequest({ ...form, client_secret: "not-the-secret" })).status).toBe(401)
+        const guessing = await http.tokenRequest({ ...form, client_secret: "still-not-the-secret" })
+        expect(guessing.status).toBe(429)
+        expect(guessing.headers.get("retry-after")).toBe("1")
+        // The client itself still gets its one token this second.
+        expect((await http.tokenRequest({ ...form, client_secret: clientSecret })).status).toBe(200)
+        expect((await http.tokenRequest({ ...form, client_secret: clientSecret })).status).toBe(429)
+      } finally {
+        t.clock.thaw()
+        await faults({ rate_limits: false })
+      }
+    })
+
     async function limitedBursts() {
       const path = `/v2/profiles/${t.profiles.treasury}/quote-executions?limit=1`
       const executions = await Promise.all(Array.from({ length: 15 }, () => http.request("GET", path)))

@@ -97,7 +97,13 @@ function decodeFormComponent(value: string): string {
   }
 }
 
-/** The client id a token request names (for rate limiting before authentication). */
+/** A client whose credentials checked out. */
+export interface SandboxClient {
+  clientId: string
+  scopes: readonly string[]
+}
+
+/** The client id a token request names, checked or not (the rate-limit key of failed token requests). */
 export function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
   const basic = parseBasic(authorization)
   return basic?.clientId ?? form.get("client_id") ?? undefined
@@ -123,6 +129,14 @@ export class OAuthService {
 
   /** POST /oauth2/token with `grant_type=client_credentials`. */
   async grant(form: URLSearchParams, authorization: string | undefined): Promise<TokenGrant> {
+    return this.issue(await this.authenticateClient(form, authorization), form)
+  }
+
+  /**
+   * The first half of a grant: the request's shape and the client's credentials. Throws the
+   * RFC 6749 error a client gets for a malformed request or wrong credentials.
+   */
+  async authenticateClient(form: URLSearchParams, authorization: string | undefined): Promise<SandboxClient> {
     for (const key of new Set(form.keys())) {
       if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `parameter ${key} given more than once`)
     }
@@ -149,7 +163,11 @@ export class OAuthService {
     decoyHash ??= hashSecret(randomBytes(16).toString("hex"))
     const ok = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash))
     if (!client || !ok) throw new OAuthError("invalid_client", "client authentication failed", 401)
+    return { clientId: client.clientId, scopes: client.scopes }
+  }
 
+  /** The second half of a grant: the scopes asked for (all the client's when none), and a new token. */
+  async issue(client: SandboxClient, form: URLSearchParams): Promise<TokenGrant> {
     const requested = (form.get("scope") ?? "").split(" ").filter(Boolean)
     const unknown = requested.filter((s) => !client.scopes.includes(s))
     if (unknown.length > 0) {
@@ -160,7 +178,9 @@ export class OAuthService {
     const token = `sbx_at_${randomBytes(32).toString("base64url")}`
     const now = this.now()
     const expiresAt = new Date(now.getTime() + this.tokenTtlS * 1000)
-    await this.db.insert(sandboxTokens).values({ tokenHash: sha256(token), clientId, scopes, createdAt: now, expiresAt })
+    await this.db
+      .insert(sandboxTokens)
+      .values({ tokenHash: sha256(token), clientId: client.clientId, scopes, createdAt: now, expiresAt })
     // Expired tokens are useless; keep the table small (a day's grace for clock skew).
     await this.db.delete(sandboxTokens).where(lt(sandboxTokens.expiresAt, new Date(now.getTime() - 86_400_000)))
     return { access_token: token, expires_in: this.tokenTtlS, scope: scopes.join(" "), token_type: "bearer" }

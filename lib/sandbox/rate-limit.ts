@@ -1,12 +1,16 @@
 import "server-only"
 
-/** The real service's limits, per client: token 1/s, quote executions 10/s, the rest 50/s. */
+/** The real service's rates: token 1/s, quote executions 10/s, the rest 50/s. */
 export const RATE_LIMITS = { token: 1, quote_executions: 10, other: 50 } as const
 export type RateBucket = keyof typeof RATE_LIMITS
 
 /**
- * Token buckets in memory, per process: each holds one second's worth of requests and
- * refills continuously. Over the limit, the answer says how many whole seconds to wait.
+ * Token buckets in memory, per process, keyed by the caller (see app.ts): each holds one
+ * second's worth of requests and refills continuously. Over the limit, the answer says how
+ * many whole seconds to wait. This is the real service's rates, not its model: that one
+ * averages over 5 minutes per IP and throttles an offender for 5 minutes, so the sandbox
+ * refuses bursts the service would take, and forgives at once what it would hold against
+ * the caller (README, "The embedded sandbox").
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; atMs: number }>()
