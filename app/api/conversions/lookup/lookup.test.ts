@@ -66,7 +66,7 @@ describe("lookupConversion while a create with that ref_id is in flight", () => 
 })
 
 describe("conversionCreateInFlight", () => {
-  it("is true only for a PENDING create_conversion intent with that ref_id", async () => {
+  it("is true only for a PENDING or UNKNOWN create_conversion intent with that ref_id", async () => {
     const database = await createTestDatabase("pglite")
     try {
       const { db } = database
@@ -88,7 +88,7 @@ describe("conversionCreateInFlight", () => {
         ])
       expect(await conversionCreateInFlight(db, "ref-pending")).toBe(true)
       expect(await conversionCreateInFlight(db, "ref-done")).toBe(false)
-      expect(await conversionCreateInFlight(db, "ref-unknown")).toBe(false)
+      expect(await conversionCreateInFlight(db, "ref-unknown")).toBe(true)
       expect(await conversionCreateInFlight(db, "ref-trade")).toBe(false)
       expect(await conversionCreateInFlight(db, "ref-none")).toBe(false)
     } finally {

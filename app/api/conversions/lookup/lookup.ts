@@ -1,5 +1,5 @@
 import "server-only"
-import { and, eq } from "drizzle-orm"
+import { and, eq, inArray } from "drizzle-orm"
 import { HttpProblem } from "@/lib/console/problem"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
@@ -36,7 +36,7 @@ export async function lookupConversion(
     throw new HttpProblem({
       status: 409,
       title: "Conflict",
-      detail: `A conversion with ref_id “${q}” is still being placed; look again in a moment.`,
+      detail: `A conversion with ref_id “${q}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
       meta: { in_flight: true },
     })
   }
@@ -46,12 +46,23 @@ export async function lookupConversion(
   })
 }
 
-/** Whether the intent log holds a create with this ref_id whose request has not come back yet. */
+/**
+ * Whether the intent log holds a create with this ref_id whose outcome is not settled:
+ * still on its way (PENDING), or sent without an answer (UNKNOWN). The reconciler places
+ * an UNKNOWN create the service does not have, so until it has run, "not found" is not
+ * "never placed": a new submission started then would make a second conversion.
+ */
 export async function conversionCreateInFlight(db: Db, refId: string): Promise<boolean> {
   const rows = await db
     .select({ id: consoleIntents.id })
     .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.refId, refId), eq(consoleIntents.state, "PENDING")))
+    .where(
+      and(
+        eq(consoleIntents.operation, "create_conversion"),
+        eq(consoleIntents.refId, refId),
+        inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]),
+      ),
+    )
     .limit(1)
   return rows.length > 0
 }
