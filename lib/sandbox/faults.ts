@@ -94,9 +94,9 @@ const dropped = new WeakSet<Response>()
 /**
  * A response that stands for a dropped connection. Its body errors on the first read
  * with a TypeError, as fetch's does when a connection dies: in-process callers see
- * `response.json()` reject; a framework piping it (Next.js route handlers) aborts the
- * socket before writing any headers. The Node server (lib/sandbox/node.ts) recognises it
- * and destroys the socket itself.
+ * `response.json()` reject; Next.js, piping a route handler's body, destroys the socket
+ * before writing any headers (next-route.test.ts checks it through the /sandbox route). The
+ * Node server (lib/sandbox/node.ts) recognises it and destroys the socket itself.
  */
 export function droppedConnection(): Response {
   const body = new ReadableStream<Uint8Array>({
