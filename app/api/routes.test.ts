@@ -12,6 +12,8 @@ import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
 import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
+import { faultSettingsUpdateSchema } from "@/lib/sandbox/schemas"
 
 // The console API, called through its real route modules with real sessions, against
 // the embedded sandbox in process on a fresh PGlite folder.
@@ -55,8 +57,14 @@ async function pendingConversionId(): Promise<string> {
 }
 
 /** Every console route, its minimum role, and how to call it successfully. */
-const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call> }> = {
+const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  ...Object.fromEntries(
+    (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) => [
+      `${method} /api/[...path]`,
+      { minimum: "viewer", status: 404, call: () => Promise.resolve({ params: {}, body: method === "GET" ? undefined : {} }) },
+    ]),
+  ),
   "GET /api/profiles": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/profiles/[profileId]/balances": { minimum: "viewer", call: () => Promise.resolve({ params: { profileId } }) },
   "GET /api/quotes": { minimum: "viewer", call: () => Promise.resolve({ params: {}, query: "markets=BTCUSD" }) },
@@ -192,8 +200,9 @@ describe("authorization matrix (every route under app/api)", () => {
       for (const role of ROLES) {
         const res = await invoke(handler, method, route, await spec.call(), { role })
         const allowed = roleAtLeast(role, spec.minimum)
-        outcomes.push(`${key} ${role} ${allowed ? (res.ok ? "2xx" : `${res.status} ${await res.text()}`) : res.status}`)
-        expected.push(`${key} ${role} ${allowed ? "2xx" : 403}`)
+        const answer = res.ok ? "2xx" : res.status === spec.status ? String(res.status) : `${res.status} ${await res.text()}`
+        outcomes.push(`${key} ${role} ${allowed ? answer : res.status}`)
+        expected.push(`${key} ${role} ${allowed ? (spec.status ?? "2xx") : 403}`)
       }
     }
     expect(outcomes).toEqual(expected)
@@ -213,10 +222,46 @@ describe("authorization matrix (every route under app/api)", () => {
   })
 })
 
+describe("routes' answers", () => {
+  it("GET /api/profiles pages with the service's cursor, and refuses a bad limit naming it", async () => {
+    const { route, handler } = (await routeHandlers()).find((h) => h.key === "GET /api/profiles")!
+    const all = (await (await invoke(handler, "GET", route, { params: {} }, { role: "viewer" })).json()) as { items: { id: string }[] }
+    const first = (await (await invoke(handler, "GET", route, { params: {}, query: "limit=2" }, { role: "viewer" })).json()) as {
+      items: { id: string }[]
+      next_page_cursor?: string
+    }
+    expect(first.items).toHaveLength(2)
+    expect(first.next_page_cursor).toBeTruthy()
+    const rest = (await (
+      await invoke(handler, "GET", route, { params: {}, query: `page_cursor=${encodeURIComponent(first.next_page_cursor!)}` }, { role: "viewer" })
+    ).json()) as { items: { id: string }[] }
+    expect([...first.items, ...rest.items].map((p) => p.id)).toEqual(all.items.map((p) => p.id))
+    const bad = await invoke(handler, "GET", route, { params: {}, query: "limit=0" }, { role: "viewer" })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ meta: { fields: { limit: "at least 1" } } })
+  })
+
+  it("an unknown /api path is a 404 problem naming it, for a signed-in caller only", async () => {
+    const { handler } = (await routeHandlers()).find((h) => h.key === "GET /api/[...path]")!
+    const req = async (role?: Role) => {
+      const headers = new Headers(role ? { cookie: await sessionCookie(role) } : {})
+      return handler(new NextRequest("http://localhost/api/nope/deeper", { headers }), { params: Promise.resolve({}) })
+    }
+    const signedOut = await req()
+    expect(signedOut.status).toBe(401)
+    const res = await req("viewer")
+    expect(res.status).toBe(404)
+    expect(res.headers.get("content-type")).toBe("application/problem+json")
+    expect(await res.json()).toMatchObject({ status: 404, title: "Not Found", detail: "The console's API has no GET /api/nope/deeper." })
+  })
+})
+
 describe("write routes refuse bad bodies before anything reaches the service", () => {
   const writeRoutes = [
     { key: "POST /api/profiles/[profileId]/quote-executions", schema: consoleQuoteExecutionCreateSchema },
     { key: "POST /api/conversions", schema: consoleConversionCreateSchema },
+    { key: "POST /api/sandbox/deposit", schema: sandboxDepositRequestSchema },
+    { key: "PUT /api/sandbox/settings", schema: faultSettingsUpdateSchema },
   ]
 
   for (const { key, schema } of writeRoutes) {
@@ -226,6 +271,8 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       const spies = [
         vi.spyOn(runtime.upstream, "createQuoteExecution"),
         vi.spyOn(runtime.upstream, "createConversion"),
+        vi.spyOn(runtime.upstream, "sandboxDeposit"),
+        vi.spyOn(runtime.upstream, "putFaults"),
       ]
       const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
       const amountish = fc.oneof(
@@ -247,6 +294,26 @@ describe("write routes refuse bad bodies before anything reaches the service", (
             target_asset: fc.constantFrom("USD", "USDP", "PYUSD", "USDG", "EUR", "BTC", ""),
             metadata: fc.oneof(fc.dictionary(fc.string(), fc.oneof(fc.string({ maxLength: 120 }), fc.integer())), fc.anything()),
             ref_id: fc.oneof(fc.uuid(), fc.string({ maxLength: 200 })),
+            asset: fc.constantFrom("USD", "BTC", "usd", "", "XXXXXXXXXXXX"),
+            seed: fc.oneof(fc.integer(), fc.double(), fc.string()),
+            settle_delay_ms: fc.oneof(fc.integer(), fc.double(), fc.string()),
+            rate_limits: fc.oneof(fc.boolean(), fc.string()),
+            rules: fc.oneof(
+              fc.array(
+                fc.record(
+                  {
+                    operation: fc.constantFrom("create_execution", "quotes", "cancel", "nope", ""),
+                    fault: fc.constantFrom("latency", "error", "hang", "commit_then_fail", "explode"),
+                    rate: fc.oneof(fc.double(), fc.integer(), fc.string()),
+                    status: fc.oneof(fc.integer(), fc.constant("drop"), fc.string()),
+                    latency_ms: fc.oneof(fc.integer(), fc.double()),
+                  },
+                  { requiredKeys: [] },
+                ),
+                { maxLength: 3 },
+              ),
+              fc.anything(),
+            ),
             extra: fc.anything(),
           },
           { requiredKeys: [] },
@@ -255,13 +322,13 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       await fc.assert(
         fc.asyncProperty(bodyArb, async (body) => {
           fc.pre(!schema.safeParse(body).success)
-          const res = await invoke(handler, method, route, { params: { profileId }, body }, { role: "trader", rawBody: JSON.stringify(body) ?? "null" })
+          const res = await invoke(handler, method, route, { params: { profileId }, body }, { role: "admin", rawBody: JSON.stringify(body) ?? "null" })
           expect(res.status).toBeGreaterThanOrEqual(400)
           expect(res.status).toBeLessThan(500)
           expect(res.headers.get("content-type")).toBe("application/problem+json")
           const problem = (await res.json()) as { status: number; meta?: { fields?: Record<string, string> } }
           expect(problem.status).toBe(res.status)
-          expect(Object.keys(problem.meta?.fields ?? {}).length).toBeGreaterThan(0)
+          expect(Object.keys(problem.meta?.fields ?? {}).length, JSON.stringify(problem)).toBeGreaterThan(0)
         }),
         { numRuns: 300 },
       )
