@@ -153,6 +153,7 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       ["101-character metadata key", (q) => ({ quote_id: q, base_amount: "0.1", metadata: { [long]: "v" } }), { metadata: /keys are at most 100/ }],
       ["101-character metadata value", (q) => ({ quote_id: q, base_amount: "0.1", metadata: { k: long } }), { metadata: /values are at most 100/ }],
       ["non-string metadata value", (q) => ({ quote_id: q, base_amount: "0.1", metadata: { k: 5 } }), { metadata: /values must be strings/ }],
+      ["NUL in a metadata value", (q) => ({ quote_id: q, base_amount: "0.1", metadata: { k: "a\u0000" } }), { metadata: /must not contain NUL/ }],
       ["missing quote_id", () => ({ base_amount: "0.1" }), { quote_id: "is required" }],
       ["unknown field", (q) => ({ quote_id: q, base_amount: "0.1", price: "1" }), { price: "is not a known field" }],
       [

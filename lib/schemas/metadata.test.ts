@@ -98,6 +98,13 @@ describe("metadataSchema", () => {
     expect(issues(metadataSchema, value)).toEqual([": must be an object of text keys and text values"])
   })
 
+  it("refuses a NUL character in a key or a value (no database column can hold one)", () => {
+    expect(issues(metadataSchema, { "a\u0000b": "v", k: "x\u0000" })).toEqual([
+      "a\u0000b: keys must not contain NUL characters",
+      "k: values must not contain NUL characters",
+    ])
+  })
+
   it("reports every offending pair", () => {
     expect(issues(metadataSchema, { a: 1, "": "x", c: "c".repeat(101) })).toEqual([
       "a: values must be strings",

@@ -38,11 +38,16 @@ export const metadataSchema = z
         ctx.addIssue({ code: "custom", path: [key], message: "__proto__ cannot be used as a key" })
       } else if (characterCount(key) > METADATA_MAX_LENGTH) {
         ctx.addIssue({ code: "custom", path: [key], message: `keys are at most ${METADATA_MAX_LENGTH} characters` })
+      } else if (key.includes("\u0000")) {
+        ctx.addIssue({ code: "custom", path: [key], message: "keys must not contain NUL characters" })
       }
       if (typeof value !== "string") {
         ctx.addIssue({ code: "custom", path: [key], message: "values must be strings" })
       } else if (characterCount(value) > METADATA_MAX_LENGTH) {
         ctx.addIssue({ code: "custom", path: [key], message: `values are at most ${METADATA_MAX_LENGTH} characters` })
+      } else if (value.includes("\u0000")) {
+        // A JSON "\u0000" is valid text, but no database text or JSON column can hold it.
+        ctx.addIssue({ code: "custom", path: [key], message: "values must not contain NUL characters" })
       }
     }
   })
