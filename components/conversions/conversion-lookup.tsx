@@ -13,12 +13,12 @@ import { fetchConversionLookup } from "./queries"
 
 type LookupValues = { q: string }
 
-// The rules of refIdSchema (ids follow them too), as react-hook-form rules: no zod on this page.
+// serviceRefIdSchema's rules (any ref_id a record can carry; ids fit them too), as
+// react-hook-form rules: no zod on this page. What a person pasted is trimmed.
 const lookupRules = {
   setValueAs: (value: string) => value.trim(),
   required: "is required",
-  maxLength: { value: 128, message: "at most 128 characters" },
-  pattern: { value: /^[A-Za-z0-9._:-]*$/, message: "letters, digits and . _ : - only" },
+  maxLength: { value: 255, message: "at most 255 characters" },
 }
 
 /**

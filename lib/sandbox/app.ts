@@ -6,7 +6,6 @@ import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { sandboxDeposits } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
-import { serviceRefIdSchema } from "@/lib/schemas/common"
 import { conversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 import { quoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 import { cancelConversion, createConversion, getConversion, listConversions } from "@/lib/sandbox/conversions"
@@ -324,8 +323,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
     scope("conversion:read_conversion_stablecoin"),
     fault("list"),
     async (c) => {
-      const raw = queryFor(new URL(c.req.url), Object.keys(sandboxConversionListQuerySchema.shape))
-      const query = parseOrThrow(sandboxConversionListQuerySchema, raw)
+      const raw = queryFor(new URL(c.req.url), Object.keys(conversionListQuerySchema.shape))
+      const query = parseOrThrow(conversionListQuerySchema, raw)
       return json(c, await listConversions(conversionContext(), c.get("principal").clientId, query))
     },
   )
@@ -409,7 +408,6 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
 }
 
 /** The conversion list's filters with any ref_id the service takes (the console's API is stricter). */
-const sandboxConversionListQuerySchema = conversionListQuerySchema.extend({ ref_id: serviceRefIdSchema.optional() })
 
 const CREATED_AT_OPS = ["lt", "lte", "eq", "gte", "gt"] as const
 

@@ -68,12 +68,12 @@ export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({
 const dateTimeFilter = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
 
 /**
- * Filters of the conversion list, as the service takes them, except `ref_id`, which
- * follows the console's rule (the sandbox widens it to `serviceRefIdSchema`).
+ * Filters of the conversion list, as the service takes them: `ref_id` is any ref_id a
+ * record can carry (another client of the service may have chosen it).
  */
 export const conversionListQuerySchema = z.strictObject({
   profile_id: idSchema.optional(),
-  ref_id: refIdSchema.optional(),
+  ref_id: serviceRefIdSchema.optional(),
   "created_at.begin": dateTimeFilter,
   "created_at.end": dateTimeFilter,
   "updated_at.begin": dateTimeFilter,
