@@ -60,6 +60,17 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     return found
   }
 
+  /** The next execution's first attempt stores the record and fails with `first`; the two retries meet a 503 outage. */
+  async function placedThenOutage(first: 503 | "drop") {
+    await h.setFaults({
+      seed: seedFor("create_execution", 0.8, [false, true, true]),
+      rules: [
+        { operation: "create_execution", fault: "error", rate: 0.8, status: 503 },
+        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: first },
+      ],
+    })
+  }
+
   async function intentOf(refId: string) {
     const [row] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
     return row
@@ -221,14 +232,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
 
   it("an outage past every retry leaves the intent UNKNOWN until the reconciler learns the outcome", async () => {
     const quote = await heldQuote()
-    // The first attempt stores the record and answers 503; the two retries meet a 503 outage.
-    await h.setFaults({
-      seed: seedFor("create_execution", 0.8, [false, true, true]),
-      rules: [
-        { operation: "create_execution", fault: "error", rate: 0.8, status: 503 },
-        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: 503 },
-      ],
-    })
+    await placedThenOutage(503)
     const refId = randomUUID()
     await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0003", ref_id: refId })).rejects.toThrow()
     expect((await intentOf(refId))?.state).toBe("UNKNOWN")
@@ -243,14 +247,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
 
   it("the reconciler finds a placed execution even where the service refuses the create again as Expired", async () => {
     const quote = await heldQuote()
-    // The first attempt stores the record and drops the connection; the two retries meet a 503 outage.
-    await h.setFaults({
-      seed: seedFor("create_execution", 0.8, [false, true, true]),
-      rules: [
-        { operation: "create_execution", fault: "error", rate: 0.8, status: 503 },
-        { operation: "create_execution", fault: "commit_then_fail", rate: 1, status: "drop" },
-      ],
-    })
+    await placedThenOutage("drop")
     const refId = randomUUID()
     await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0004", ref_id: refId })).rejects.toThrow()
     await h.setFaults({ rules: [] })
