@@ -270,6 +270,45 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
   })
 
+  it("the reconciler keeps an intent UNKNOWN when it cannot look the record up, whatever the look-up's error", async () => {
+    const quote = await heldQuote()
+    await placedThenOutage(503)
+    const refId = randomUUID()
+    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })).rejects.toThrow()
+    await h.setFaults({ rules: [] })
+    const blind: typeof h.upstream = Object.create(h.upstream) as typeof h.upstream
+    blind.listQuoteExecutions = () =>
+      Promise.reject(new UpstreamProblemError({ type: "about:blank", title: "Bad Request", status: 400, detail: "unknown parameter" }))
+    const report = await reconcileIntents({ db: h.db, upstream: blind }, { olderThanMs: 0 })
+    expect(report.failed).toBe(0)
+    expect((await intentOf(refId))?.state).toBe("UNKNOWN")
+    // Once the service can be asked, the record is found.
+    await reconcileIntents(h, { olderThanMs: 0 })
+    const records = await executionsWithRef(refId)
+    expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
+  })
+
+  it("the reconciler does not take another request's record that carries the same ref_id for this intent's", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const theirs = await h.upstream.createQuoteExecution(profileId, { quote_id: quote.id, base_amount: "0.0007", ref_id: refId })
+    await h.db.insert(consoleIntents).values({
+      staffEmail: trader.email,
+      staffRole: trader.role,
+      operation: "create_execution",
+      profileId,
+      refId,
+      state: "UNKNOWN",
+      request: { profile_id: profileId, quote_id: quote.id, base_amount: "0.0009", ref_id: refId },
+    })
+    await reconcileIntents(h, { olderThanMs: 0 })
+    const intent = await intentOf(refId)
+    expect(intent?.state).toBe("FAILED")
+    expect(intent?.recordId).toBeNull()
+    expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists" })
+    expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([theirs.record.id])
+  })
+
   it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
     const refId = randomUUID()
     await h.db.insert(consoleIntents).values({

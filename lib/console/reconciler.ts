@@ -5,9 +5,11 @@ import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
+import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem-slug"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution } from "@/lib/schemas/records"
-import { isUpstreamError } from "@/lib/upstream"
+import { isUpstreamError, RateLimitedError, UpstreamConfigError } from "@/lib/upstream"
+import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 
 export const RECONCILE_AFTER_MS = 30_000
 
@@ -85,6 +87,36 @@ async function findExecutionByRefId(
   throw new Error(`more than ${LOOKUP_MAX_PAGES * 1000} executions since the intent; look-up stopped`)
 }
 
+/** A look-up that could not be made proves nothing either way. */
+class LookupFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super("look-up failed")
+  }
+}
+
+async function lookUp<T>(find: () => Promise<T>): Promise<T> {
+  try {
+    return await find()
+  } catch (error) {
+    throw new LookupFailed(error)
+  }
+}
+
+/** Our ref_id on someone else's record: this intent's request was refused as Already Exists. */
+function refIdTaken(kind: string, existing: { id: string }): IntentOutcome {
+  return {
+    state: "FAILED",
+    attempts: 1,
+    problem: {
+      type: `${PROBLEM_TYPE_BASE}already-exists`,
+      title: "Already Exists",
+      status: 409,
+      detail: `the ref_id belongs to another ${kind} (${existing.id})`,
+      meta: { existing },
+    },
+  }
+}
+
 async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<IntentOutcome> {
   try {
     switch (intent.operation) {
@@ -94,22 +126,30 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         if (typeof profileId !== "string" || !body.ref_id) throw new Error("intent request lacks profile_id or ref_id")
         // Look first: a service that checks the quote's expiry before the ref_id would refuse
         // a create sent again as Expired even though the first one was placed.
-        const existing = await findExecutionByRefId(deps, profileId, body.ref_id, intent.createdAt)
-        if (existing) return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
-        const result = await deps.upstream.createQuoteExecution(profileId, { ...body, ref_id: body.ref_id })
+        const refId = body.ref_id
+        const existing = await lookUp(() => findExecutionByRefId(deps, profileId, refId, intent.createdAt))
+        if (existing) {
+          if (!isSameQuoteExecution(profileId, body, existing)) return refIdTaken("execution", existing)
+          return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
+        }
+        const result = await deps.upstream.createQuoteExecution(profileId, { ...body, ref_id: refId })
         return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
       }
       case "create_conversion": {
         const body = conversionCreateSchema.parse(intent.request)
-        if (!body.ref_id) throw new Error("intent request lacks ref_id")
-        const found = await deps.upstream.listConversions({ ref_id: body.ref_id, profile_id: body.profile_id, limit: 1 })
+        const refId = body.ref_id
+        if (!refId) throw new Error("intent request lacks ref_id")
+        const found = await lookUp(() => deps.upstream.listConversions({ ref_id: refId, profile_id: body.profile_id, limit: 1 }))
         const existing = found.items[0]
-        if (existing) return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
-        const result = await deps.upstream.createConversion({ ...body, ref_id: body.ref_id })
+        if (existing) {
+          if (!isSameConversion(body, existing)) return refIdTaken("conversion", existing)
+          return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
+        }
+        const result = await deps.upstream.createConversion({ ...body, ref_id: refId })
         return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
       }
       case "cancel_conversion": {
-        const conversion = await deps.upstream.getConversion(intent.refId)
+        const conversion = await lookUp(() => deps.upstream.getConversion(intent.refId))
         if (conversion.status === "CANCELLED") {
           return { state: "SUCCEEDED", recordId: conversion.id, recordStatus: conversion.status, attempts: 1, profileId: conversion.profile_id }
         }
@@ -126,7 +166,12 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
       }
     }
   } catch (error) {
-    if (!isUpstreamError(error)) log.error("reconciler.intent_failed", { intentId: intent.id, error: String(error) })
-    return failureOutcome(error)
+    const cause = error instanceof LookupFailed ? error.reason : error
+    if (!isUpstreamError(cause)) log.error("reconciler.intent_failed", { intentId: intent.id, error: String(cause) })
+    const outcome = failureOutcome(cause)
+    // Only the service's own answer to the request settles it; a look-up that failed, a
+    // refused token or the console's own rate limit says nothing about the record.
+    const learned = !(error instanceof LookupFailed) && !(cause instanceof UpstreamConfigError) && !(cause instanceof RateLimitedError)
+    return outcome.state === "FAILED" && !learned ? { ...outcome, state: "UNKNOWN" } : outcome
   }
 }
