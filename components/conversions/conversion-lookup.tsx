@@ -14,10 +14,10 @@ import { fetchConversionLookup } from "./queries"
 type LookupValues = { q: string }
 
 // serviceRefIdSchema's rules (any ref_id a record can carry; ids fit them too), as
-// react-hook-form rules: no zod on this page. What a person pasted is trimmed.
+// react-hook-form rules: no zod on this page. Sent as pasted: the look-up also tries it
+// without the spaces around it, and a ref_id may itself start or end with one.
 const lookupRules = {
-  setValueAs: (value: string) => value.trim(),
-  required: "is required",
+  validate: (value: string) => value.trim() !== "" || "is required",
   maxLength: { value: 255, message: "at most 255 characters" },
 }
 
@@ -42,7 +42,7 @@ export function ConversionLookup() {
       }
     },
   })
-  const onSubmit = handleSubmit(({ q }) => lookup.mutate(q.trim()))
+  const onSubmit = handleSubmit(({ q }) => lookup.mutate(q))
   const message = formState.errors.q?.message
   const otherError = lookup.error instanceof ApiProblemError && (lookup.error.status === 404 || lookup.error.status === 400) ? null : lookup.error
   return (

@@ -12,7 +12,7 @@ const notFound = new UpstreamProblemError({ type: "about:blank", title: "Not Fou
 function upstreamWith(get: () => Promise<Conversion>, items: Conversion[] = []) {
   return {
     getConversion: vi.fn(get),
-    listConversions: vi.fn(() => Promise.resolve({ items })),
+    listConversions: vi.fn((_query: { ref_id?: string | undefined }) => Promise.resolve({ items })),
   }
 }
 
@@ -57,11 +57,34 @@ describe("lookupConversion while a create with that ref_id is in flight", () => 
     expect((idle as HttpProblem).problem.status).toBe(404)
   })
 
-  it("does not ask the intent log when the service has the record", async () => {
-    const upstream = upstreamWith(() => Promise.reject(notFound), [record])
-    const inFlight = vi.fn(() => Promise.resolve(true))
-    await expect(lookupConversion(upstream, "ref-1", inFlight)).resolves.toMatchObject({ matched_by: "ref_id" })
-    expect(inFlight).not.toHaveBeenCalled()
+  it("reads the intent log before asking the service, so a create settling meanwhile is never a 404", async () => {
+    const calls: string[] = []
+    let settled = false
+    const upstream = {
+      getConversion: vi.fn(() => {
+        calls.push("service")
+        // The create lands and its intent settles while the service is being asked.
+        settled = true
+        return Promise.reject(notFound)
+      }),
+      listConversions: vi.fn(() => Promise.resolve({ items: [] as Conversion[] })),
+    }
+    const inFlight = vi.fn(() => {
+      calls.push("intents")
+      return Promise.resolve(!settled)
+    })
+    const error = await lookupConversion(upstream, "ref-racing", inFlight).catch((e: unknown) => e)
+    expect(calls[0]).toBe("intents")
+    expect((error as HttpProblem).problem.status).toBe(409)
+  })
+})
+
+describe("lookupConversion of a pasted value", () => {
+  it("tries it as pasted, then without the spaces around it", async () => {
+    const upstream = upstreamWith(() => Promise.reject(notFound), [])
+    upstream.listConversions.mockImplementation((query) => Promise.resolve({ items: query.ref_id === "ref-1" ? [record] : [] }))
+    await expect(lookupConversion(upstream, "  ref-1\n")).resolves.toEqual({ conversion: record, matched_by: "ref_id" })
+    expect(upstream.listConversions.mock.calls.map(([query]) => query.ref_id)).toEqual(["  ref-1\n", "ref-1"])
   })
 })
 

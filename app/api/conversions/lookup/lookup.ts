@@ -24,25 +24,33 @@ export async function lookupConversion(
   q: string,
   createInFlight: (refId: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<ConversionLookup> {
-  try {
-    return { conversion: await upstream.getConversion(q), matched_by: "id" }
-  } catch (error) {
-    if (!(error instanceof UpstreamProblemError && (error.status === 404 || error.status === 400))) throw error
+  // Read the intent log first: a create that settles while the service is being asked
+  // is then either found there or still counted as in flight, never a 404.
+  const candidates = [...new Set([q, q.trim()])].filter((c) => c !== "")
+  const inFlight = (await Promise.all(candidates.map((c) => createInFlight(c)))).some(Boolean)
+  // As pasted first, then without the spaces around it (ref_ids are kept exactly as sent).
+  for (const candidate of candidates) {
+    try {
+      return { conversion: await upstream.getConversion(candidate), matched_by: "id" }
+    } catch (error) {
+      if (!(error instanceof UpstreamProblemError && (error.status === 404 || error.status === 400))) throw error
+    }
+    const page = await upstream.listConversions({ ref_id: candidate, limit: 1 })
+    const found = page.items[0]
+    if (found) return { conversion: found, matched_by: "ref_id" }
   }
-  const page = await upstream.listConversions({ ref_id: q, limit: 1 })
-  const found = page.items[0]
-  if (found) return { conversion: found, matched_by: "ref_id" }
-  if (await createInFlight(q)) {
+  const shown = q.trim()
+  if (inFlight) {
     throw new HttpProblem({
       status: 409,
       title: "Conflict",
-      detail: `A conversion with ref_id “${q}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
+      detail: `A conversion with ref_id “${shown}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
       meta: { in_flight: true },
     })
   }
   throw new HttpProblem({
     status: 404,
-    detail: `No conversion has the id or ref_id “${q}”. Check it for typos; ids and ref_ids are matched exactly.`,
+    detail: `No conversion has the id or ref_id “${shown}”. Check it for typos; ids and ref_ids are matched exactly.`,
   })
 }
 
