@@ -74,6 +74,15 @@ describe("RateLimiter", () => {
     expect(busiestWindow(sent, 3000)).toBe(30)
   })
 
+  it("an instance sharing the limits with two others makes the 11th execution of a burst wait, not fail", async () => {
+    const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...sharedRateLimits(3) }, clock)
+    const start = clock.now()
+    const waited = await Promise.all(Array.from({ length: 11 }, () => limiter.acquire("quote_executions")))
+    expect(waited.slice(0, 10).every((ms) => ms === 0)).toBe(true)
+    expect(waited[10]).toBe(3000)
+    expect(clock.now() - start).toBe(3000)
+  })
+
   it("keeps buckets apart", async () => {
     const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, maxWaitMs: 0 }, clock)
     for (let i = 0; i < 10; i++) await limiter.acquire("quote_executions")

@@ -34,8 +34,10 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
  * counts per IP over a five-minute average, so each instance keeps 1/N of every limit by
  * allowing the same count in an N times longer window.
  */
-export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs"> {
-  return { windowMs: DEFAULT_RATE_LIMITS.windowMs * Math.max(1, Math.floor(instances)) }
+export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs" | "maxWaitMs"> {
+  const windowMs = DEFAULT_RATE_LIMITS.windowMs * Math.max(1, Math.floor(instances))
+  // A caller over the count waits for the next window, as with one instance, not a 429.
+  return { windowMs, maxWaitMs: DEFAULT_RATE_LIMITS.maxWaitMs - DEFAULT_RATE_LIMITS.windowMs + windowMs }
 }
 
 export interface LimiterClock {
