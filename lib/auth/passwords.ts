@@ -5,15 +5,17 @@ import { DEMO_USERS } from "@/lib/auth/demo-users"
 import { type Role } from "@/lib/auth/roles"
 import { env } from "@/lib/env"
 
-let dummy: { cost: number; hash: string } | undefined
+let dummy: { cost: number; hash: Promise<string> } | undefined
 
 /**
  * Compared against when the email is unknown, so both answers take the same time: a hash
- * of the same bcrypt cost as the configured staff's (the slowest, if they differ).
+ * of the same bcrypt cost as the configured staff's (the slowest, if they differ; 10
+ * when there are none), made once, without blocking the server.
  */
-export function dummyHash(hashes: readonly string[]): string {
-  const cost = Math.max(10, ...hashes.map((h) => Number(h.slice(4, 6))).filter((n) => Number.isInteger(n)))
-  if (dummy?.cost !== cost) dummy = { cost, hash: bcrypt.hashSync(randomUUID(), cost) }
+export function dummyHash(hashes: readonly string[]): Promise<string> {
+  const costs = hashes.map((h) => Number(h.slice(4, 6))).filter((n) => Number.isInteger(n))
+  const cost = costs.length > 0 ? Math.max(...costs) : 10
+  if (dummy?.cost !== cost) dummy = { cost, hash: bcrypt.hash(randomUUID(), cost) }
   return dummy.hash
 }
 
@@ -35,6 +37,6 @@ export async function verifyStaffPassword(emailInput: string, password: string):
     if (demo) return sameSecret(password, config.demoPassword) ? { email: demo.email, role: demo.role } : null
   }
   const user = config.consoleUsers.find((u) => u.email === email)
-  const ok = await bcrypt.compare(password, user?.passwordHash ?? dummyHash(config.consoleUsers.map((u) => u.passwordHash)))
+  const ok = await bcrypt.compare(password, user?.passwordHash ?? (await dummyHash(config.consoleUsers.map((u) => u.passwordHash))))
   return user && ok ? { email: user.email, role: user.role } : null
 }
