@@ -117,13 +117,44 @@ describe("quote cache", () => {
     expect(calls.slice(2).every((asked) => asked.join() === "BTCUSD,ETHUSD,PAXGUSD")).toBe(true)
   })
 
-  it("against a service that needs markets: a reader's unknown market does not take the others down", async () => {
-    const { cache, clock } = setup({ refuseWithoutMarkets: true })
+  it("against a service that needs markets: a reader's unknown market does not take the others down, nor cost a call per refresh", async () => {
+    const { cache, calls, clock } = setup({ refuseWithoutMarkets: true })
     await cache.get(["BTCUSD"])
     clock.t += 1000
     expect((await cache.get(["TYPOUSD"])).quotes).toEqual([])
     clock.t += 1000
     expect((await cache.get(["BTCUSD"])).quotes.map((q) => q.market)).toEqual(["BTCUSD"])
+    // The refused market is not asked for again: one call per refresh, however often a reader insists.
+    const before = calls.length
+    for (let step = 0; step < 5; step++) {
+      await Promise.all([cache.get(["TYPOUSD"]), cache.get(["BTCUSD"])])
+      clock.t += 1000
+    }
+    expect(calls.length - before).toBe(5)
+    expect(calls.slice(before).every((asked) => !asked.includes("TYPOUSD"))).toBe(true)
+  })
+
+  it("a passing 401 or 503 does not make it stop asking for every market", async () => {
+    const clock = { t: 1_000_000 }
+    const calls: string[][] = []
+    let fail: Error | null = new UpstreamProblemError({ type: "about:blank", title: "Service Unavailable", status: 503 })
+    const cache = createQuoteCache({
+      now: () => clock.t,
+      sleep: (ms) => {
+        clock.t += ms
+        return Promise.resolve()
+      },
+      fetchQuotes: (asked) => {
+        calls.push([...asked])
+        const error = fail
+        fail = null
+        return error ? Promise.reject(error) : Promise.resolve(SERVICE_MARKETS.map((m) => quote(m, clock.t + 30_000)))
+      },
+    })
+    await expect(cache.get(["BTCUSD"])).rejects.toThrow()
+    clock.t += 1000
+    await cache.get(["BTCUSD"])
+    expect(calls).toEqual([[], []])
   })
 
   it("serves the last quotes that have not expired, marked stale, when a refresh fails", async () => {

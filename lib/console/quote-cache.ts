@@ -39,6 +39,8 @@ export function createQuoteCache(options: {
   baseMarkets?: readonly string[]
   ttlMs?: number
   watchMs?: number
+  /** How long markets the service refused are left out of the call. */
+  refusedForMs?: number
   maxMarkets?: number
   now?: () => number
   sleep?: (ms: number) => Promise<void>
@@ -48,9 +50,12 @@ export function createQuoteCache(options: {
   const maxMarkets = options.maxMarkets ?? 64
   const now = options.now ?? Date.now
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  const refusedForMs = options.refusedForMs ?? 10 * 60_000
   const known = new Set(options.baseMarkets ?? [])
   /** Markets readers asked for that no answer has confirmed yet → when last asked. */
   const watched = new Map<string, number>()
+  /** Markets the service refused to be asked for → until when they are not asked again. */
+  const refused = new Map<string, number>()
   let askForAll = true
   let held: Held | null = null
   let lastStart = Number.NEGATIVE_INFINITY
@@ -58,7 +63,8 @@ export function createQuoteCache(options: {
 
   function note(markets: readonly string[]): void {
     const t = now()
-    for (const m of markets) if (!known.has(m)) watched.set(m, t)
+    for (const [m, until] of refused) if (until <= t) refused.delete(m)
+    for (const m of markets) if (!known.has(m) && !refused.has(m)) watched.set(m, t)
     for (const [m, at] of watched) if (t - at > watchMs) watched.delete(m)
     while (watched.size > 0 && known.size + watched.size > maxMarkets) {
       const oldest = watched.keys().next().value
@@ -78,6 +84,7 @@ export function createQuoteCache(options: {
     } catch (error) {
       // One unknown market (a reader's typo) must not take every market down with it.
       if (withUnconfirmed && watched.size > 0 && isRefusal(error)) {
+        for (const m of watched.keys()) refused.set(m, now() + refusedForMs)
         watched.clear()
         return fetchListed(false)
       }
@@ -153,9 +160,9 @@ export function createQuoteCache(options: {
   }
 }
 
-/** The service refused the request itself (a 4xx other than 429): asking again won't help. */
+/** The service refused what was asked (a validation error), not who asked or when: asking the same again won't help. */
 function isRefusal(error: unknown): boolean {
-  return error instanceof UpstreamProblemError && error.status >= 400 && error.status < 500 && error.status !== 429
+  return error instanceof UpstreamProblemError && (error.status === 400 || error.status === 422)
 }
 
 export type QuoteCache = ReturnType<typeof createQuoteCache>
