@@ -4,7 +4,7 @@ import { type Control, type FieldErrors, type FieldValues, type Path, type UseFo
 import { Button } from "@/components/ui/button"
 import { cn } from "@/components/ui/cn"
 import { Input } from "@/components/ui/field"
-import { METADATA_MAX_LENGTH, METADATA_MAX_PAIRS, type MetadataRow, characterCount } from "@/lib/schemas/metadata"
+import { METADATA_MAX_LENGTH, METADATA_MAX_PAIRS, type MetadataRow, characterCount, isFilledRow } from "@/lib/schemas/metadata"
 
 type WithMetadata = FieldValues & { metadata: MetadataRow[] }
 
@@ -34,7 +34,7 @@ export function MetadataEditor<T extends WithMetadata>({
   const { fields, append, remove } = useFieldArray({ control: control as unknown as Control<WithMetadata>, name: "metadata" })
   const rows = (useWatch({ control: control as unknown as Control<WithMetadata>, name: "metadata" }) ?? [])
   // Blank rows are ignored by the rules and never sent, so they do not count against the limit.
-  const used = rows.filter((row) => row.key !== "" || row.value !== "").length
+  const used = rows.filter(isFilledRow).length
   const rowErrors = (errors as FieldErrors<WithMetadata>).metadata
   // A rule over the whole list lands on `root`, which may sit on the per-row errors array.
   const listError = rowErrors as { message?: string; root?: { message?: string } } | undefined

@@ -61,6 +61,11 @@ export interface MetadataRow {
   value: string
 }
 
+/** A row with anything in it: rows left entirely blank are ignored by the rules and never sent. */
+export function isFilledRow(row: MetadataRow): boolean {
+  return row.key !== "" || row.value !== ""
+}
+
 /**
  * The same limits as `metadataSchema`, said per row so a form can show each message under
  * its own input: at most 6 rows, keys and values at most 100 characters, keys present and
@@ -69,13 +74,13 @@ export interface MetadataRow {
 export const metadataRowsSchema = z
   .array(z.object({ key: z.string(), value: z.string() }))
   .superRefine((rows, ctx) => {
-    const used = rows.filter((row) => row.key !== "" || row.value !== "")
+    const used = rows.filter(isFilledRow)
     if (used.length > METADATA_MAX_PAIRS) {
       ctx.addIssue({ code: "custom", message: `at most ${METADATA_MAX_PAIRS} pairs (got ${used.length})` })
     }
     const seen = new Set<string>()
     rows.forEach((row, index) => {
-      if (row.key === "" && row.value === "") return
+      if (!isFilledRow(row)) return
       if (row.key.trim() === "") ctx.addIssue({ code: "custom", path: [index, "key"], message: "keys must not be empty" })
       else if (row.key === "__proto__") ctx.addIssue({ code: "custom", path: [index, "key"], message: "__proto__ cannot be used as a key" })
       else if (characterCount(row.key) > METADATA_MAX_LENGTH) {
@@ -90,6 +95,6 @@ export const metadataRowsSchema = z
 
 /** Rows to the wire's object; undefined when there is nothing to send. */
 export function rowsToMetadata(rows: readonly MetadataRow[]): Metadata | undefined {
-  const used = rows.filter((row) => row.key !== "" || row.value !== "")
+  const used = rows.filter(isFilledRow)
   return used.length === 0 ? undefined : Object.fromEntries(used.map((row) => [row.key, row.value]))
 }
