@@ -27,6 +27,7 @@ function setup(service: { refuseWithoutMarkets?: boolean; markets?: string[] } =
   const calls: string[][] = []
   const markets = service.markets ?? SERVICE_MARKETS
   let down = false
+  let failNext: Error | null = null
   const cache = createQuoteCache({
     baseMarkets: ["BTCUSD", "ETHUSD"],
     now: () => clock.t,
@@ -36,6 +37,9 @@ function setup(service: { refuseWithoutMarkets?: boolean; markets?: string[] } =
     },
     fetchQuotes: (asked) => {
       calls.push([...asked])
+      const once = failNext
+      failNext = null
+      if (once) return Promise.reject(once)
       if (down) return Promise.reject(new Error("down"))
       if (asked.length === 0 && service.refuseWithoutMarkets) return Promise.reject(badRequest("markets is required"))
       const unknown = asked.filter((m) => !markets.includes(m))
@@ -49,6 +53,9 @@ function setup(service: { refuseWithoutMarkets?: boolean; markets?: string[] } =
     clock,
     setDown: (value: boolean) => {
       down = value
+    },
+    failNextWith: (error: Error) => {
+      failNext = error
     },
   }
 }
@@ -135,22 +142,8 @@ describe("quote cache", () => {
   })
 
   it("a passing 401 or 503 does not make it stop asking for every market", async () => {
-    const clock = { t: 1_000_000 }
-    const calls: string[][] = []
-    let fail: Error | null = new UpstreamProblemError({ type: "about:blank", title: "Service Unavailable", status: 503 })
-    const cache = createQuoteCache({
-      now: () => clock.t,
-      sleep: (ms) => {
-        clock.t += ms
-        return Promise.resolve()
-      },
-      fetchQuotes: (asked) => {
-        calls.push([...asked])
-        const error = fail
-        fail = null
-        return error ? Promise.reject(error) : Promise.resolve(SERVICE_MARKETS.map((m) => quote(m, clock.t + 30_000)))
-      },
-    })
+    const { cache, calls, clock, failNextWith } = setup()
+    failNextWith(new UpstreamProblemError({ type: "about:blank", title: "Service Unavailable", status: 503 }))
     await expect(cache.get(["BTCUSD"])).rejects.toThrow()
     clock.t += 1000
     await cache.get(["BTCUSD"])
