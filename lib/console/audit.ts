@@ -1,7 +1,8 @@
 import "server-only"
-import { type SQL, and, desc, eq, gte, lte, sql } from "drizzle-orm"
+import { type SQL, and, desc, eq, gte, lt, sql } from "drizzle-orm"
 import { z } from "zod"
 import type { Db } from "@/lib/db/client"
+import { throughMillisecond } from "@/lib/db/time"
 import { INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
 
 const dateTime = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" })
@@ -59,7 +60,7 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<{ items: Aud
   if (query.operation) where.push(eq(consoleIntents.operation, query.operation))
   if (query.state) where.push(eq(consoleIntents.state, query.state))
   if (query.from) where.push(gte(consoleIntents.createdAt, new Date(query.from)))
-  if (query.to) where.push(lte(consoleIntents.createdAt, new Date(query.to)))
+  if (query.to) where.push(lt(consoleIntents.createdAt, throughMillisecond(new Date(query.to))))
   if (query.cursor) {
     const { t, i } = decodeCursor(query.cursor)
     where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.id}) < (${t}::timestamptz, ${i}::uuid)`)

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { eq } from "drizzle-orm"
+import { eq, sql } from "drizzle-orm"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
@@ -307,6 +307,44 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(intent?.recordId).toBeNull()
     expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists" })
     expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([theirs.record.id])
+  })
+
+  it("the reconciler takes an intent stamped in the same millisecond as its clock", async () => {
+    // The database stamps microseconds, the reconciler's clock has milliseconds.
+    const refId = randomUUID()
+    await h.db.insert(consoleIntents).values({
+      staffEmail: trader.email,
+      staffRole: trader.role,
+      operation: "create_conversion",
+      profileId,
+      refId,
+      state: "UNKNOWN",
+      request: { profile_id: profileId, amount: "3.00", source_asset: "USD", target_asset: "USDG", ref_id: refId },
+      updatedAt: sql`'2020-01-01T00:00:00.123456Z'::timestamptz`,
+    })
+    const sameMillisecond = () => new Date("2020-01-01T00:00:00.123Z")
+    const report = await reconcileIntents(h, { olderThanMs: 0, now: sameMillisecond })
+    expect(report.examined).toBe(1)
+    expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED" })
+    const justBefore = () => new Date("2020-01-01T00:00:00.122Z")
+    expect((await reconcileIntents(h, { olderThanMs: 0, now: justBefore })).examined).toBe(0)
+  })
+
+  it("the audit trail's `to` takes a record stamped within that millisecond", async () => {
+    const refId = randomUUID()
+    await h.db.insert(consoleIntents).values({
+      staffEmail: "clock@example.com",
+      staffRole: trader.role,
+      operation: "create_conversion",
+      profileId,
+      refId,
+      state: "FAILED",
+      request: { ref_id: refId },
+      createdAt: sql`'2020-01-01T00:00:00.123456Z'::timestamptz`,
+    })
+    const through = (to: string) => listAudit(h.db, { staff: "clock@example.com", to, limit: 10 })
+    expect((await through("2020-01-01T00:00:00.123Z")).items.map((e) => e.ref_id)).toEqual([refId])
+    expect((await through("2020-01-01T00:00:00.122Z")).items).toEqual([])
   })
 
   it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {

@@ -3,6 +3,7 @@ import { and, asc, inArray, lt } from "drizzle-orm"
 import { type IntentOutcome, failureOutcome, settleIntent } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
+import { throughMillisecond } from "@/lib/db/time"
 import { log } from "@/lib/log"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem-slug"
@@ -35,11 +36,16 @@ export async function reconcileIntents(
   options: { olderThanMs?: number; limit?: number; now?: () => Date } = {},
 ): Promise<ReconcileReport> {
   const now = options.now?.() ?? new Date()
-  const cutoff = new Date(now.getTime() - (options.olderThanMs ?? RECONCILE_AFTER_MS))
   const intents = await deps.db
     .select()
     .from(consoleIntents)
-    .where(and(inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]), lt(consoleIntents.updatedAt, cutoff)))
+    .where(
+      and(
+        inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]),
+        // Untouched for at least olderThanMs, counted in whole milliseconds.
+        lt(consoleIntents.updatedAt, throughMillisecond(new Date(now.getTime() - (options.olderThanMs ?? RECONCILE_AFTER_MS)))),
+      ),
+    )
     // Least recently tried first: an intent that stays UNKNOWN moves to the back of the queue.
     .orderBy(asc(consoleIntents.updatedAt))
     .limit(options.limit ?? 500)
