@@ -1,6 +1,6 @@
 "use client"
 
-import { useQuery, useQueryClient } from "@tanstack/react-query"
+import { useQueryClient } from "@tanstack/react-query"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { useEffect, useRef, useState } from "react"
@@ -10,32 +10,21 @@ import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
-import { useCancelConversionMutation, useConversionQuery } from "@/lib/queries/conversions"
+import { useCancelConversionMutation, useConversionLookupQuery, useConversionQuery } from "@/lib/queries/conversions"
 import { conversionKeys, profileKeys } from "@/lib/queries/keys"
 import { useBalancesQuery, useProfilesQuery } from "@/lib/queries/profiles"
+import { existingRecord } from "@/lib/queries/submission"
 import { type Conversion, conversionSchema } from "@/lib/schemas/records"
 import { ConversionRecord } from "./conversion-record"
-import { fetchConversionLookup } from "./queries"
 
 function problemStatus(error: unknown): number | null {
   return error instanceof ApiProblemError ? error.status : null
 }
 
-/** The fresh record a refused cancel carries (meta.existing), if readable. */
-function recordIn(error: unknown): Conversion | null {
-  if (!(error instanceof ApiProblemError)) return null
-  const parsed = conversionSchema.safeParse(error.problem.meta?.existing)
-  return parsed.success ? parsed.data : null
-}
-
 /** An id the service does not know may be a ref_id: look it up, and go to the record if it is one. */
 function NotFound({ id }: { id: string }) {
   const router = useRouter()
-  const lookup = useQuery({
-    queryKey: [...conversionKeys.all, "lookup", id],
-    queryFn: ({ signal }) => fetchConversionLookup(id, signal),
-    retry: false,
-  })
+  const lookup = useConversionLookupQuery(id, { retry: false })
   const found = lookup.data?.conversion.id
   useEffect(() => {
     if (found && found !== id) router.replace(`/conversions/${encodeURIComponent(found)}`)
@@ -154,7 +143,8 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         setConfirming(null)
         setCancelError(error)
         setAnswers((n) => n + 1)
-        const fresh = recordIn(error)
+        // A refused cancel carries the fresh record.
+        const fresh = existingRecord(error, conversionSchema)
         if (fresh) queryClient.setQueryData(conversionKeys.detail(fresh.id), fresh)
         void query.refetch()
         if (conversion.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(conversion.profile_id) })

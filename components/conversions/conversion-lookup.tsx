@@ -7,9 +7,9 @@ import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
+import { fetchConversionLookup } from "@/lib/queries/conversions"
 import { conversionKeys } from "@/lib/queries/keys"
 import { fieldMessage } from "@/components/forms/field-message"
-import { fetchConversionLookup } from "./queries"
 
 type LookupValues = { q: string }
 

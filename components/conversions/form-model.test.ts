@@ -8,7 +8,6 @@ import {
   conversionFormFieldOf,
   conversionFormSchema,
   fieldMessage,
-  isDefiniteRefusal,
   narrowedTarget,
   shortfall,
   sourceShortfall,
@@ -142,10 +141,5 @@ describe("messages and outcomes", () => {
     expect(fieldMessage("Amount", "at most 2 decimals")).toBe("Amount: at most 2 decimals")
     expect(fieldMessage("Amount", "is required")).toBe("Amount is required")
     expect(fieldMessage("Amount", undefined)).toBeUndefined()
-  })
-
-  it("treats 4xx (but 401 and 429) as settling a submission, 5xx and 429 as worth a retry", () => {
-    expect([400, 403, 404, 409].every(isDefiniteRefusal)).toBe(true)
-    expect([401, 429, 500, 502, 504].some(isDefiniteRefusal)).toBe(false)
   })
 })

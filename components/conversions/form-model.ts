@@ -1,9 +1,9 @@
 import { z } from "zod"
+import type { ConversionBody } from "@/lib/queries/conversions"
 import { tryDecimal } from "@/lib/money"
 import {
   CONVERSION_ASSETS,
   type ConversionAsset,
-  type ConversionCreate,
   conversionCreateSchema,
   conversionTargets,
   isValidConversionPair,
@@ -64,7 +64,7 @@ export const EMPTY_FORM: ConversionFormValues = {
   recipient_profile_id: "",
 }
 
-export type ConversionBody = ConversionCreate & { ref_id: string }
+export type { ConversionBody }
 
 /** The request body for the form's values under this submission's ref_id, as the form holds them (unchecked). */
 function draftBody(values: ConversionFormValues, refId: string) {
@@ -155,8 +155,3 @@ export function shortfall(amount: string, available: string | undefined): Shortf
 // Pages that need only this (the list, the look-up) import it from its own module, without
 // the schemas this file brings.
 export { fieldMessage } from "@/components/forms/field-message"
-
-/** A 4xx that settles the submission (nothing was placed under its ref_id, or another record owns it). */
-export function isDefiniteRefusal(status: number): boolean {
-  return status >= 400 && status < 500 && status !== 429 && status !== 401
-}

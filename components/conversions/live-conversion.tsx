@@ -8,7 +8,7 @@ import { ConversionRecord } from "./conversion-record"
 
 /** A conversion followed live: polled every second until it is SETTLED or CANCELLED. */
 export function LiveConversion({ initial, heading, headingRef }: { initial: Conversion; heading?: string; headingRef?: Ref<HTMLHeadingElement> }) {
-  const query = useConversionQuery(initial.id, initial)
+  const query = useConversionQuery(initial.id, { initialData: initial })
   const conversion = query.data ?? initial
   return (
     <div className="space-y-2">

@@ -27,7 +27,7 @@ export function ExecutionRecordCard({
   title?: ReactNode
   actions?: ReactNode
 }) {
-  const query = useExecutionQuery(profileId, id, initial)
+  const query = useExecutionQuery(profileId, id, initial ? { initialData: initial } : undefined)
   const execution = query.data
   const settled = execution ? isTerminalStatus(execution.status) : false
   return (

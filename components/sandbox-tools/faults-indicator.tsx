@@ -10,7 +10,7 @@ import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
  * get a link to the tools that turn them off.
  */
 export function FaultsIndicator({ initial, tools }: { initial: SandboxFaultsStatus | null; tools: boolean }) {
-  const status = useSandboxStatusQuery(initial)
+  const status = useSandboxStatusQuery(initial ? { initialData: initial } : undefined)
   const current = status.data ?? initial
   return (
     <span role="status">

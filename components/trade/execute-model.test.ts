@@ -8,7 +8,6 @@ import {
   executeFormSchema,
   labelledFieldMessage,
   paymentOf,
-  sameBody,
   shortfallOf,
   toExecutionBody,
 } from "@/components/trade/execute-model"
@@ -129,12 +128,5 @@ describe("paymentOf and shortfallOf", () => {
     expect(shortfallOf({ asset: "USD", amount: "1000.01" }, balances)).toEqual({ asset: "USD", needed: "1000.01", available: "1000.00" })
     expect(shortfallOf({ asset: "BTC", amount: "0.50000001" }, balances)).toEqual({ asset: "BTC", needed: "0.50000001", available: "0.5" })
     expect(shortfallOf({ asset: "ETH", amount: "1" }, balances)).toEqual({ asset: "ETH", needed: "1", available: "0" })
-  })
-})
-
-describe("sameBody", () => {
-  it("ignores key order and undefined fields", () => {
-    expect(sameBody({ quote_id: "q", ref_id: "r", base_amount: "1", metadata: { a: "1", b: "2" } }, { metadata: { b: "2", a: "1" }, base_amount: "1", ref_id: "r", quote_id: "q", identity_id: undefined })).toBe(true)
-    expect(sameBody({ quote_id: "q", ref_id: "r", base_amount: "1" }, { quote_id: "q2", ref_id: "r", base_amount: "1" })).toBe(false)
   })
 })

@@ -4,7 +4,8 @@ import { type ExecutionAmounts, executionAmounts, toDecimal, tryDecimal } from "
 import { idSchema } from "@/lib/schemas/common"
 import { type MetadataRow, metadataRowsSchema, rowsToMetadata } from "@/lib/schemas/metadata"
 import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
-import { type QuoteExecutionCreate, quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import type { ExecutionBody } from "@/lib/queries/executions"
+import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import type { Balance, Quote } from "@/lib/schemas/records"
 
 /** Crypto: the operator types base_amount; fiat: quote_amount. Exactly one is sent. */
@@ -19,7 +20,7 @@ export interface ExecuteFormValues {
   recipient_profile_id: string
 }
 
-export type ExecutionBody = QuoteExecutionCreate & { ref_id: string }
+export type { ExecutionBody }
 
 export const EMPTY_FORM: ExecuteFormValues = {
   mode: "crypto",
@@ -170,20 +171,4 @@ export function shortfallOf(payment: Payment, balances: readonly Balance[]): Sho
   const need = toDecimal(payment.amount)
   if (have !== null && need.lte(have)) return null
   return { asset: payment.asset, needed: payment.amount, available }
-}
-
-/** Two bodies are one submission when every field is the same. */
-export function sameBody(a: ExecutionBody, b: ExecutionBody): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
-}
-
-function canonical(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return value
-  if (Array.isArray(value)) return value.map(canonical)
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-      .map(([k, v]) => [k, canonical(v)]),
-  )
 }

@@ -2,44 +2,25 @@
 
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useQueryClient } from "@tanstack/react-query"
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react"
-import { type Control, type UseFormRegister, type UseFormTrigger, useForm, useWatch } from "react-hook-form"
+import { useCallback, useEffect, useMemo, useRef, useState } from "react"
+import { type UseFormSetError, useForm } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
 import { Countdown } from "@/components/trade/countdown"
-import {
-  type AmountMode,
-  EMPTY_FORM,
-  type ExecuteFormValues,
-  type ExecutionBody,
-  amountLabel,
-  checkedExecutionBody,
-  estimateAmounts,
-  executeFormSchema,
-  labelledFieldMessage,
-  paymentOf,
-  sameBody,
-  shortfallOf,
-} from "@/components/trade/execute-model"
-import { existingExecution, formFieldOf, needsFreshQuote, outcomeOf } from "@/components/trade/outcome"
+import { AmountField, AmountPreview, MetadataRevalidation, ModeChoice } from "@/components/trade/execute-fields"
+import { EMPTY_FORM, type ExecuteFormValues, type ExecutionBody, checkedExecutionBody, executeFormSchema, labelledFieldMessage } from "@/components/trade/execute-model"
+import { formFieldOf, needsFreshQuote } from "@/components/trade/outcome"
 import { type PendingSubmission, clearPending, savePending } from "@/components/trade/pending-submission"
 import { type Review, ReviewDialog } from "@/components/trade/review-dialog"
-import { Alert } from "@/components/ui/alert"
-import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
-import { Field, Input } from "@/components/ui/field"
 import { executionAmounts, formatAmount } from "@/lib/money"
 import { ApiProblemError } from "@/lib/queries/api"
-import { useExecuteQuoteMutation } from "@/lib/queries/executions"
+import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
 import { quoteKeys } from "@/lib/queries/keys"
-import { useBalancesQuery } from "@/lib/queries/profiles"
 import { fetchQuotes } from "@/lib/queries/quotes"
-import type { QuoteExecution, Quote } from "@/lib/schemas/records"
-
-function newRefId(): string {
-  return crypto.randomUUID()
-}
+import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
+import { type QuoteExecution, type Quote, quoteExecutionSchema } from "@/lib/schemas/records"
 
 function sessionStore(): Storage | null {
   try {
@@ -49,119 +30,24 @@ function sessionStore(): Storage | null {
   }
 }
 
-/**
- * Metadata rules span rows (at most 6 pairs, distinct keys): any change to a row checks
- * them all again, so the list's own message appears and clears as you type.
- */
-function MetadataRevalidation({ control, trigger }: { control: Control<ExecuteFormValues>; trigger: UseFormTrigger<ExecuteFormValues> }) {
-  const rows = useWatch({ control, name: "metadata" })
-  const first = useRef(true)
-  useEffect(() => {
-    if (first.current) {
-      first.current = false
-      return
-    }
-    void trigger("metadata")
-  }, [rows, trigger])
-  return null
+function reviewOf(body: ExecutionBody, quote: Quote, profileId: string, profileName: string): Review {
+  const amounts = executionAmounts({ side: quote.side, price: quote.price, base_amount: body.base_amount, quote_amount: body.quote_amount })
+  return { body, quote, amounts, profileId, profileName }
 }
 
-/** The estimate of the other amount, and the shortfall warning: they re-render as the amount is typed, the form does not. */
-const AmountPreview = memo(function AmountPreview({
-  control,
-  quote,
-  profileId,
-}: {
-  control: Control<ExecuteFormValues>
-  quote: Quote
-  profileId: string
-}) {
-  const [mode, amount] = useWatch({ control, name: ["mode", "amount"] })
-  const balances = useBalancesQuery(profileId)
-  const amounts = estimateAmounts(quote, mode, amount)
-  if (!amounts) {
-    return (
-      <p className="text-sm text-slate-600" data-testid="estimate">
-        Enter an amount to see both sides of the trade.
-      </p>
-    )
+/** Rules about the body's fields, shown under the inputs they belong to, in the form's words. */
+function showFieldRules(setError: UseFormSetError<ExecuteFormValues>, fields: Record<string, string>, quote: Quote) {
+  for (const [field, message] of Object.entries(fields)) {
+    const name = formFieldOf(field)
+    if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, quote) })
   }
-  const payment = paymentOf(quote, amounts)
-  const shortfall = balances.data ? shortfallOf(payment, balances.data) : null
-  const buying = quote.side === "BUY"
-  return (
-    <div className="space-y-2">
-      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="estimate" aria-live="polite">
-        <dt className="text-slate-600">{buying ? "You pay" : "You sell"}</dt>
-        <dd data-testid="estimate-pay">
-          <Amount value={payment.amount} asset={payment.asset} />
-        </dd>
-        <dt className="text-slate-600">You receive</dt>
-        <dd data-testid="estimate-receive">
-          {buying ? <Amount value={amounts.base_amount} asset={quote.base_asset} /> : <Amount value={amounts.quote_amount} asset={quote.quote_asset} />}
-        </dd>
-      </dl>
-      <p className="text-xs text-slate-600">
-        {mode === "crypto"
-          ? `The ${quote.quote_asset} amount is rounded ${buying ? "up" : "down"} to 2 decimals, as the service computes it.`
-          : `The ${quote.base_asset} amount is rounded ${buying ? "down" : "up"} to 8 decimals, as the service computes it.`}
-      </p>
-      {shortfall ? (
-        <Alert tone="warning" title="Insufficient funds" className="mt-2">
-          <span data-testid="shortfall">
-            This needs {formatAmount(shortfall.needed)} {shortfall.asset}; the profile has {formatAmount(shortfall.available)} {shortfall.asset} available. The
-            service will refuse it.
-          </span>
-        </Alert>
-      ) : null}
-    </div>
-  )
-})
-
-function ModeChoice({ register, quote }: { register: UseFormRegister<ExecuteFormValues>; quote: Quote }) {
-  const options: { value: AmountMode; label: string }[] = [
-    { value: "crypto", label: `${quote.base_asset} (crypto: base_amount, up to 8 decimals)` },
-    { value: "fiat", label: `${quote.quote_asset} (fiat: quote_amount, up to 2 decimals)` },
-  ]
-  return (
-    <fieldset>
-      <legend className="text-sm font-medium text-slate-800">Enter the amount in</legend>
-      <div className="mt-1 flex flex-wrap gap-x-6 gap-y-1">
-        {options.map((o) => (
-          <label key={o.value} className="inline-flex items-center gap-2 text-sm">
-            <input type="radio" value={o.value} data-testid={`mode-${o.value}`} {...register("mode", { deps: ["amount"] })} />
-            {o.label}
-          </label>
-        ))}
-      </div>
-    </fieldset>
-  )
-}
-
-function AmountField({
-  control,
-  register,
-  quote,
-  error,
-}: {
-  control: Control<ExecuteFormValues>
-  register: UseFormRegister<ExecuteFormValues>
-  quote: Quote
-  error: string | undefined
-}) {
-  const mode = useWatch({ control, name: "mode" })
-  return (
-    <Field label={amountLabel(mode, quote)} error={error} hint={mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}>
-      {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" {...register("amount")} />}
-    </Field>
-  )
 }
 
 /**
  * The execute form for one held quote, and its confirm step. One submission is one
- * ref_id, generated when the form opens and kept for double clicks, retries and a reload
- * of the confirm step (sessionStorage). A body that changes after a definite refusal
- * gets a new ref_id: the console keeps each ref_id to one request.
+ * ref_id (see lib/queries/submission), kept for double clicks and retries, and across a
+ * reload of the confirm step (sessionStorage). A reload after the request left asks the
+ * console what became of it; it is sent again only when the trader says so.
  */
 export function ExecutePanel({
   profileId,
@@ -181,14 +67,9 @@ export function ExecutePanel({
   onClose: () => void
 }) {
   const queryClient = useQueryClient()
-  const [refId, setRefId] = useState<string>(() => resume?.refId ?? newRefId())
   const { base_asset: baseAsset, quote_asset: quoteAsset } = quote
   const schema = useMemo(() => executeFormSchema({ base_asset: baseAsset, quote_asset: quoteAsset }), [baseAsset, quoteAsset])
-  const form = useForm<ExecuteFormValues>({
-    mode: "onChange",
-    resolver: zodResolver(schema),
-    defaultValues: resume?.values ?? EMPTY_FORM,
-  })
+  const form = useForm<ExecuteFormValues>({ mode: "onChange", resolver: zodResolver(schema), defaultValues: resume?.values ?? EMPTY_FORM })
   const { register, control, handleSubmit, formState, setError, getValues, setFocus, trigger } = form
 
   // Opening the form puts the keyboard where the next keystroke goes: the amount.
@@ -199,161 +80,76 @@ export function ExecutePanel({
     setFocus("amount")
   }, [resume, setFocus])
 
-  const [review, setReview] = useState<Review | null>(() =>
-    resume
-      ? {
-          body: resume.body,
-          quote: resume.quote,
-          amounts: executionAmounts({ side: resume.quote.side, price: resume.quote.price, base_amount: resume.body.base_amount, quote_amount: resume.body.quote_amount }),
-          profileId: resume.profileId,
-          profileName,
-        }
-      : null,
-  )
+  const [review, setReview] = useState<Review | null>(() => (resume ? reviewOf(resume.body, resume.quote, resume.profileId, profileName) : null))
   const [resumed, setResumed] = useState(resume !== null)
-  const [outcomeUnknown, setOutcomeUnknown] = useState(resume?.sent ?? false)
-  const [freshNeeded, setFreshNeeded] = useState(false)
   const [fetchingQuote, setFetchingQuote] = useState(false)
   const [freshError, setFreshError] = useState<unknown>(null)
-  // The last body sent with `refId`, and whether the service definitely refused it.
-  const lastSent = useRef<{ body: ExecutionBody; refused: boolean } | null>(resume?.sent ? { body: resume.body, refused: false } : null)
-  const inFlight = useRef(false)
-  const { mutateAsync } = useExecuteQuoteMutation(review?.profileId ?? profileId)
-  // The request's own state, kept here rather than read from the mutation observer: the
-  // answer must reach this form even when it arrives for a call made before a remount.
-  const [sending, setSending] = useState(false)
-  const [sendError, setSendError] = useState<unknown>(null)
+  const { mutateAsync } = useExecuteQuoteMutation()
+  const [unanswered] = useState(() => (resume?.sent ? { body: resume.body, sentAt: new Date(resume.savedAt) } : null))
+  const forProfile = review?.profileId ?? profileId
 
-  /** The ref_id for `body`: the current one, unless it was spent on a different body the service refused. */
-  const refIdFor = useCallback(
-    (body: ExecutionBody): string => {
-      const sent = lastSent.current
-      if (sent && sent.refused && !sameBody({ ...sent.body, ref_id: "" }, { ...body, ref_id: "" })) {
-        const next = newRefId()
-        lastSent.current = null
-        setRefId(next)
-        return next
-      }
-      return refId
+  const onAnswer = (state: SubmissionState<ExecutionBody, QuoteExecution>) => {
+    const store = sessionStore()
+    // Only an unknown outcome stays resumable after a reload.
+    if (store && state.kind !== "unknown") clearPending(store)
+    if (state.kind === "placed") {
+      setReview(null)
+      onExecuted(state.record, state.via === "existing" ? state.error : undefined)
+    } else if (state.kind === "refused" && state.error instanceof ApiProblemError && state.error.status === 400 && review) {
+      showFieldRules(setError, state.error.fields, review.quote)
+    }
+  }
+  const submission = useSubmission<ExecutionBody, QuoteExecution>({
+    send: (body) => mutateAsync({ profileId: forProfile, body }),
+    lookup: (body, sentAt) => lookupExecutionSubmission(forProfile, body.ref_id, sentAt),
+    existing: quoteExecutionSchema,
+    initialRefId: resume?.refId,
+    unanswered,
+    onAnswer,
+  })
+  const { refId, state } = submission
+
+  const remember = useCallback(
+    (next: Review, sent: boolean) => {
+      const store = sessionStore()
+      if (!store) return
+      const { body, quote: held, profileId: owner } = next
+      savePending(store, { version: 1, profileId: owner, refId: body.ref_id, body, quote: held, values: getValues(), sent, savedAt: new Date().toISOString() })
     },
-    [refId],
+    [getValues],
   )
 
   const openReview = useCallback(
     (values: ExecuteFormValues, forQuote: Quote) => {
       const draft = checkedExecutionBody(values, forQuote.id, refId)
       if (!draft.ok) {
-        for (const [field, message] of Object.entries(draft.fields)) {
-          const name = formFieldOf(field)
-          if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, forQuote) })
-        }
+        showFieldRules(setError, draft.fields, forQuote)
         return
       }
-      const id = refIdFor(draft.body)
-      const body = { ...draft.body, ref_id: id }
-      const next: Review = {
-        body,
-        quote: forQuote,
-        amounts: executionAmounts({ side: forQuote.side, price: forQuote.price, base_amount: body.base_amount, quote_amount: body.quote_amount }),
-        profileId,
-        profileName,
-      }
-      setSendError(null)
-      setFreshNeeded(false)
+      const next = reviewOf(draft.body, forQuote, profileId, profileName)
       setFreshError(null)
       setReview(next)
-      const store = sessionStore()
-      if (store) {
-        savePending(store, { version: 1, profileId, refId: id, body, quote: forQuote, values, sent: false, savedAt: new Date().toISOString() })
-      }
+      remember(next, false)
     },
-    [profileId, profileName, refId, refIdFor, setError],
+    [profileId, profileName, refId, remember, setError],
   )
 
-  const confirm = useCallback(() => {
-    if (!review || inFlight.current) return
-    inFlight.current = true
-    const { body } = review
-    const store = sessionStore()
-    if (store) {
-      savePending(store, {
-        version: 1,
-        profileId: review.profileId,
-        refId: body.ref_id,
-        body,
-        quote: review.quote,
-        values: getValues(),
-        sent: true,
-        savedAt: new Date().toISOString(),
-      })
-    }
-    lastSent.current = { body, refused: false }
-    setSending(true)
-    setSendError(null)
-    mutateAsync(body).then(
-      (record) => {
-        if (store) clearPending(store)
-        setReview(null)
-        onExecuted(record)
-      },
-      (error: unknown) => {
-        setSendError(error)
-        const outcome = outcomeOf(error)
-        if (outcome === "unknown") {
-          setOutcomeUnknown(true)
-          return
-        }
-        if (store) clearPending(store)
-        setOutcomeUnknown(false)
-        if (outcome === "already-exists") {
-          const existing = existingExecution(error)
-          if (existing) {
-            setReview(null)
-            onExecuted(existing, error)
-            return
-          }
-        }
-        lastSent.current = { body, refused: true }
-        if (outcome === "conflict") {
-          // This ref_id belongs to another request: the next review starts a new submission.
-          lastSent.current = { body: { ...body, quote_id: "" }, refused: true }
-        }
-        if (needsFreshQuote(error)) setFreshNeeded(true)
-        if (error instanceof ApiProblemError && error.status === 400) {
-          for (const [field, message] of Object.entries(error.fields)) {
-            const name = formFieldOf(field)
-            if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, review.quote) })
-          }
-        }
-      },
-    ).finally(() => {
-      inFlight.current = false
-      setSending(false)
-    })
-  }, [getValues, mutateAsync, onExecuted, review, setError])
+  const confirm = () => {
+    if (!review || submission.sending || submission.checking) return
+    remember(review, true)
+    // After an unknown outcome this is "Try again": the same body with the same ref_id.
+    if (state.kind === "unknown") submission.retry()
+    else submission.submit(review.body)
+  }
 
-  // A reload after the request left: send the same body and ref_id again to learn its outcome.
-  const resumedSend = useRef(false)
-  useEffect(() => {
-    if (!resume?.sent) return
-    const timer = setTimeout(() => {
-      if (resumedSend.current) return
-      resumedSend.current = true
-      confirm()
-    }, 0)
-    return () => clearTimeout(timer)
-  }, [confirm, resume])
-
-  const cancel = useCallback(() => {
+  const cancel = () => {
     const store = sessionStore()
     if (store) clearPending(store)
     setReview(null)
     setResumed(false)
-    setOutcomeUnknown(false)
-    setSendError(null)
-  }, [])
+  }
 
-  const freshQuote = useCallback(() => {
+  const freshQuote = () => {
     if (!review) return
     const { market, side } = review.quote
     setFetchingQuote(true)
@@ -372,8 +168,10 @@ export function ExecutePanel({
       })
       .catch((error: unknown) => setFreshError(error))
       .finally(() => setFetchingQuote(false))
-  }, [getValues, onQuoteChange, openReview, queryClient, review])
+  }
 
+  // The answer shown in the dialog is the one about the body under review.
+  const about = review && (state.kind === "refused" || state.kind === "unknown") && state.body === review.body ? state : null
   const word = quote.side === "BUY" ? "Buy" : "Sell"
   return (
     <Card
@@ -414,14 +212,17 @@ export function ExecutePanel({
       </form>
       <ReviewDialog
         review={review}
-        error={freshError ?? sendError}
-        busy={sending}
-        outcomeUnknown={outcomeUnknown}
-        needsFreshQuote={freshNeeded}
+        error={freshError ?? about?.error ?? null}
+        checkError={about?.kind === "unknown" ? about.checkError : undefined}
+        busy={submission.sending}
+        checking={submission.checking}
+        outcomeUnknown={about?.kind === "unknown"}
+        needsFreshQuote={about?.kind === "refused" && needsFreshQuote(about.error)}
         fetchingQuote={fetchingQuote}
         resumed={resumed}
         onCancel={cancel}
         onConfirm={confirm}
+        onCheck={submission.check}
         onFreshQuote={freshQuote}
       />
     </Card>

@@ -8,7 +8,7 @@ import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
-import { ProblemAlert } from "@/components/ui/problem-alert"
+import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import type { ExecutionAmounts } from "@/lib/money"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -113,25 +113,30 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
 /**
  * The footer decides on its own when the quote has expired, so only it re-renders at that
  * moment. Confirm is off while the quote is expired or a request is in flight; after an
- * answer that left the outcome unknown, it becomes "Try again" with the same body.
+ * answer that left the outcome unknown, it becomes "Try again" with the same body, beside
+ * "Check whether it was placed", which only asks.
  */
 function ReviewActions({
   expiresAt,
   busy,
+  checking,
   outcomeUnknown,
   needsFreshQuote,
   fetchingQuote,
   onCancel,
   onConfirm,
+  onCheck,
   onFreshQuote,
 }: {
   expiresAt: string
   busy: boolean
+  checking: boolean
   outcomeUnknown: boolean
   needsFreshQuote: boolean
   fetchingQuote: boolean
   onCancel: () => void
   onConfirm: () => void
+  onCheck: () => void
   onFreshQuote: () => void
 }) {
   const expired = useExpired(expiresAt)
@@ -157,15 +162,20 @@ function ReviewActions({
           {expired ? "This quote has expired." : "This quote can no longer be executed."}
         </p>
       ) : null}
-      <Button variant="secondary" onClick={onCancel} held={busy}>
+      <Button variant="secondary" onClick={onCancel} held={busy || checking}>
         Cancel
       </Button>
+      {outcomeUnknown ? (
+        <Button variant="secondary" onClick={onCheck} busy={checking} held={busy} data-testid="check-button">
+          Check whether it was placed
+        </Button>
+      ) : null}
       {blocked ? (
         <Button ref={freshRef} variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote">
           Get a fresh quote
         </Button>
       ) : null}
-      <Button ref={confirmRef} onClick={onConfirm} disabled={blocked} busy={busy} data-testid="confirm-button">
+      <Button ref={confirmRef} onClick={onConfirm} disabled={blocked} busy={busy} held={checking} data-testid="confirm-button">
         {outcomeUnknown ? "Try again" : "Confirm"}
       </Button>
     </>
@@ -175,31 +185,38 @@ function ReviewActions({
 export function ReviewDialog({
   review,
   error,
+  checkError,
   busy,
+  checking,
   outcomeUnknown,
   needsFreshQuote,
   fetchingQuote,
   resumed,
   onCancel,
   onConfirm,
+  onCheck,
   onFreshQuote,
 }: {
   review: Review | null
   error: unknown
+  /** Why asking what became of an unknown outcome could not tell. */
+  checkError: unknown
   busy: boolean
+  checking: boolean
   outcomeUnknown: boolean
   needsFreshQuote: boolean
   fetchingQuote: boolean
   resumed: boolean
   onCancel: () => void
   onConfirm: () => void
+  onCheck: () => void
   onFreshQuote: () => void
 }) {
   return (
     <Dialog
       open={review !== null}
       onClose={() => {
-        if (!busy) onCancel()
+        if (!busy && !checking) onCancel()
       }}
       title={review ? `Confirm: ${SIDE_TEXT[review.quote.side].toLowerCase()} ${review.quote.base_asset}` : "Confirm"}
       footer={
@@ -207,11 +224,13 @@ export function ReviewDialog({
           <ReviewActions
             expiresAt={review.quote.expires_at}
             busy={busy}
+            checking={checking}
             outcomeUnknown={outcomeUnknown}
             needsFreshQuote={needsFreshQuote}
             fetchingQuote={fetchingQuote}
             onCancel={onCancel}
             onConfirm={onConfirm}
+            onCheck={onCheck}
             onFreshQuote={onFreshQuote}
           />
         ) : null
@@ -222,15 +241,21 @@ export function ReviewDialog({
           {resumed ? (
             <p className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="review-resumed">
               {outcomeUnknown
-                ? "This submission was sent before the page reloaded. Sending it again with the same reference shows its outcome; it never executes twice."
+                ? "This submission was sent before the page reloaded. The console is asked what became of it; it is sent again only if you choose “Try again”."
                 : "Resumed from before the page reloaded: same figures, same reference."}
             </p>
           ) : null}
           <ReviewDetails review={review} />
           {error ? <ProblemAlert error={error} /> : null}
-          {outcomeUnknown && !busy ? (
-            <p className="text-sm text-slate-700">
-              The outcome is not known yet. &ldquo;Try again&rdquo; sends the same request with the same reference: it is placed at most once.
+          {checking ? (
+            <p role="status" className="text-sm text-slate-700">
+              Asking the console what became of reference {review.body.ref_id}…
+            </p>
+          ) : outcomeUnknown && !busy ? (
+            <p className="text-sm text-slate-700" data-testid="unknown-outcome-note">
+              {checkError ? <span data-testid="check-problem">{describeError(checkError).detail ?? describeError(checkError).title} </span> : null}
+              The outcome is not known yet. &ldquo;Check whether it was placed&rdquo; only asks; &ldquo;Try again&rdquo; sends the same request with the same
+              reference: it is placed at most once.
             </p>
           ) : null}
         </div>

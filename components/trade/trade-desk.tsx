@@ -12,6 +12,7 @@ import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useSelectedProfile } from "@/lib/queries/profiles"
+import { newRefId } from "@/lib/queries/submission"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
@@ -58,7 +59,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   const resultRef = useRef<HTMLDivElement>(null)
 
   // A submission left at the confirm step (or sent) before a reload is resumed: same
-  // profile, same quote, same body, same ref_id.
+  // profile, same quote, same body, same ref_id. One that was sent is asked about, not sent again.
   useEffect(() => {
     if (!canTrade) return
     let stored: string | null = null
@@ -101,7 +102,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
     setTicket((current) =>
       current && current.quote.market === quote.market && current.quote.side === quote.side
         ? { ...current, quote }
-        : { key: crypto.randomUUID(), quote, resume: null },
+        : { key: newRefId(), quote, resume: null },
     )
   }, [])
 

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-q
 import { z } from "zod"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { auditKeys } from "@/lib/queries/keys"
+import { type InfiniteQueryOptions, type MutationOptions, gated } from "@/lib/queries/options"
 
 /** Filters of the audit trail, as GET /api/audit and its export take them. */
 export type AuditFilters = {
@@ -55,22 +56,26 @@ export function auditExportUrl(filters: AuditFilters): string {
 }
 
 /** The audit trail, newest first, a page at a time ("Load more"). */
-export function useAuditInfiniteQuery(filters: AuditFilters) {
+export function useAuditInfiniteQuery(filters: AuditFilters, options?: InfiniteQueryOptions<AuditPage>) {
   return useInfiniteQuery({
+    ...options,
     queryKey: auditKeys.list(filters),
     queryFn: ({ pageParam, signal }) => apiFetch(auditListUrl(filters, pageParam), { signal, schema: auditPageSchema }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
+    enabled: gated(true, options?.enabled),
   })
 }
 
 /** Runs the reconciler now; the trail is re-read afterwards. */
-export function useReconcileMutation() {
+export function useReconcileMutation(options?: MutationOptions<ReconcileReport, void>) {
   const queryClient = useQueryClient()
   return useMutation({
+    ...options,
     mutationFn: () => apiFetch("/api/audit/reconcile", { method: "POST", schema: reconcileReportSchema }),
-    onSuccess: () => {
+    onSuccess: (report, ...rest) => {
       void queryClient.invalidateQueries({ queryKey: auditKeys.all })
+      return options?.onSuccess?.(report, ...rest)
     },
   })
 }

@@ -1,15 +1,18 @@
 "use client"
 
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { apiFetch, toQuery } from "@/lib/queries/api"
+import { skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { ApiProblemError, apiFetch, toQuery } from "@/lib/queries/api"
 import { conversionKeys, profileKeys } from "@/lib/queries/keys"
+import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import { isTerminalStatus } from "@/lib/schemas/constants"
-import type { Conversion } from "@/lib/schemas/records"
+import type { Conversion, ConversionPage } from "@/lib/schemas/records"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const conversionSchema = () => import("@/lib/schemas/records").then((m) => m.conversionSchema)
 const conversionPageSchema = () => import("@/lib/schemas/records").then((m) => m.conversionPageSchema)
+const conversionLookupSchema = () => import("@/lib/queries/response-schemas").then((m) => m.conversionLookupSchema)
 
 export type ConversionFilters = {
   profile_id?: string | undefined
@@ -20,18 +23,54 @@ export type ConversionFilters = {
   "updated_at.end"?: string | undefined
 }
 
+export type ConversionLookupResult = { conversion: Conversion; matched_by: "id" | "ref_id" }
+
 export function fetchConversion(id: string, signal?: AbortSignal): Promise<Conversion> {
   return apiFetch(`/api/conversions/${encodeURIComponent(id)}`, { signal, schema: conversionSchema })
 }
 
+/** One conversion by its id, else by its ref_id (the console tries both). */
+export function fetchConversionLookup(q: string, signal?: AbortSignal): Promise<ConversionLookupResult> {
+  return apiFetch(`/api/conversions/lookup${toQuery({ q })}`, { signal, schema: conversionLookupSchema })
+}
+
+/**
+ * What became of a conversion submission whose answer never arrived. Only a plain 404 means
+ * nothing was placed (the look-up answers 409 while a create with that ref_id is still on
+ * its way); anything else leaves the question open.
+ */
+export async function lookupConversionSubmission(
+  refId: string,
+  lookup: (q: string) => Promise<ConversionLookupResult> = (q) => fetchConversionLookup(q),
+): Promise<EarlierSubmission<Conversion>> {
+  try {
+    const found = await lookup(refId)
+    if (found.conversion.ref_id === refId) return { placed: true, record: found.conversion }
+    return { placed: "unknown", error: new Error(`The look-up of ref_id ${refId} found a different conversion; retry the same submission instead.`) }
+  } catch (error) {
+    if (error instanceof ApiProblemError && error.status === 404) return { placed: false }
+    return { placed: "unknown", error }
+  }
+}
+
 /** One conversion, polled every second until SETTLED or CANCELLED. */
-export function useConversionQuery(id: string | null, initial?: Conversion) {
+export function useConversionQuery(id: string | null, options?: QueryOptions<Conversion>) {
   return useQuery({
-    queryKey: conversionKeys.detail(id ?? ""),
-    queryFn: ({ signal }) => fetchConversion(id!, signal),
-    enabled: Boolean(id),
-    initialData: initial,
     refetchInterval: (query) => (query.state.data && isTerminalStatus(query.state.data.status) ? false : 1_000),
+    ...options,
+    queryKey: conversionKeys.detail(id ?? ""),
+    queryFn: id ? ({ signal }) => fetchConversion(id, signal) : skipToken,
+    enabled: gated(Boolean(id), options?.enabled),
+  })
+}
+
+/** The conversion an id or a ref_id names (GET /api/conversions/lookup). */
+export function useConversionLookupQuery(q: string | null, options?: QueryOptions<ConversionLookupResult>) {
+  return useQuery({
+    ...options,
+    queryKey: [...conversionKeys.all, "lookup", q ?? ""],
+    queryFn: q ? ({ signal }) => fetchConversionLookup(q, signal) : skipToken,
+    enabled: gated(Boolean(q), options?.enabled),
   })
 }
 
@@ -43,38 +82,49 @@ export function conversionExportUrl(filters: ConversionFilters): string {
   return `/api/conversions/export${toQuery(filters)}`
 }
 
-export function useConversionsInfiniteQuery(filters: ConversionFilters, options: { enabled?: boolean } = {}) {
+export function useConversionsInfiniteQuery(filters: ConversionFilters, options?: InfiniteQueryOptions<ConversionPage>) {
   return useInfiniteQuery({
+    ...options,
     queryKey: conversionKeys.list(filters),
     queryFn: ({ pageParam, signal }) => apiFetch(conversionListUrl(filters, pageParam), { signal, schema: conversionPageSchema }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_page_cursor || undefined,
-    enabled: options.enabled ?? true,
+    enabled: gated(true, options?.enabled),
   })
 }
 
-export function useCreateConversionMutation() {
+export type ConversionBody = ConversionCreate & { ref_id: string }
+
+/** The record of a create or a cancel goes into the cache; lists and the profile's balances are read again. */
+function useConversionAnswered() {
   const queryClient = useQueryClient()
+  return (record: Conversion) => {
+    queryClient.setQueryData(conversionKeys.detail(record.id), record)
+    void queryClient.invalidateQueries({ queryKey: conversionKeys.all })
+    if (record.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(record.profile_id) })
+  }
+}
+
+export function useCreateConversionMutation(options?: MutationOptions<Conversion, ConversionBody>) {
+  const answered = useConversionAnswered()
   return useMutation({
-    mutationFn: (body: ConversionCreate & { ref_id: string }) =>
-      apiFetch("/api/conversions", { method: "POST", body, schema: conversionSchema }),
-    onSuccess: (record) => {
-      queryClient.setQueryData(conversionKeys.detail(record.id), record)
-      void queryClient.invalidateQueries({ queryKey: conversionKeys.all })
-      if (record.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(record.profile_id) })
+    ...options,
+    mutationFn: (body: ConversionBody) => apiFetch("/api/conversions", { method: "POST", body, schema: conversionSchema }),
+    onSuccess: (record, ...rest) => {
+      answered(record)
+      return options?.onSuccess?.(record, ...rest)
     },
   })
 }
 
-export function useCancelConversionMutation() {
-  const queryClient = useQueryClient()
+export function useCancelConversionMutation(options?: MutationOptions<Conversion, string>) {
+  const answered = useConversionAnswered()
   return useMutation({
-    mutationFn: (id: string) =>
-      apiFetch(`/api/conversions/${encodeURIComponent(id)}`, { method: "DELETE", schema: conversionSchema }),
-    onSuccess: (record) => {
-      queryClient.setQueryData(conversionKeys.detail(record.id), record)
-      void queryClient.invalidateQueries({ queryKey: conversionKeys.all })
-      if (record.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(record.profile_id) })
+    ...options,
+    mutationFn: (id: string) => apiFetch(`/api/conversions/${encodeURIComponent(id)}`, { method: "DELETE", schema: conversionSchema }),
+    onSuccess: (record, ...rest) => {
+      answered(record)
+      return options?.onSuccess?.(record, ...rest)
     },
   })
 }

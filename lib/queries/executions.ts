@@ -1,11 +1,13 @@
 "use client"
 
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { executionKeys, profileKeys } from "@/lib/queries/keys"
+import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import { isTerminalStatus } from "@/lib/schemas/constants"
-import type { QuoteExecution } from "@/lib/schemas/records"
+import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const quoteExecutionSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionSchema)
@@ -26,13 +28,13 @@ export function fetchExecution(profileId: string, id: string, signal?: AbortSign
 }
 
 /** One execution, polled every second until it is SETTLED, then left alone. */
-export function useExecutionQuery(profileId: string | null, id: string | null, initial?: QuoteExecution) {
+export function useExecutionQuery(profileId: string | null, id: string | null, options?: QueryOptions<QuoteExecution>) {
   return useQuery({
-    queryKey: executionKeys.detail(profileId ?? "", id ?? ""),
-    queryFn: ({ signal }) => fetchExecution(profileId!, id!, signal),
-    enabled: Boolean(profileId && id),
-    initialData: initial,
     refetchInterval: (query) => (query.state.data && isTerminalStatus(query.state.data.status) ? false : 1_000),
+    ...options,
+    queryKey: executionKeys.detail(profileId ?? "", id ?? ""),
+    queryFn: profileId && id ? ({ signal }) => fetchExecution(profileId, id, signal) : skipToken,
+    enabled: gated(Boolean(profileId && id), options?.enabled),
   })
 }
 
@@ -44,27 +46,70 @@ export function executionExportUrl(profileId: string, filters: ExecutionFilters)
   return `${base(profileId)}/export${toQuery(filters)}`
 }
 
-export function useExecutionsInfiniteQuery(profileId: string | null, filters: ExecutionFilters) {
+export function useExecutionsInfiniteQuery(profileId: string | null, filters: ExecutionFilters, options?: InfiniteQueryOptions<QuoteExecutionPage>) {
   return useInfiniteQuery({
+    ...options,
     queryKey: executionKeys.list(profileId ?? "", filters),
-    queryFn: ({ pageParam, signal }) =>
-      apiFetch(executionListUrl(profileId!, filters, pageParam), { signal, schema: quoteExecutionPageSchema }),
+    queryFn: profileId
+      ? ({ pageParam, signal }) => apiFetch(executionListUrl(profileId, filters, pageParam), { signal, schema: quoteExecutionPageSchema })
+      : skipToken,
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_page_cursor || undefined,
-    enabled: Boolean(profileId),
+    enabled: gated(Boolean(profileId), options?.enabled),
   })
 }
 
+/** How far before the send a look-up searches: the browser's clock and the service's may disagree. */
+const CLOCK_SKEW_MS = 10 * 60_000
+/** At most this many pages of 1000 are searched; past that the look-up cannot tell. */
+const LOOKUP_PAGES = 5
+
+/**
+ * What became of an execution submission whose answer never arrived. The service has no
+ * ref_id filter for executions, so this reads the profile's executions created since just
+ * before it was sent and picks the one with the ref_id. Not finding it does not mean it
+ * was not placed (the create may still be on its way), so the answer is then "unknown":
+ * only sending the same ref_id again settles it, and that is the person's call.
+ */
+export async function lookupExecutionSubmission(
+  profileId: string,
+  refId: string,
+  sentAt: Date,
+  list: (url: string) => Promise<QuoteExecutionPage> = (url) => apiFetch(url, { schema: quoteExecutionPageSchema }),
+): Promise<EarlierSubmission<QuoteExecution>> {
+  try {
+    const since = new Date(sentAt.getTime() - CLOCK_SKEW_MS).toISOString()
+    let cursor: string | undefined
+    for (let page = 0; page < LOOKUP_PAGES; page++) {
+      const answer = await list(executionListUrl(profileId, { "created_at.begin": since }, cursor, 1000))
+      const found = answer.items.find((e) => e.ref_id === refId)
+      if (found) return { placed: true, record: found }
+      cursor = answer.next_page_cursor || undefined
+      if (!cursor) break
+    }
+    return {
+      placed: "unknown",
+      error: new Error(`No execution with ref_id ${refId} is listed yet: it was not placed, or it is still on its way.`),
+    }
+  } catch (error) {
+    return { placed: "unknown", error }
+  }
+}
+
+export type ExecutionBody = QuoteExecutionCreate & { ref_id: string }
+
 /** Executes a held quote; the caller's ref_id makes retries and double clicks safe. */
-export function useExecuteQuoteMutation(profileId: string | null) {
+export function useExecuteQuoteMutation(options?: MutationOptions<QuoteExecution, { profileId: string; body: ExecutionBody }>) {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (body: QuoteExecutionCreate & { ref_id: string }) =>
-      apiFetch(base(profileId!), { method: "POST", body, schema: quoteExecutionSchema }),
-    onSuccess: (record) => {
+    ...options,
+    mutationFn: ({ profileId, body }: { profileId: string; body: ExecutionBody }) =>
+      apiFetch(base(profileId), { method: "POST", body, schema: quoteExecutionSchema }),
+    onSuccess: (record, ...rest) => {
       queryClient.setQueryData(executionKeys.detail(record.profile_id, record.id), record)
       void queryClient.invalidateQueries({ queryKey: executionKeys.all })
       void queryClient.invalidateQueries({ queryKey: profileKeys.balances(record.profile_id) })
+      return options?.onSuccess?.(record, ...rest)
     },
   })
 }

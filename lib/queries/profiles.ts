@@ -1,9 +1,10 @@
 "use client"
 
-import { useQuery } from "@tanstack/react-query"
+import { skipToken, useQuery } from "@tanstack/react-query"
 import { useCallback, useSyncExternalStore } from "react"
 import { apiFetch } from "@/lib/queries/api"
 import { profileKeys } from "@/lib/queries/keys"
+import { type QueryOptions, gated } from "@/lib/queries/options"
 import type { Balance, Profile } from "@/lib/schemas/records"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
@@ -24,8 +25,8 @@ export async function fetchProfiles(signal?: AbortSignal): Promise<Profile[]> {
   return profiles
 }
 
-export function useProfilesQuery() {
-  return useQuery({ queryKey: profileKeys.list(), queryFn: ({ signal }) => fetchProfiles(signal), staleTime: 60_000 })
+export function useProfilesQuery(options?: QueryOptions<Profile[]>) {
+  return useQuery({ staleTime: 60_000, ...options, queryKey: profileKeys.list(), queryFn: ({ signal }) => fetchProfiles(signal) })
 }
 
 export function fetchBalances(profileId: string, signal?: AbortSignal): Promise<Balance[]> {
@@ -34,12 +35,13 @@ export function fetchBalances(profileId: string, signal?: AbortSignal): Promise<
   )
 }
 
-export function useBalancesQuery(profileId: string | null) {
+export function useBalancesQuery(profileId: string | null, options?: QueryOptions<Balance[]>) {
   return useQuery({
-    queryKey: profileKeys.balances(profileId ?? ""),
-    queryFn: ({ signal }) => fetchBalances(profileId!, signal),
-    enabled: Boolean(profileId),
     refetchInterval: 5_000,
+    ...options,
+    queryKey: profileKeys.balances(profileId ?? ""),
+    queryFn: profileId ? ({ signal }) => fetchBalances(profileId, signal) : skipToken,
+    enabled: gated(Boolean(profileId), options?.enabled),
   })
 }
 

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { quoteKeys } from "@/lib/queries/keys"
+import { type QueryOptions, gated } from "@/lib/queries/options"
 import type { Quote } from "@/lib/schemas/records"
 
 export interface QuoteSnapshot {
@@ -21,13 +22,14 @@ export function fetchQuotes(markets: readonly string[], signal?: AbortSignal): P
 }
 
 /** Held quotes for the markets, refreshed every second from the console's shared cache. */
-export function useQuotesQuery(markets: readonly string[], options: { enabled?: boolean } = {}) {
+export function useQuotesQuery(markets: readonly string[], options?: QueryOptions<QuoteSnapshot>) {
   return useQuery({
-    queryKey: quoteKeys.markets(markets),
-    queryFn: ({ signal }) => fetchQuotes(markets, signal),
-    enabled: (options.enabled ?? true) && markets.length > 0,
     refetchInterval: 1_000,
     refetchIntervalInBackground: false,
     staleTime: 0,
+    ...options,
+    queryKey: quoteKeys.markets(markets),
+    queryFn: ({ signal }) => fetchQuotes(markets, signal),
+    enabled: gated(markets.length > 0, options?.enabled),
   })
 }

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { quoteSchema } from "@/lib/schemas/records"
+import { conversionSchema, quoteSchema } from "@/lib/schemas/records"
 
 /** GET /api/quotes: the held quotes from the console's cache, when they were fetched, and whether they are stale. */
 export const quoteSnapshotSchema = z.object({
@@ -7,4 +7,10 @@ export const quoteSnapshotSchema = z.object({
   markets: z.array(z.string()),
   fetched_at: z.string(),
   stale: z.boolean(),
+})
+
+/** GET /api/conversions/lookup: the conversion an id or a ref_id names, and which of the two it matched. */
+export const conversionLookupSchema = z.object({
+  conversion: conversionSchema,
+  matched_by: z.enum(["id", "ref_id"]),
 })

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query"
 import { sandboxKeys } from "@/lib/queries/keys"
+import type { QueryOptions } from "@/lib/queries/options"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
 // Kept apart from lib/queries/sandbox.ts and free of zod and apiFetch: the banner is on
@@ -36,12 +37,12 @@ async function fetchFaultsStatus(signal: AbortSignal): Promise<SandboxFaultsStat
  * The people trading into the faults are the ones who most need to see them. A failed
  * check keeps showing the last known state.
  */
-export function useSandboxStatusQuery(initial: SandboxFaultsStatus | null) {
+export function useSandboxStatusQuery(options?: QueryOptions<SandboxFaultsStatus>) {
   return useQuery({
-    queryKey: sandboxStatusKey(),
-    queryFn: ({ signal }) => fetchFaultsStatus(signal),
-    ...(initial ? { initialData: initial } : {}),
     refetchInterval: SANDBOX_STATUS_INTERVAL_MS,
     retry: false,
+    ...options,
+    queryKey: sandboxStatusKey(),
+    queryFn: ({ signal }) => fetchFaultsStatus(signal),
   })
 }

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { z } from "zod"
 import { apiFetch } from "@/lib/queries/api"
 import { profileKeys, sandboxKeys } from "@/lib/queries/keys"
+import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import type { FaultSettingsUpdate } from "@/lib/sandbox/schemas"
 import { sandboxStatusKey } from "@/lib/queries/sandbox-status"
 import type { SandboxDepositRequest } from "@/lib/schemas/sandbox-tools"
@@ -34,33 +35,39 @@ export const sandboxDepositAnswerSchema = z.object({
   amount: z.string(),
 })
 
-export function useSandboxSettingsQuery() {
+export function useSandboxSettingsQuery(options?: QueryOptions<SandboxSettings>) {
   return useQuery({
+    ...options,
+    enabled: gated(true, options?.enabled),
     queryKey: sandboxKeys.faults(),
     queryFn: ({ signal }) => apiFetch("/api/sandbox/settings", { signal, schema: sandboxSettingsSchema }),
   })
 }
 
 /** Changes settings and faults; the settings form, the faults list and the banner follow. */
-export function useUpdateSandboxSettingsMutation() {
+export function useUpdateSandboxSettingsMutation(options?: MutationOptions<SandboxSettings, FaultSettingsUpdate>) {
   const queryClient = useQueryClient()
   return useMutation({
+    ...options,
     mutationFn: (patch: FaultSettingsUpdate) =>
       apiFetch("/api/sandbox/settings", { method: "PUT", body: patch, schema: sandboxSettingsSchema }),
-    onSuccess: (settings) => {
+    onSuccess: (settings, ...rest) => {
       queryClient.setQueryData(sandboxKeys.faults(), settings)
       void queryClient.invalidateQueries({ queryKey: sandboxStatusKey() })
+      return options?.onSuccess?.(settings, ...rest)
     },
   })
 }
 
-export function useSandboxDepositMutation() {
+export function useSandboxDepositMutation(options?: MutationOptions<z.infer<typeof sandboxDepositAnswerSchema>, SandboxDepositRequest>) {
   const queryClient = useQueryClient()
   return useMutation({
+    ...options,
     mutationFn: (body: SandboxDepositRequest) =>
       apiFetch("/api/sandbox/deposit", { method: "POST", body, schema: sandboxDepositAnswerSchema }),
-    onSuccess: (deposit) => {
+    onSuccess: (deposit, ...rest) => {
       void queryClient.invalidateQueries({ queryKey: profileKeys.balances(deposit.profile_id) })
+      return options?.onSuccess?.(deposit, ...rest)
     },
   })
 }

@@ -1,0 +1,89 @@
+"use client"
+
+import { Amount } from "@/components/ui/amount"
+import { Button } from "@/components/ui/button"
+import { Dialog } from "@/components/ui/dialog"
+import type { ConversionBody } from "./form-model"
+
+/** The confirm step: every field of the body that will be sent, its ref_id included. */
+export function ConversionReview({
+  review,
+  sending,
+  profileName,
+  onBack,
+  onConfirm,
+}: {
+  review: ConversionBody | null
+  sending: boolean
+  profileName: (id: string | undefined) => string | undefined
+  onBack: () => void
+  onConfirm: (body: ConversionBody) => void
+}) {
+  return (
+    <Dialog
+      open={review !== null}
+      onClose={() => {
+        if (!sending) onBack()
+      }}
+      title="Confirm the conversion"
+      footer={
+        <>
+          <Button variant="secondary" held={sending} onClick={onBack}>
+            Back
+          </Button>
+          <Button busy={sending} onClick={() => review && onConfirm(review)}>
+            Confirm conversion
+          </Button>
+        </>
+      }
+    >
+      {review ? (
+        <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm" data-testid="review">
+          <dt className="font-medium text-slate-600">Profile</dt>
+          <dd>
+            {profileName(review.profile_id) ?? ""} <code className="font-mono text-xs">{review.profile_id}</code>
+          </dd>
+          <dt className="font-medium text-slate-600">Convert</dt>
+          <dd data-testid="review-amount">
+            <Amount value={review.amount} asset={review.source_asset} minPlaces={2} />
+          </dd>
+          <dt className="font-medium text-slate-600">Into</dt>
+          <dd>
+            <Amount value={review.amount} asset={review.target_asset} minPlaces={2} /> (1:1)
+          </dd>
+          <dt className="font-medium text-slate-600">Metadata</dt>
+          <dd>
+            {review.metadata ? (
+              <ul>
+                {Object.entries(review.metadata).map(([key, value]) => (
+                  <li key={key}>
+                    <span className="font-medium">{key}</span>: {value}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              "none"
+            )}
+          </dd>
+          <dt className="font-medium text-slate-600">Identity id</dt>
+          <dd>{review.identity_id ?? "—"}</dd>
+          <dt className="font-medium text-slate-600">Account id</dt>
+          <dd>{review.account_id ?? "—"}</dd>
+          <dt className="font-medium text-slate-600">Recipient profile</dt>
+          <dd>{review.recipient_profile_id ? `${profileName(review.recipient_profile_id) ?? ""} ${review.recipient_profile_id}` : "—"}</dd>
+          <dt className="font-medium text-slate-600">ref_id</dt>
+          <dd>
+            <code className="font-mono text-xs" data-testid="review-ref-id">
+              {review.ref_id}
+            </code>
+          </dd>
+        </dl>
+      ) : null}
+      {sending ? (
+        <p role="status" className="mt-3 text-sm text-slate-700">
+          Placing the conversion…
+        </p>
+      ) : null}
+    </Dialog>
+  )
+}

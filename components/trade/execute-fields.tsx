@@ -1,0 +1,122 @@
+"use client"
+
+import { memo, useEffect, useRef } from "react"
+import { type Control, type UseFormRegister, type UseFormTrigger, useWatch } from "react-hook-form"
+import { type AmountMode, type ExecuteFormValues, amountLabel, estimateAmounts, paymentOf, shortfallOf } from "@/components/trade/execute-model"
+import { Alert } from "@/components/ui/alert"
+import { Amount } from "@/components/ui/amount"
+import { Field, Input } from "@/components/ui/field"
+import { formatAmount } from "@/lib/money"
+import { useBalancesQuery } from "@/lib/queries/profiles"
+import type { Quote } from "@/lib/schemas/records"
+
+// The execute form's inputs. Each watches only what it shows, so typing re-renders the
+// field and its preview, not the form.
+
+/**
+ * Metadata rules span rows (at most 6 pairs, distinct keys): any change to a row checks
+ * them all again, so the list's own message appears and clears as you type.
+ */
+export function MetadataRevalidation({ control, trigger }: { control: Control<ExecuteFormValues>; trigger: UseFormTrigger<ExecuteFormValues> }) {
+  const rows = useWatch({ control, name: "metadata" })
+  const first = useRef(true)
+  useEffect(() => {
+    if (first.current) {
+      first.current = false
+      return
+    }
+    void trigger("metadata")
+  }, [rows, trigger])
+  return null
+}
+
+/** The estimate of the other amount, and the shortfall warning: they re-render as the amount is typed, the form does not. */
+export const AmountPreview = memo(function AmountPreview({
+  control,
+  quote,
+  profileId,
+}: {
+  control: Control<ExecuteFormValues>
+  quote: Quote
+  profileId: string
+}) {
+  const [mode, amount] = useWatch({ control, name: ["mode", "amount"] })
+  const balances = useBalancesQuery(profileId)
+  const amounts = estimateAmounts(quote, mode, amount)
+  if (!amounts) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="estimate">
+        Enter an amount to see both sides of the trade.
+      </p>
+    )
+  }
+  const payment = paymentOf(quote, amounts)
+  const shortfall = balances.data ? shortfallOf(payment, balances.data) : null
+  const buying = quote.side === "BUY"
+  return (
+    <div className="space-y-2">
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="estimate" aria-live="polite">
+        <dt className="text-slate-600">{buying ? "You pay" : "You sell"}</dt>
+        <dd data-testid="estimate-pay">
+          <Amount value={payment.amount} asset={payment.asset} />
+        </dd>
+        <dt className="text-slate-600">You receive</dt>
+        <dd data-testid="estimate-receive">
+          {buying ? <Amount value={amounts.base_amount} asset={quote.base_asset} /> : <Amount value={amounts.quote_amount} asset={quote.quote_asset} />}
+        </dd>
+      </dl>
+      <p className="text-xs text-slate-600">
+        {mode === "crypto"
+          ? `The ${quote.quote_asset} amount is rounded ${buying ? "up" : "down"} to 2 decimals, as the service computes it.`
+          : `The ${quote.base_asset} amount is rounded ${buying ? "down" : "up"} to 8 decimals, as the service computes it.`}
+      </p>
+      {shortfall ? (
+        <Alert tone="warning" title="Insufficient funds" className="mt-2">
+          <span data-testid="shortfall">
+            This needs {formatAmount(shortfall.needed)} {shortfall.asset}; the profile has {formatAmount(shortfall.available)} {shortfall.asset} available. The
+            service will refuse it.
+          </span>
+        </Alert>
+      ) : null}
+    </div>
+  )
+})
+
+export function ModeChoice({ register, quote }: { register: UseFormRegister<ExecuteFormValues>; quote: Quote }) {
+  const options: { value: AmountMode; label: string }[] = [
+    { value: "crypto", label: `${quote.base_asset} (crypto: base_amount, up to 8 decimals)` },
+    { value: "fiat", label: `${quote.quote_asset} (fiat: quote_amount, up to 2 decimals)` },
+  ]
+  return (
+    <fieldset>
+      <legend className="text-sm font-medium text-slate-800">Enter the amount in</legend>
+      <div className="mt-1 flex flex-wrap gap-x-6 gap-y-1">
+        {options.map((o) => (
+          <label key={o.value} className="inline-flex items-center gap-2 text-sm">
+            <input type="radio" value={o.value} data-testid={`mode-${o.value}`} {...register("mode", { deps: ["amount"] })} />
+            {o.label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  )
+}
+
+export function AmountField({
+  control,
+  register,
+  quote,
+  error,
+}: {
+  control: Control<ExecuteFormValues>
+  register: UseFormRegister<ExecuteFormValues>
+  quote: Quote
+  error: string | undefined
+}) {
+  const mode = useWatch({ control, name: "mode" })
+  return (
+    <Field label={amountLabel(mode, quote)} error={error} hint={mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}>
+      {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" {...register("amount")} />}
+    </Field>
+  )
+}

@@ -1,0 +1,216 @@
+"use client"
+
+import { useCallback, useEffect, useRef, useState } from "react"
+import type { z } from "zod"
+import { ApiProblemError } from "@/lib/queries/api"
+import { problemSlug } from "@/lib/schemas/problem-slug"
+
+/**
+ * Exactly-once submission in the browser, for every form that creates a record.
+ *
+ * One submission is one ref_id, made when the form opens: double clicks and retries of
+ * that submission send it again unchanged, so the console and the service place it once.
+ * A definite refusal ends the submission (nothing was placed) and the next one gets a new
+ * ref_id. When the outcome is unknown the form first asks the console what became of the
+ * ref_id, and sends it again only when the person says so: never on its own, and never on
+ * a reload. A new ref_id replaces it only once the console has said nothing was placed.
+ */
+
+/**
+ * A fresh ref_id: a random (version 4) UUID. `crypto.randomUUID` exists only on secure
+ * origins (https, localhost); a console opened over plain http on an internal host name
+ * builds the same UUID from `crypto.getRandomValues`, which every origin has.
+ */
+export function newRefId(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID()
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/**
+ * What a failed create means for its submission:
+ * - unknown: it may or may not have been placed; ask, or send the same body with the same
+ *   ref_id again (which can never place it twice); never start a new ref_id yet;
+ * - refused: nothing was placed; the next submission gets a new ref_id;
+ * - already-exists: the ref_id names a record already (the 409's `meta.existing`);
+ * - conflict: the ref_id is taken by a different request; the next submission gets a new one.
+ *
+ * Unknown: no answer at all, an answer that could not be read, 5xx (the console or the
+ * service failed somewhere between receiving and answering), 429 (a limiter may sit after
+ * the create), 401 (the page leaves for sign-in; the submission is kept for afterwards),
+ * and 408. A 408 comes from whatever timed the request out: the console, or a proxy or load
+ * balancer in front of it, possibly after the console had already passed the create to the
+ * service. Nothing in a 408 says the create did not happen, so it cannot end the submission.
+ */
+export type FailureKind = "unknown" | "refused" | "already-exists" | "conflict"
+
+export function classifyFailure(error: unknown): FailureKind {
+  if (!(error instanceof ApiProblemError)) return "unknown"
+  const { status } = error
+  if (status === 409) return problemSlug(error.problem) === "already-exists" ? "already-exists" : "conflict"
+  if (status === 401 || status === 408 || status === 429 || status >= 500) return "unknown"
+  return "refused"
+}
+
+/** The record a 409 carries in `meta.existing` (a create's ref_id taken, a cancel too late), if it is readable. */
+export function existingRecord<T>(error: unknown, schema: z.ZodType<T>): T | null {
+  if (!(error instanceof ApiProblemError) || error.status !== 409) return null
+  const parsed = schema.safeParse(error.problem.meta?.existing)
+  return parsed.success ? parsed.data : null
+}
+
+/** What the console says became of a ref_id whose answer never arrived. */
+export type EarlierSubmission<T> =
+  | { placed: true; record: T }
+  /** Nothing was placed under it, and nothing is on its way: a new ref_id is safe. */
+  | { placed: false }
+  /** Could not tell (the look-up failed, found nothing yet, or the create is still on its way). */
+  | { placed: "unknown"; error: unknown }
+
+export type SubmissionState<TBody, TRecord> =
+  | { kind: "open" }
+  | { kind: "placed"; record: TRecord; via: "created" | "existing" | "placed-earlier"; error?: unknown }
+  | { kind: "refused"; body: TBody; error: unknown; conflict: boolean }
+  | {
+      kind: "unknown"
+      body: TBody
+      /** When it was last sent: a look-up need not search before it. */
+      sentAt: Date
+      error: unknown
+      /** Why the last look-up could not tell. */
+      checkError?: unknown
+      /** It was sent before a reload of the page. */
+      resumed: boolean
+    }
+
+export interface SubmissionOptions<TBody extends { ref_id: string }, TRecord> {
+  /** Sends the create (a mutation's `mutateAsync`). */
+  send: (body: TBody) => Promise<TRecord>
+  /** Asks the console what became of `body.ref_id`. */
+  lookup: (body: TBody, sentAt: Date) => Promise<EarlierSubmission<TRecord>>
+  /** The record's schema, to read a 409's `meta.existing`. */
+  existing: z.ZodType<TRecord>
+  /** The ref_id to start with (a submission resumed after a reload); a new one otherwise. */
+  initialRefId?: string | undefined
+  /** A submission sent before a reload whose answer was never seen: it is asked about at once, never sent again on its own. */
+  unanswered?: { body: TBody; sentAt: Date } | null
+  /** Called with every answer (to a send, a retry or a look-up), e.g. to show a refusal's fields. */
+  onAnswer?: (state: SubmissionState<TBody, TRecord>) => void
+}
+
+export interface Submission<TBody, TRecord> {
+  /** The ref_id of the current submission: put it in the body that is sent. */
+  refId: string
+  state: SubmissionState<TBody, TRecord>
+  sending: boolean
+  checking: boolean
+  /** Sends `body` (its ref_id is the current one); a second call while one is in flight is dropped. */
+  submit: (body: TBody) => void
+  /** The person asked to send the submission whose outcome is unknown again, with the same ref_id. */
+  retry: () => void
+  /** Asks what became of the submission whose outcome is unknown; nothing placed → a new submission starts. */
+  check: () => void
+  /** A new submission: a new ref_id, nothing pending. Only offered once the last one is settled. */
+  startOver: () => void
+}
+
+/** One exactly-once submission (see the top of this module); used by every create form. */
+export function useSubmission<TBody extends { ref_id: string }, TRecord>(options: SubmissionOptions<TBody, TRecord>): Submission<TBody, TRecord> {
+  const { unanswered } = options
+  const [refId, setRefId] = useState(() => unanswered?.body.ref_id ?? options.initialRefId ?? newRefId())
+  const [state, setState] = useState<SubmissionState<TBody, TRecord>>(() =>
+    unanswered ? { kind: "unknown", body: unanswered.body, sentAt: unanswered.sentAt, error: null, resumed: true } : { kind: "open" },
+  )
+  const [sending, setSending] = useState(false)
+  const [checking, setChecking] = useState(false)
+  // Synchronous guards: a double click lands before React re-renders.
+  const busy = useRef(false)
+  const latest = useRef(options)
+  useEffect(() => {
+    latest.current = options
+  })
+  const stateRef = useRef(state)
+
+  const settle = useCallback((next: SubmissionState<TBody, TRecord>) => {
+    stateRef.current = next
+    setState(next)
+    // A settled submission (placed or refused) frees the form for the next one.
+    if (next.kind === "placed" || next.kind === "refused") setRefId(newRefId())
+    latest.current.onAnswer?.(next)
+  }, [])
+
+  const submit = useCallback(
+    (body: TBody) => {
+      if (busy.current) return
+      busy.current = true
+      setSending(true)
+      const sentAt = new Date()
+      void latest.current
+        .send(body)
+        .then(
+          (record) => settle({ kind: "placed", record, via: "created" }),
+          (error: unknown) => {
+            const kind = classifyFailure(error)
+            const existing = kind === "already-exists" ? existingRecord(error, latest.current.existing) : null
+            if (existing) settle({ kind: "placed", record: existing, via: "existing", error })
+            else if (kind === "unknown") settle({ kind: "unknown", body, sentAt, error, resumed: false })
+            else settle({ kind: "refused", body, error, conflict: kind !== "refused" })
+          },
+        )
+        .finally(() => {
+          busy.current = false
+          setSending(false)
+        })
+    },
+    [settle],
+  )
+
+  const retry = useCallback(() => {
+    const current = stateRef.current
+    if (current.kind === "unknown") submit(current.body)
+  }, [submit])
+
+  const check = useCallback(() => {
+    const current = stateRef.current
+    if (current.kind !== "unknown" || busy.current) return
+    busy.current = true
+    setChecking(true)
+    void latest.current
+      .lookup(current.body, current.sentAt)
+      .catch((error: unknown): EarlierSubmission<TRecord> => ({ placed: "unknown", error }))
+      .then((answer) => {
+        if (answer.placed === true) settle({ kind: "placed", record: answer.record, via: "placed-earlier" })
+        else if (answer.placed === false) {
+          stateRef.current = { kind: "open" }
+          setState(stateRef.current)
+          setRefId(newRefId())
+          latest.current.onAnswer?.(stateRef.current)
+        } else settle({ ...current, checkError: answer.error })
+      })
+      .finally(() => {
+        busy.current = false
+        setChecking(false)
+      })
+  }, [settle])
+
+  const startOver = useCallback(() => {
+    if (busy.current) return
+    stateRef.current = { kind: "open" }
+    setState(stateRef.current)
+    setRefId(newRefId())
+  }, [])
+
+  // A reload found a submission that had left without an answer: ask, never send it again.
+  const askedOnResume = useRef(false)
+  const resumed = unanswered != null
+  useEffect(() => {
+    if (!resumed || askedOnResume.current) return
+    askedOnResume.current = true
+    check()
+  }, [resumed, check])
+
+  return { refId, state, sending, checking, submit, retry, check, startOver }
+}
