@@ -116,7 +116,7 @@ test.describe("as an admin", () => {
     // The time is UTC, as the column says, not the browser's zone (UTC+05:30 here).
     await expect(page.getByRole("columnheader", { name: "Time (UTC)" })).toBeVisible()
     const at = (await row.locator("time").getAttribute("datetime")) ?? ""
-    await expect(row.locator("time")).toHaveText(new Date(at).toISOString().slice(0, 19).replace("T", " "))
+    await expect(row.locator("time")).toHaveText(`${new Date(at).toISOString().slice(0, 19).replace("T", " ")} UTC`)
 
     const html = await page.content()
     for (const [name, value] of Object.entries(canaries)) {

@@ -1,9 +1,11 @@
 "use client"
 
 import Link from "next/link"
-import { formatTime, OPERATION_LABELS, recordHref, requestAmounts } from "@/components/audit/format"
+import { OPERATION_LABELS, recordHref, requestAmounts } from "@/components/audit/format"
 import { Amount } from "@/components/ui/amount"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { Timestamp } from "@/components/ui/timestamp"
 import type { AuditEntry } from "@/lib/queries/audit"
 
 const STATE_TONES: Record<string, BadgeTone> = {
@@ -28,109 +30,102 @@ function Mono({ children }: { children: string }) {
 /** The intents: who did what, when, with which result. */
 export function AuditTable({ entries, profileNames }: { entries: readonly AuditEntry[]; profileNames: ReadonlyMap<string, string> }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="w-full min-w-[72rem] border-collapse text-left text-sm">
-        <caption className="sr-only">Audit trail, newest first</caption>
-        <thead className="bg-slate-100 text-xs uppercase tracking-wide text-slate-700">
-          <tr>
-            <th scope="col" className="px-3 py-2">Time (UTC)</th>
-            <th scope="col" className="px-3 py-2">Staff</th>
-            <th scope="col" className="px-3 py-2">Operation</th>
-            <th scope="col" className="px-3 py-2">Profile</th>
-            <th scope="col" className="px-3 py-2">Amounts</th>
-            <th scope="col" className="px-3 py-2">ref_id</th>
-            <th scope="col" className="px-3 py-2">State</th>
-            <th scope="col" className="px-3 py-2">Record</th>
-            <th scope="col" className="px-3 py-2">Problem</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => {
-            const href = recordHref(entry)
-            const amounts = requestAmounts(entry)
-            const profileName = entry.profile_id ? profileNames.get(entry.profile_id) : undefined
-            return (
-              <tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id} className="border-t border-slate-200 align-top">
-                <td className="whitespace-nowrap px-3 py-2">
-                  <time dateTime={entry.created_at} title={entry.created_at} className="tabular">
-                    {formatTime(entry.created_at)}
-                  </time>
-                </td>
-                <td className="px-3 py-2">
-                  <div data-testid="audit-staff">{entry.staff_email}</div>
-                  <div className="text-xs uppercase text-slate-600" data-testid="audit-role">
-                    {entry.staff_role}
+    <Table framed caption="Audit trail, newest first" tableClassName="min-w-[72rem]">
+      <TableHead>
+        <Th>Time (UTC)</Th>
+        <Th>Staff</Th>
+        <Th>Operation</Th>
+        <Th>Profile</Th>
+        <Th>Amounts</Th>
+        <Th>ref_id</Th>
+        <Th>State</Th>
+        <Th>Record</Th>
+        <Th>Problem</Th>
+      </TableHead>
+      <TableBody>
+        {entries.map((entry) => {
+          const href = recordHref(entry)
+          const amounts = requestAmounts(entry)
+          const profileName = entry.profile_id ? profileNames.get(entry.profile_id) : undefined
+          return (
+            <Tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id}>
+              <Td>
+                <Timestamp value={entry.created_at} />
+              </Td>
+              <Td>
+                <div data-testid="audit-staff">{entry.staff_email}</div>
+                <div className="text-xs uppercase text-slate-600" data-testid="audit-role">
+                  {entry.staff_role}
+                </div>
+              </Td>
+              <Td data-testid="audit-operation" data-operation={entry.operation}>
+                {OPERATION_LABELS[entry.operation] ?? entry.operation}
+              </Td>
+              <Td>
+                {entry.profile_id ? (
+                  <>
+                    {profileName ? <div>{profileName}</div> : null}
+                    <Mono>{entry.profile_id}</Mono>
+                  </>
+                ) : (
+                  <span className="text-slate-500">—</span>
+                )}
+              </Td>
+              <Td data-testid="audit-amounts">
+                {amounts.length === 0 ? (
+                  <span className="text-slate-500">—</span>
+                ) : (
+                  <ul className="space-y-0.5">
+                    {amounts.map((a) => (
+                      <li key={a.field}>
+                        <Amount value={a.value} asset={a.asset} />{" "}
+                        <span className="text-xs text-slate-600">{a.label}</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </Td>
+              <Td className="max-w-[11rem]">
+                <Mono>{entry.ref_id}</Mono>
+              </Td>
+              <Td>
+                <IntentStateBadge state={entry.state} />
+                {entry.record_status ? (
+                  <div className="mt-1 text-xs text-slate-600" title="The record's status when the intent resolved">
+                    record was {entry.record_status}
                   </div>
-                </td>
-                <td className="px-3 py-2" data-testid="audit-operation" data-operation={entry.operation}>
-                  {OPERATION_LABELS[entry.operation] ?? entry.operation}
-                </td>
-                <td className="px-3 py-2">
-                  {entry.profile_id ? (
-                    <>
-                      {profileName ? <div>{profileName}</div> : null}
-                      <Mono>{entry.profile_id}</Mono>
-                    </>
-                  ) : (
-                    <span className="text-slate-500">—</span>
-                  )}
-                </td>
-                <td className="px-3 py-2" data-testid="audit-amounts">
-                  {amounts.length === 0 ? (
-                    <span className="text-slate-500">—</span>
-                  ) : (
-                    <ul className="space-y-0.5">
-                      {amounts.map((a) => (
-                        <li key={a.field}>
-                          <Amount value={a.value} asset={a.asset} />{" "}
-                          <span className="text-xs text-slate-600">{a.label}</span>
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </td>
-                <td className="max-w-[11rem] px-3 py-2">
-                  <Mono>{entry.ref_id}</Mono>
-                </td>
-                <td className="px-3 py-2">
-                  <IntentStateBadge state={entry.state} />
-                  {entry.record_status ? (
-                    <div className="mt-1 text-xs text-slate-600" title="The record's status when the intent resolved">
-                      record was {entry.record_status}
-                    </div>
-                  ) : null}
-                </td>
-                <td className="max-w-[11rem] px-3 py-2">
-                  {entry.record_id ? (
-                    href ? (
-                      <Link href={href} className="text-blue-700 underline" data-testid="audit-record">
-                        <Mono>{entry.record_id}</Mono>
-                      </Link>
-                    ) : (
+                ) : null}
+              </Td>
+              <Td className="max-w-[11rem]">
+                {entry.record_id ? (
+                  href ? (
+                    <Link href={href} className="text-blue-700 underline" data-testid="audit-record">
                       <Mono>{entry.record_id}</Mono>
-                    )
+                    </Link>
                   ) : (
-                    <span className="text-slate-500">—</span>
-                  )}
-                </td>
-                <td className="max-w-[14rem] px-3 py-2" data-testid="audit-problem">
-                  {entry.problem ? (
-                    <>
-                      <div className="font-medium text-red-800">
-                        {entry.problem.title}
-                        {entry.problem.status ? <span className="font-normal text-slate-600"> ({entry.problem.status})</span> : null}
-                      </div>
-                      {entry.problem.detail ? <div className="text-xs text-slate-700">{entry.problem.detail}</div> : null}
-                    </>
-                  ) : (
-                    <span className="text-slate-500">—</span>
-                  )}
-                </td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </div>
+                    <Mono>{entry.record_id}</Mono>
+                  )
+                ) : (
+                  <span className="text-slate-500">—</span>
+                )}
+              </Td>
+              <Td className="max-w-[14rem]" data-testid="audit-problem">
+                {entry.problem ? (
+                  <>
+                    <div className="font-medium text-red-800">
+                      {entry.problem.title}
+                      {entry.problem.status ? <span className="font-normal text-slate-600"> ({entry.problem.status})</span> : null}
+                    </div>
+                    {entry.problem.detail ? <div className="text-xs text-slate-700">{entry.problem.detail}</div> : null}
+                  </>
+                ) : (
+                  <span className="text-slate-500">—</span>
+                )}
+              </Td>
+            </Tr>
+          )
+        })}
+      </TableBody>
+    </Table>
   )
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { filtersFromSearch } from "@/components/audit/filters-schema"
-import { dayBoundary, formatTime, recordHref, requestAmounts } from "@/components/audit/format"
+import { dayBoundary, recordHref, requestAmounts } from "@/components/audit/format"
 
 describe("requestAmounts", () => {
   it("shows an execution's base or quote amount, named by field (the request names the quote only by id)", () => {
@@ -52,13 +52,6 @@ describe("dayBoundary", () => {
   })
 })
 
-describe("formatTime", () => {
-  it("shows the UTC date and time to the second", () => {
-    expect(formatTime("2026-03-01T23:30:05.123456Z")).toBe("2026-03-01 23:30:05")
-    expect(formatTime("2026-03-01T23:30:05+02:00")).toBe("2026-03-01 21:30:05")
-    expect(formatTime("not a time")).toBe("not a time")
-  })
-})
 
 describe("filtersFromSearch", () => {
   it("keeps the valid filters of the address and drops the rest", () => {

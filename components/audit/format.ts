@@ -61,13 +61,6 @@ export function dayBoundary(day: string, end: "start" | "end"): string | undefin
   return Number.isNaN(instant.getTime()) || instant.toISOString().slice(0, 10) !== day ? undefined : instant.toISOString()
 }
 
-/** A time for the table: the UTC date and time to the second (the column says UTC), as on /executions and /conversions. */
-export function formatTime(iso: string): string {
-  const d = new Date(iso)
-  if (Number.isNaN(d.getTime())) return iso
-  return d.toISOString().slice(0, 19).replace("T", " ")
-}
-
 /** The intents' operations and states (lib/db/schema/console.ts), without pulling the database schema into the browser. */
 export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion"] as const
 export const INTENT_STATE_VALUES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN"] as const

@@ -5,10 +5,11 @@ import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
 import { CopyButton } from "@/components/ui/copy-button"
+import { Timestamp } from "@/components/ui/timestamp"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
-import { conversionTimeline, formatTime } from "./format"
+import { conversionTimeline } from "./format"
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -28,15 +29,6 @@ function CopyableId({ value, label }: { value: string | undefined; label: string
       <code className="font-mono text-xs text-slate-900">{value}</code>
       <CopyButton value={value} label={label} />
     </span>
-  )
-}
-
-export function Time({ value, testId }: { value: string | undefined; testId?: string }) {
-  if (!value) return <span className="text-slate-500">—</span>
-  return (
-    <time dateTime={value} data-testid={testId} className="tabular">
-      {formatTime(value)}
-    </time>
   )
 }
 
@@ -60,7 +52,7 @@ export function ConversionTimeline({ conversion }: { conversion: Conversion }) {
           </p>
           {step.at ? (
             <p className="text-sm text-slate-700">
-              <Time value={step.at} />
+              <Timestamp value={step.at} />
             </p>
           ) : null}
           {step.note ? <p className="text-xs text-slate-600">{step.note}</p> : null}
@@ -140,19 +132,19 @@ export function ConversionRecord({
             </Row>
           ) : null}
           <Row label="Created">
-            <Time value={conversion.created_at} testId="conversion-created-at" />
+            <Timestamp value={conversion.created_at} testId="conversion-created-at" />
           </Row>
           <Row label="Updated">
-            <Time value={conversion.updated_at} testId="conversion-updated-at" />
+            <Timestamp value={conversion.updated_at} testId="conversion-updated-at" />
           </Row>
           {conversion.settled_at ? (
             <Row label="Settled">
-              <Time value={conversion.settled_at} testId="conversion-settled-at" />
+              <Timestamp value={conversion.settled_at} testId="conversion-settled-at" />
             </Row>
           ) : null}
           {conversion.cancelled_at ? (
             <Row label="Cancelled">
-              <Time value={conversion.cancelled_at} testId="conversion-cancelled-at" />
+              <Timestamp value={conversion.cancelled_at} testId="conversion-cancelled-at" />
             </Row>
           ) : null}
           <Row label="Metadata" testId="conversion-metadata">

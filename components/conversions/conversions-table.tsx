@@ -9,10 +9,11 @@ import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { Timestamp } from "@/components/ui/timestamp"
 import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/conversions"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { type FilterValues, EMPTY_FILTERS, filterResolver, filtersToSearch, toConversionFilters } from "./filters"
-import { formatTime } from "./format"
 import { fieldMessage } from "@/components/forms/field-message"
 
 function short(id: string | undefined): string {
@@ -96,83 +97,71 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
 
       {list.error ? <ProblemAlert error={list.error} /> : null}
 
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">Conversions, newest first</caption>
-          <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-700">
-            <tr>
-              <th scope="col" className="px-3 py-2">
-                Created (UTC)
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Status
-              </th>
-              <th scope="col" className="px-3 py-2 text-right">
-                Amount
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Pair
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Profile
-              </th>
-              <th scope="col" className="px-3 py-2">
-                ref_id
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Conversion
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.id} className="border-b border-slate-100 last:border-0" data-testid="conversion-row" data-id={c.id}>
-                <td className="whitespace-nowrap px-3 py-2 tabular">{formatTime(c.created_at).replace(" UTC", "")}</td>
-                <td className="px-3 py-2">
-                  <StatusBadge status={c.status} />
-                </td>
-                <td className="px-3 py-2 text-right">
-                  <Amount value={c.amount} minPlaces={2} />
-                </td>
-                <td className="whitespace-nowrap px-3 py-2">
-                  {c.source_asset} <span aria-hidden>→</span>
-                  <span className="sr-only">to</span> {c.target_asset}
-                </td>
-                <td className="px-3 py-2">{nickname(c.profile_id) ?? short(c.profile_id)}</td>
-                <td className="px-3 py-2 font-mono text-xs" data-testid="row-ref-id">
-                  {c.ref_id ? (
-                    <span className="inline-flex items-center gap-1">
-                      {/* Short to the eye; the whole value to screen readers, and a button to copy it. */}
-                      <span aria-hidden title={c.ref_id}>
-                        {short(c.ref_id)}
-                      </span>
-                      <span className="sr-only">{c.ref_id}</span>
-                      <CopyButton value={c.ref_id} label={`ref_id ${short(c.ref_id)}`} />
+      <Table
+        framed
+        caption="Conversions, newest first"
+        after={
+          list.isPending ? (
+            <p role="status" className="px-3 py-4 text-sm text-slate-700">
+              Loading conversions…
+            </p>
+          ) : rows.length === 0 && !list.error ? (
+            <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
+              No conversions match these filters.
+            </p>
+          ) : null
+        }
+      >
+        <TableHead>
+          <Th>Created (UTC)</Th>
+          <Th>Status</Th>
+          <Th align="right">Amount</Th>
+          <Th>Pair</Th>
+          <Th>Profile</Th>
+          <Th>ref_id</Th>
+          <Th>Conversion</Th>
+        </TableHead>
+        <TableBody>
+          {rows.map((c) => (
+            <Tr key={c.id} data-testid="conversion-row" data-id={c.id}>
+              <Td>
+                <Timestamp value={c.created_at} />
+              </Td>
+              <Td>
+                <StatusBadge status={c.status} />
+              </Td>
+              <Td align="right">
+                <Amount value={c.amount} minPlaces={2} />
+              </Td>
+              <Td className="whitespace-nowrap">
+                {c.source_asset} <span aria-hidden>→</span>
+                <span className="sr-only">to</span> {c.target_asset}
+              </Td>
+              <Td>{nickname(c.profile_id) ?? short(c.profile_id)}</Td>
+              <Td className="font-mono text-xs" data-testid="row-ref-id">
+                {c.ref_id ? (
+                  <span className="inline-flex items-center gap-1">
+                    {/* Short to the eye; the whole value to screen readers, and a button to copy it. */}
+                    <span aria-hidden title={c.ref_id}>
+                      {short(c.ref_id)}
                     </span>
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td className="px-3 py-2">
-                  <Link href={`/conversions/${encodeURIComponent(c.id)}`} className="font-mono text-xs text-blue-800 underline">
-                    {short(c.id)}
-                    <span className="sr-only">: open conversion {c.id}</span>
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {list.isPending ? (
-          <p role="status" className="px-3 py-4 text-sm text-slate-700">
-            Loading conversions…
-          </p>
-        ) : rows.length === 0 && !list.error ? (
-          <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
-            No conversions match these filters.
-          </p>
-        ) : null}
-      </div>
+                    <span className="sr-only">{c.ref_id}</span>
+                    <CopyButton value={c.ref_id} label={`ref_id ${short(c.ref_id)}`} />
+                  </span>
+                ) : (
+                  "—"
+                )}
+              </Td>
+              <Td>
+                <Link href={`/conversions/${encodeURIComponent(c.id)}`} className="font-mono text-xs text-blue-800 underline">
+                  {short(c.id)}
+                  <span className="sr-only">: open conversion {c.id}</span>
+                </Link>
+              </Td>
+            </Tr>
+          ))}
+        </TableBody>
+      </Table>
 
       <div className="flex items-center gap-3 text-sm text-slate-700">
         <span role="status" data-testid="row-count">

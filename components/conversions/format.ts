@@ -1,17 +1,5 @@
 import type { Conversion } from "@/lib/schemas/records"
 
-/**
- * "2026-01-31 12:00:05 UTC": one unambiguous zone for everyone on the desk. Fractional
- * seconds beyond milliseconds (the service sends up to nanoseconds) are cut before parsing.
- */
-export function formatTime(value: string | undefined): string {
-  if (!value) return "—"
-  const trimmed = value.replace(/(\.\d{3})\d+/, "$1")
-  const date = new Date(trimmed)
-  if (Number.isNaN(date.getTime())) return value
-  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`
-}
-
 export type TimelineState = "done" | "pending"
 
 export interface TimelineStep {

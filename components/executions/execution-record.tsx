@@ -1,8 +1,8 @@
 import type { ReactNode } from "react"
-import { formatTimestamp } from "@/components/executions/format"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { CopyButton } from "@/components/ui/copy-button"
+import { Timestamp } from "@/components/ui/timestamp"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
@@ -30,7 +30,7 @@ function Id({ value, label, testId }: { value: string | undefined; label: string
 
 /**
  * Every field of a quote execution. Amounts and the price are shown exactly as the
- * service wrote them (grouped for reading), times in UTC as written.
+ * service wrote them (grouped for reading), times in UTC to the second.
  */
 export function ExecutionRecord({ execution, profileName }: { execution: QuoteExecution; profileName?: string | undefined }) {
   const metadata = Object.entries(execution.metadata ?? {})
@@ -74,15 +74,11 @@ export function ExecutionRecord({ execution, profileName }: { execution: QuoteEx
         <Id value={execution.ref_id} label="ref_id" testId="record-ref-id" />
       </Row>
       <Row label="Created at">
-        <time dateTime={execution.created_at} data-testid="record-created-at">
-          {formatTimestamp(execution.created_at)}
-        </time>
+        <Timestamp value={execution.created_at} testId="record-created-at" />
       </Row>
       <Row label="Settled at">
         {execution.settled_at ? (
-          <time dateTime={execution.settled_at} data-testid="record-settled-at">
-            {formatTimestamp(execution.settled_at)}
-          </time>
+          <Timestamp value={execution.settled_at} testId="record-settled-at" />
         ) : (
           <span className="text-slate-600">Not settled yet</span>
         )}

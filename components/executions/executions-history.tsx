@@ -4,7 +4,7 @@ import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { type FormEvent, useEffect, useMemo, useState } from "react"
 import { type FilterForm, filtersFromForm, noFilters } from "@/components/executions/filters"
-import { formatTimestamp, rfc3339ToUtcInput } from "@/components/executions/format"
+import { rfc3339ToUtcInput } from "@/components/executions/format"
 import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
@@ -13,6 +13,8 @@ import { Card } from "@/components/ui/card"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { Timestamp } from "@/components/ui/timestamp"
 import { toQuery } from "@/lib/queries/api"
 import { type ExecutionFilters, executionExportUrl, useExecutionsInfiniteQuery } from "@/lib/queries/executions"
 import { useSelectedProfile } from "@/lib/queries/profiles"
@@ -120,33 +122,33 @@ function Filters({
 function ExecutionRow({ execution }: { execution: QuoteExecution }) {
   const href = `/executions/${encodeURIComponent(execution.profile_id)}/${encodeURIComponent(execution.id)}`
   return (
-    <tr className="border-t border-slate-100 align-top" data-testid="execution-row" data-id={execution.id}>
-      <td className="whitespace-nowrap py-2 pr-3">
-        <time dateTime={execution.created_at}>{formatTimestamp(execution.created_at)}</time>
-      </td>
-      <td className="py-2 pr-3">{execution.side}</td>
-      <td className="py-2 pr-3">{execution.market}</td>
-      <td className="py-2 pr-3 text-right">
+    <Tr data-testid="execution-row" data-id={execution.id}>
+      <Td>
+        <Timestamp value={execution.created_at} />
+      </Td>
+      <Td>{execution.side}</Td>
+      <Td>{execution.market}</Td>
+      <Td align="right">
         <Amount value={execution.price} />
-      </td>
-      <td className="py-2 pr-3 text-right">
+      </Td>
+      <Td align="right">
         <Amount value={execution.base_amount} asset={execution.base_asset} />
-      </td>
-      <td className="py-2 pr-3 text-right">
+      </Td>
+      <Td align="right">
         <Amount value={execution.quote_amount} asset={execution.quote_asset} />
-      </td>
-      <td className="py-2 pr-3">
+      </Td>
+      <Td>
         <StatusBadge status={execution.status} />
-      </td>
-      <td className="py-2">
+      </Td>
+      <Td>
         <span className="inline-flex items-center gap-1">
           <Link href={href} className="font-mono text-xs text-blue-700 underline" aria-label={`Execution ${execution.id}`}>
             {execution.id.slice(0, 8)}…
           </Link>
           <CopyButton value={execution.id} label={`execution id ${execution.id.slice(0, 8)}`} />
         </span>
-      </td>
-    </tr>
+      </Td>
+    </Tr>
   )
 }
 
@@ -221,44 +223,23 @@ export function ExecutionsHistory({ initialFilters, canExport }: { initialFilter
         {query.isPending && profileId ? <p className="text-sm text-slate-600">Loading executions…</p> : null}
         {query.data && rows.length === 0 ? <p className="text-sm text-slate-600">No executions match.</p> : null}
         {rows.length > 0 ? (
-          <div className="overflow-x-auto">
-            <table className="w-full text-sm" data-testid="executions-table">
-              <caption className="sr-only">Quote executions, newest first</caption>
-              <thead>
-                <tr className="text-left text-xs uppercase tracking-wide text-slate-600">
-                  <th scope="col" className="py-2 pr-3 font-semibold">
-                    Created (UTC)
-                  </th>
-                  <th scope="col" className="py-2 pr-3 font-semibold">
-                    Side
-                  </th>
-                  <th scope="col" className="py-2 pr-3 font-semibold">
-                    Market
-                  </th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">
-                    Price
-                  </th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">
-                    Base amount
-                  </th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">
-                    Quote amount
-                  </th>
-                  <th scope="col" className="py-2 pr-3 font-semibold">
-                    Status
-                  </th>
-                  <th scope="col" className="py-2 font-semibold">
-                    Id
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
-                  <ExecutionRow key={r.id} execution={r} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Quote executions, newest first" testId="executions-table">
+            <TableHead>
+              <Th>Created (UTC)</Th>
+              <Th>Side</Th>
+              <Th>Market</Th>
+              <Th align="right">Price</Th>
+              <Th align="right">Base amount</Th>
+              <Th align="right">Quote amount</Th>
+              <Th>Status</Th>
+              <Th>Id</Th>
+            </TableHead>
+            <TableBody>
+              {rows.map((r) => (
+                <ExecutionRow key={r.id} execution={r} />
+              ))}
+            </TableBody>
+          </Table>
         ) : null}
         {query.hasNextPage ? (
           <div className="mt-4">

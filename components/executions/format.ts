@@ -1,17 +1,4 @@
 /**
- * A service time for people: the UTC date and time to the second, as written (fractional
- * digits kept), e.g. "2026-01-31 12:00:05.123 UTC". What is not an RFC 3339 UTC time is
- * returned unchanged.
- */
-export function formatTimestamp(value: string | undefined): string {
-  if (value === undefined) return "—"
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:\d{2})$/.exec(value)
-  if (!match) return value
-  const [, date, time, zone] = match
-  return `${date} ${time} ${zone === "Z" ? "UTC" : zone}`
-}
-
-/**
  * A `datetime-local` input's value ("2026-01-31T12:00" or with seconds), read as UTC like
  * every time the console shows, as an RFC 3339 UTC time.
  */

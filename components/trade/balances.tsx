@@ -3,42 +3,33 @@
 import { Amount } from "@/components/ui/amount"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { RowHeader, Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { useBalancesQuery } from "@/lib/queries/profiles"
 import { parseMarket } from "@/lib/schemas/assets"
 import type { Balance } from "@/lib/schemas/records"
 
 function BalanceRows({ balances }: { balances: readonly Balance[] }) {
   return (
-    <table className="w-full text-sm">
-      <thead>
-        <tr className="text-left text-xs uppercase tracking-wide text-slate-600">
-          <th scope="col" className="py-1 pr-2 font-semibold">
-            Asset
-          </th>
-          <th scope="col" className="py-1 pr-2 text-right font-semibold">
-            Available
-          </th>
-          <th scope="col" className="py-1 text-right font-semibold">
-            In trades
-          </th>
-        </tr>
-      </thead>
-      <tbody>
+    <Table density="compact">
+      <TableHead>
+        <Th>Asset</Th>
+        <Th align="right">Available</Th>
+        <Th align="right">In trades</Th>
+      </TableHead>
+      <TableBody>
         {balances.map((b) => (
-          <tr key={b.asset} className="border-t border-slate-100" data-testid={`balance-${b.asset}`}>
-            <th scope="row" className="py-1 pr-2 text-left font-medium">
-              {b.asset}
-            </th>
-            <td className="py-1 pr-2 text-right" data-testid="balance-available">
+          <Tr key={b.asset} data-testid={`balance-${b.asset}`}>
+            <RowHeader>{b.asset}</RowHeader>
+            <Td align="right" data-testid="balance-available">
               <Amount value={b.available} />
-            </td>
-            <td className="py-1 text-right">
+            </Td>
+            <Td align="right">
               <Amount value={b.trading} />
-            </td>
-          </tr>
+            </Td>
+          </Tr>
         ))}
-      </tbody>
-    </table>
+      </TableBody>
+    </Table>
   )
 }
 
