@@ -8,7 +8,7 @@ import { type Role, roleAtLeast } from "@/lib/auth/roles"
 const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean }[] = [
   { href: "/trade", label: "Trade", minimum: "viewer" },
   { href: "/executions", label: "Executions", minimum: "viewer" },
-  // Support and up (issue 6): the page and its API refuse viewers.
+  // Support and up: looking conversions up is support work; the page and its API refuse viewers.
   { href: "/conversions", label: "Conversions", minimum: "support" },
   { href: "/audit", label: "Audit", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
