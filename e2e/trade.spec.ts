@@ -373,6 +373,33 @@ test.describe("trader", () => {
     expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
   })
 
+  test("after a lost answer, 'Check whether it was placed' only asks, and shows the execution placed under the ref_id", async ({ page }) => {
+    await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
+    await startTrade(page, "BUY", "crypto", "0.0002")
+    const dialog = await review(page)
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    let posts = 0
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/quote-executions")) posts++
+    })
+    await page.route("**/api/profiles/*/quote-executions", async (route) => {
+      if (route.request().method() !== "POST") return route.fallback()
+      await route.fetch()
+      await route.abort("connectionreset")
+    })
+    await dialog.getByTestId("confirm-button").click()
+    await expect(dialog.getByText("No answer from the console")).toBeVisible()
+    await expect(dialog.getByTestId("unknown-outcome-note")).toBeVisible()
+    await dialog.getByTestId("check-button").click()
+    const result = page.getByTestId("result")
+    await expect(result.getByTestId("record-ref-id")).toHaveText(refId)
+    await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    expect(posts).toBe(1)
+    await page.unrouteAll({ behavior: "ignoreErrors" })
+    const profile = await profileNamed(page.request, "Treasury")
+    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
+  })
+
   test("insufficient funds is explained before and after: needed vs available", async ({ page }, testInfo) => {
     const profile = await profileNamed(page.request, "Operations float")
     const held = await available(page.request, profile.id, "PAXG")
