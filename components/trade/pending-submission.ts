@@ -8,8 +8,8 @@ import { PENDING_KEY } from "@/components/trade/lazy"
 
 /**
  * The submission waiting at the confirm step (or sent, answer not yet seen), kept in
- * sessionStorage so a reload of that step resumes it: the same body with the same ref_id,
- * which the console and the service replay rather than execute twice.
+ * sessionStorage so a reload of that step resumes it: the same body with the same ref_id.
+ * One that was sent is looked up, not sent again (see lib/queries/submission).
  */
 export interface PendingSubmission {
   version: 1
