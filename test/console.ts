@@ -1,15 +1,16 @@
 import type { Database } from "@/lib/db/client"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
+import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
 import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox"
-import { type SandboxFaultsInput, type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
+import { type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
 import { type TestDriver, createTestDatabase } from "@/test/db"
 
 export interface ConsoleHarness extends ConsoleDeps {
   database: Database
   sandbox: Sandbox
   upstream: UpstreamClient
-  setFaults(body: SandboxFaultsInput): Promise<void>
+  setFaults(body: FaultSettingsUpdate): Promise<void>
   /** Another console instance on the same database and service: its own client, caches and in-flight table. */
   anotherInstance(): ConsoleDeps
   close(): Promise<void>

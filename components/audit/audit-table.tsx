@@ -50,7 +50,7 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
             const amounts = requestAmounts(entry)
             const profileName = entry.profile_id ? profileNames.get(entry.profile_id) : undefined
             return (
-              <tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id} className="border-t border-slate-200 align-top">
+              <tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id ?? undefined} className="border-t border-slate-200 align-top">
                 <td className="whitespace-nowrap px-3 py-2">
                   <time dateTime={entry.created_at} title={entry.created_at} className="tabular">
                     {formatTime(entry.created_at)}
@@ -90,7 +90,13 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                   )}
                 </td>
                 <td className="max-w-[11rem] px-3 py-2">
-                  <Mono>{entry.ref_id}</Mono>
+                  {entry.ref_id !== null ? (
+                    <Mono>{entry.ref_id}</Mono>
+                  ) : (
+                    <span className="text-xs text-slate-600" title="A cancel carries no ref_id; it names the conversion it cancels">
+                      cancel of <Mono>{entry.target_id ?? "—"}</Mono>
+                    </span>
+                  )}
                 </td>
                 <td className="px-3 py-2">
                   <IntentStateBadge state={entry.state} />

@@ -6,6 +6,7 @@ import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { sandboxDeposits } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
+import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
 import { conversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 import { quoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 import { cancelConversion, createConversion, getConversion, listConversions } from "@/lib/sandbox/conversions"
@@ -23,7 +24,7 @@ import {
   requireScope,
 } from "@/lib/sandbox/oauth"
 import { REJECT_THRESHOLD, SANDBOX_MARKETS, USD_REFERENCE_RATES, isSandboxMarket } from "@/lib/sandbox/pricing"
-import { SandboxProblem, badRequest, genericProblem, problemResponse } from "@/lib/sandbox/problems"
+import { HttpProblem, badRequest, genericProblem, problemResponse } from "@/lib/problem"
 import type { ProfileDirectory, ProfileListQuery } from "@/lib/sandbox/profiles"
 import type { QuoteBook } from "@/lib/sandbox/quotes"
 import { type RateLimiter, bucketFor } from "@/lib/sandbox/rate-limit"
@@ -33,7 +34,7 @@ import {
   faultSettingsUpdateSchema,
   marketMoveSchema,
   sandboxDepositSchema,
-} from "@/lib/sandbox/schemas"
+} from "@/lib/schemas/sandbox-tools"
 import { type SettingsStore, publicSettings } from "@/lib/sandbox/settings"
 import type { SettlementWorker } from "@/lib/sandbox/settlement"
 import { listParam, parseOrThrow, queryFor, readJsonObject } from "@/lib/sandbox/validation"
@@ -72,7 +73,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   const app = new Hono<Env>().basePath("/sandbox")
 
   app.onError((error, c) => {
-    if (error instanceof SandboxProblem) return problemResponse(error)
+    if (error instanceof HttpProblem) return problemResponse(error)
     if (error instanceof OAuthError) return error.toResponse()
     if (c.req.raw.signal.aborted || s.lifetime.aborted) {
       return problemResponse(genericProblem(503, "the request was abandoned"))
@@ -411,11 +412,10 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
 
 const CREATED_AT_OPS = ["lt", "lte", "eq", "gte", "gt"] as const
 
-const dateTime = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
+const dateTime = dateTimeFilterSchema.optional()
 const profileListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(1000, "at most 1000").optional(),
-  order: z.enum(["ASC", "DESC"]).optional(),
-  page_cursor: z.string().max(512).optional(),
+  ...pagingShape,
+  order: orderSchema.optional(),
   nickname: z.string().max(100).optional(),
   "created_at.lt": dateTime,
   "created_at.lte": dateTime,

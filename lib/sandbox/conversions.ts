@@ -8,7 +8,7 @@ import type { ConversionCreate, ConversionListQuery } from "@/lib/schemas/conver
 import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
 import { type WireConversion, plain, wireConversion } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
-import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/sandbox/problems"
+import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/problem"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 
 /** identity_id and account_id when the request leaves them out, as the service does. */

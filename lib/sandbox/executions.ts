@@ -9,7 +9,7 @@ import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandb
 import { type WireExecution, plain, timestamp, wireExecution } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { movedTooFar, usdValue } from "@/lib/sandbox/pricing"
-import { badRequest, namedProblem, notFound } from "@/lib/sandbox/problems"
+import { badRequest, namedProblem, notFound } from "@/lib/problem"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 import { type QuoteBook, expiryOfQuoteId } from "@/lib/sandbox/quotes"
 

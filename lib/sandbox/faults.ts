@@ -1,6 +1,6 @@
 import "server-only"
 import { unitDraw } from "@/lib/sandbox/random"
-import type { FaultOperation, FaultRule } from "@/lib/sandbox/schemas"
+import type { FaultOperation, FaultRule } from "@/lib/schemas/sandbox-tools"
 import type { RuntimeSettings } from "@/lib/sandbox/settings"
 
 /** How long a "hang" waits for the caller to give up before answering 504. */

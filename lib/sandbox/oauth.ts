@@ -4,7 +4,7 @@ import { and, eq, lt } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxClients, sandboxTokens } from "@/lib/db/schema"
 import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
-import { SandboxProblem, genericProblem } from "@/lib/sandbox/problems"
+import { genericProblem } from "@/lib/problem"
 
 /** Every scope of the upstream contract, plus the sandbox's own admin scope. */
 export const ADMIN_SCOPE = "sandbox:admin"
@@ -219,8 +219,4 @@ export function requireScope(principal: Principal, required: readonly string[]):
     403,
     `insufficient scopes: found [${principal.scopes.join(" ")}], required one of [${required.join(" ")}]`,
   )
-}
-
-export function isProblem(error: unknown): error is SandboxProblem {
-  return error instanceof SandboxProblem
 }

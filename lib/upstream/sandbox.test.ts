@@ -9,7 +9,7 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
-import type { FaultRule } from "@/lib/upstream/schemas"
+import type { FaultRule } from "@/lib/schemas/sandbox-tools"
 import { API_SCOPES } from "@/lib/upstream/test-support"
 import { createTestDatabase } from "@/test/db"
 
