@@ -7,6 +7,7 @@ import type { Db } from "@/lib/db/client"
 import { sandboxDeposits } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
 import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
+import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { conversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 import { quoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 import { cancelConversion, createConversion, getConversion, listConversions } from "@/lib/sandbox/conversions"
@@ -15,7 +16,6 @@ import { type FaultInjector, HANG_CAP_MS, sleep } from "@/lib/sandbox/faults"
 import { wireProfile, wireQuote } from "@/lib/sandbox/format"
 import { creditFunds, listBalances } from "@/lib/sandbox/ledger"
 import {
-  ADMIN_SCOPE,
   OAuthError,
   type OAuthService,
   type Principal,
@@ -199,7 +199,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
 
   app.use("/v2/*", authenticated({ rateLimited: true }))
   // Never rate limited: the switch that turns limits and faults off must always answer.
-  app.use("/admin/*", authenticated({ rateLimited: false }), scope(ADMIN_SCOPE))
+  app.use("/admin/*", authenticated({ rateLimited: false }), scope(SANDBOX_ADMIN_SCOPE))
 
   // ------------------------------------------------------------ quotes
 

@@ -11,7 +11,7 @@ import {
   balanceOf,
   quoteFor,
   startTestSandbox,
-} from "@/lib/sandbox/test-helpers"
+} from "@/test/sandbox"
 import { testDrivers } from "@/test/db"
 
 interface Problem {

@@ -3,12 +3,7 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { and, eq, lt } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxClients, sandboxTokens } from "@/lib/db/schema"
-import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
 import { genericProblem } from "@/lib/problem"
-
-/** Every scope of the upstream contract, plus the sandbox's own admin scope. */
-export const ADMIN_SCOPE = "sandbox:admin"
-export const SANDBOX_SCOPES: readonly string[] = [...DEFAULT_UPSTREAM_SCOPES, ADMIN_SCOPE]
 
 // ---------------------------------------------------------------- secrets
 

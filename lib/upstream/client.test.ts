@@ -18,7 +18,7 @@ import {
   SELL_QUOTE_ID,
   type Step,
   testConfig,
-} from "@/lib/upstream/test-support"
+} from "@/test/fake-upstream"
 
 let clock: FakeClock
 let upstream: FakeUpstream

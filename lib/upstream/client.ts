@@ -27,6 +27,7 @@ import {
   sandboxDepositResponseSchema,
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
+import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
@@ -34,8 +35,6 @@ import { type AlreadyExistsVerdict, type CallSpec, createCaller, DEFAULT_RETRY_P
 import { createTokenManager } from "@/lib/upstream/token-manager"
 import { realTimeout, type RequestTimer, type UpstreamFetch, type UpstreamLogEvent } from "@/lib/upstream/transport"
 
-/** The scope set of the embedded sandbox's admin API; it gets a token of its own. */
-export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 
 export interface UpstreamClientConfig {
   /** API base, ending in /v2 (e.g. https://api.paxos.com/v2, http://sandbox.internal/sandbox/v2). */

@@ -17,7 +17,6 @@ export {
   type QuoteExecutionCreateInput,
   type QuoteExecutionOperations,
   type QuoteOperations,
-  SANDBOX_ADMIN_SCOPE,
   type SandboxOperations,
   type UpstreamClient,
   type UpstreamClientConfig,

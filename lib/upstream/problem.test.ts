@@ -12,7 +12,7 @@ import {
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
 import { upstreamErrorToProblem } from "@/lib/upstream/problem"
-import { CLIENT_SECRET } from "@/lib/upstream/test-support"
+import { CLIENT_SECRET } from "@/test/fake-upstream"
 
 const existing: QuoteExecution = {
   id: "f190b163-208f-4d73-8deb-4fb8b24add00",

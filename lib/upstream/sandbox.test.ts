@@ -10,7 +10,7 @@ import {
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
 import type { FaultRule } from "@/lib/schemas/sandbox-tools"
-import { API_SCOPES } from "@/lib/upstream/test-support"
+import { API_SCOPES } from "@/test/fake-upstream"
 import { createTestDatabase } from "@/test/db"
 
 /**
