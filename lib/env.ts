@@ -1,10 +1,11 @@
 import { z } from "zod"
-import { UPSTREAM_SCOPES } from "@/lib/schemas/scopes"
+import { UPSTREAM_SCOPES } from "./schemas/scopes"
 
 /**
  * The console's configuration, validated once. This is the only module that reads
  * process.env. A bad or partial configuration throws a ConfigError naming each variable
- * and what is wrong; next.config.ts imports this module, so the server refuses to start.
+ * and what is wrong; next.config.mjs imports this module, so a build or a server start
+ * with a bad environment stops there.
  */
 
 export class ConfigError extends Error {
