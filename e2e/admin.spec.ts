@@ -7,7 +7,7 @@ import canaries from "./canaries.json" with { type: "json" }
 import { type Role, emailOf, storageStateOf } from "./helpers"
 import { parseCsvRecords } from "../test/csv"
 
-// Issue 7: the audit trail and the sandbox tools, against the embedded sandbox (never mocked).
+// The audit trail and the sandbox tools, against the embedded sandbox (never mocked).
 
 interface Settings {
   settle_delay_ms: number
