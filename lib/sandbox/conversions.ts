@@ -15,7 +15,7 @@ import { RefIds } from "@/lib/sandbox/ref-ids"
 /** identity_id and account_id when the request leaves them out, as the service does. */
 export const ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
-export interface ConversionDeps {
+interface ConversionDeps {
   db: Db
   now: () => Date
   profiles: ProfileDirectory

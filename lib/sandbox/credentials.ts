@@ -8,7 +8,7 @@ import { sandboxClients } from "@/lib/db/schema"
 import { hashSecret, verifySecret } from "@/lib/sandbox/oauth"
 import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
 
-export interface ClientCredentials {
+interface ClientCredentials {
   clientId: string
   clientSecret: string
 }

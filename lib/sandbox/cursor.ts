@@ -8,7 +8,7 @@ import { badRequest } from "@/lib/problem"
  * they were read in, base64url-encoded. Decoding checks every part, so a tampered cursor
  * is a 400, never a database error.
  */
-export interface Cursor {
+interface Cursor {
   createdAt: Date
   id: string
   order: "ASC" | "DESC"
@@ -56,7 +56,7 @@ export function isUuid(value: string): boolean {
 }
 
 /** The (created_at, id) columns a list is paged by. */
-export interface KeysetColumns {
+interface KeysetColumns {
   createdAt: AnyPgColumn
   id: AnyPgColumn
 }

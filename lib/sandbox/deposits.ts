@@ -7,7 +7,7 @@ import type { SandboxDeposit } from "@/lib/schemas/sandbox-tools"
 import { creditFunds } from "@/lib/sandbox/ledger"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 
-export interface DepositDeps {
+interface DepositDeps {
   db: Db
   now: () => Date
   profiles: ProfileDirectory

@@ -14,7 +14,7 @@ import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 import { type QuoteBook, expiryOfQuoteId } from "@/lib/sandbox/quotes"
 import { RefIds } from "@/lib/sandbox/ref-ids"
 
-export interface ExecutionDeps {
+interface ExecutionDeps {
   db: Db
   now: () => Date
   quotes: QuoteBook

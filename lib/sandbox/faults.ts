@@ -6,13 +6,13 @@ import type { RuntimeSettings } from "@/lib/sandbox/settings"
 /** How long a "hang" waits for the caller to give up before answering 504. */
 export const HANG_CAP_MS = 120_000
 
-export type FaultOutcome =
+type FaultOutcome =
   | { kind: "error"; status: number }
   | { kind: "rate_limit" }
   | { kind: "hang" }
   | { kind: "commit_then_fail"; status: number | "drop" }
 
-export interface FaultDecision {
+interface FaultDecision {
   latencyMs: number
   outcome: FaultOutcome | undefined
 }

@@ -84,7 +84,7 @@ export async function creditFunds(tx: Tx, profileId: string, asset: string, amou
     })
 }
 
-export interface WireBalance {
+interface WireBalance {
   asset: string
   available: string
   trading: string

@@ -72,7 +72,7 @@ export class OAuthError extends Error {
   }
 }
 
-export interface TokenGrant {
+interface TokenGrant {
   access_token: string
   expires_in: number
   scope: string

@@ -12,7 +12,7 @@ export interface RuntimeSettings extends FaultSettings {
   version: number
 }
 
-export interface SettingsDefaults {
+interface SettingsDefaults {
   seed: number
   settleDelayMs: number
   quoteTtlMs: number

@@ -207,7 +207,6 @@ export const marketMoveSchema = z.strictObject({
     .regex(/^-?[0-9]*\.?[0-9]+$/, 'must be a signed decimal like "-12.5"')
     .refine((v) => toDecimal(v).gt(-90) && toDecimal(v).lte(1000), "must be more than -90 and at most 1000"),
 })
-export type MarketMove = z.infer<typeof marketMoveSchema>
 
 
 /**
@@ -242,7 +241,6 @@ export const sandboxDepositAnswerSchema = z.object({
   asset: z.string(),
   amount: z.string(),
 })
-export type SandboxDepositAnswer = z.infer<typeof sandboxDepositAnswerSchema>
 
 /** What the banner needs to know: is any fault rule able to fire right now? */
 export interface SandboxFaultsStatus {
