@@ -8,6 +8,7 @@ export const metadata: Metadata = {
   title: { default: "Treasury console", template: "%s · Treasury console" },
   description: "Operator console for held-quote trading and stablecoin conversions",
   robots: { index: false, follow: false },
+  icons: { icon: { url: "/icon.svg", type: "image/svg+xml" } },
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

@@ -7,7 +7,7 @@ import canaries from "./canaries.json" with { type: "json" }
 import { type Role, emailOf, storageStateOf } from "./helpers"
 import { parseCsvRecords } from "../test/csv"
 
-// Issue 7: the audit trail and the sandbox tools, against the embedded sandbox (never mocked).
+// The audit trail and the sandbox tools, against the embedded sandbox (never mocked).
 
 interface Settings {
   settle_delay_ms: number
@@ -148,7 +148,7 @@ test.describe("as an admin", () => {
     for (const staff of await page.getByTestId("audit-staff").allTextContents()) expect(staff).toBe(emailOf("trader"))
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()])
-    expect(download.suggestedFilename()).toMatch(/^audit-\d{4}-\d{2}-\d{2}\.csv$/)
+    expect(download.suggestedFilename()).toMatch(/^audit-\d{8}T\d{6}Z\.csv$/)
     const exported = parseCsvRecords(readFileSync(await download.path(), "utf8"))
     expect(exported.length).toBeGreaterThan(0)
     expect(exported.map((r) => r.ref_id)).toContain(refused.refId)

@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
 import { storageStateOf } from "./helpers"
 
-// Conversions desk (issue 6), against the production build and the embedded sandbox: create,
+// The conversions desk, against the production build and the embedded sandbox: create,
 // follow, cancel, look up and export conversions, per role.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -56,6 +56,19 @@ test.describe("signed out", () => {
     for (const role of ROLES) await expect(page.getByText(emailOf(role), { exact: true })).toBeVisible()
   })
 
+  test("the sign-in page shows the logo; robots.txt keeps crawlers out; the icon is served", async ({ page, request }) => {
+    await page.goto("/sign-in")
+    const logo = page.locator('main img[src="/logo.svg"]')
+    await expect(logo).toBeVisible()
+    expect(await logo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0)
+    const robots = await request.get("/robots.txt")
+    expect(robots.status()).toBe(200)
+    expect(await robots.text()).toMatch(/^User-agent: \*\nDisallow: \/$/m)
+    const icon = await request.get("/icon.svg")
+    expect(icon.status()).toBe(200)
+    expect(icon.headers()["content-type"]).toContain("image/svg+xml")
+  })
+
   test("a protected API route answers 401 problem+json without a session", async ({ request }) => {
     const res = await request.get("/api/me")
     expect(res.status()).toBe(401)

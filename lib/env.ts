@@ -1,9 +1,11 @@
 import { z } from "zod"
+import { UPSTREAM_SCOPES } from "./schemas/scopes"
 
 /**
  * The console's configuration, validated once. This is the only module that reads
  * process.env. A bad or partial configuration throws a ConfigError naming each variable
- * and what is wrong; next.config.ts imports this module, so the server refuses to start.
+ * and what is wrong; next.config.mjs imports this module, so a build or a server start
+ * with a bad environment stops there.
  */
 
 export class ConfigError extends Error {
@@ -12,14 +14,6 @@ export class ConfigError extends Error {
 
 const ROLES = ["viewer", "support", "trader", "admin"] as const
 
-export const DEFAULT_UPSTREAM_SCOPES = [
-  "exchange:read_quote",
-  "exchange:write_quote_execution",
-  "exchange:read_quote_execution",
-  "conversion:write_conversion_stablecoin",
-  "conversion:read_conversion_stablecoin",
-  "funding:read_profile",
-] as const
 
 const optionalText = z
   .string()
@@ -226,8 +220,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     }
   }
 
-  const scopes = raw.UPSTREAM_SCOPES ? raw.UPSTREAM_SCOPES.split(/[\s,]+/).filter(Boolean) : [...DEFAULT_UPSTREAM_SCOPES]
-  const missingScopes = DEFAULT_UPSTREAM_SCOPES.filter((s) => !scopes.includes(s))
+  const scopes = raw.UPSTREAM_SCOPES ? raw.UPSTREAM_SCOPES.split(/[\s,]+/).filter(Boolean) : [...UPSTREAM_SCOPES]
+  const missingScopes = UPSTREAM_SCOPES.filter((s) => !scopes.includes(s))
   if (raw.UPSTREAM_SCOPES && missingScopes.length > 0) {
     problems.push({ path: ["UPSTREAM_SCOPES"], message: `must include ${missingScopes.join(", ")}` })
   }

@@ -1,15 +1,16 @@
 import type { Database } from "@/lib/db/client"
 import type { ConsoleDeps } from "@/lib/console/operations"
-import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
+import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
+import { UPSTREAM_SCOPES } from "@/lib/schemas/scopes"
 import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox"
-import { type SandboxFaultsInput, type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
+import { type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
 import { type TestDriver, createTestDatabase } from "@/test/db"
 
 export interface ConsoleHarness extends ConsoleDeps {
   database: Database
   sandbox: Sandbox
   upstream: UpstreamClient
-  setFaults(body: SandboxFaultsInput): Promise<void>
+  setFaults(body: FaultSettingsUpdate): Promise<void>
   /** Another console instance on the same database and service: its own client, caches and in-flight table. */
   anotherInstance(): ConsoleDeps
   close(): Promise<void>
@@ -40,7 +41,7 @@ export async function createConsoleHarness(
       baseUrl: "http://sandbox.internal/sandbox/v2",
       tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
       ...credentials,
-      scopes: DEFAULT_UPSTREAM_SCOPES,
+      scopes: UPSTREAM_SCOPES,
       timeoutMs: options.timeoutMs ?? 1000,
       fetch: (request) => sandbox.fetch(request),
       retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },

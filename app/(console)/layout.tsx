@@ -1,4 +1,5 @@
 import { headers } from "next/headers"
+import Image from "next/image"
 import Link from "next/link"
 import { redirect } from "next/navigation"
 import type { ReactNode } from "react"
@@ -27,7 +28,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-2">
           <div className="flex flex-wrap items-center gap-4">
-            <Link href="/" className="text-base font-semibold text-slate-900">
+            <Link href="/" className="flex items-center gap-2 text-base font-semibold text-slate-900">
+              <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
               Treasury console
             </Link>
             <Nav role={staff.role} sandbox={service.mode === "sandbox"} />

@@ -13,7 +13,7 @@ import { consoleIntents } from "@/lib/db/schema"
 import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
-import { faultSettingsUpdateSchema } from "@/lib/sandbox/schemas"
+import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
 // The console API, called through its real route modules with real sessions, against
 // the embedded sandbox in process on a fresh PGlite folder.

@@ -7,6 +7,7 @@ import { AuditTable } from "@/components/audit/audit-table"
 import { dayBoundary } from "@/components/audit/format"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
+import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { type AuditFilters, auditExportUrl, useAuditInfiniteQuery, useReconcileMutation } from "@/lib/queries/audit"
 import { useProfilesQuery } from "@/lib/queries/profiles"
@@ -66,13 +67,7 @@ export function AuditLog({ initialFilters }: { initialFilters: AuditFilterForm }
           <p className="text-sm text-slate-700">Every execution, conversion and cancel sent through the console: who, when, and whether it went through.</p>
         </div>
         <div className="flex flex-wrap items-start gap-2">
-          <a
-            href={auditExportUrl(filters)}
-            download
-            className="inline-flex h-10 items-center rounded-md border border-slate-300 bg-white px-4 text-sm font-medium text-slate-900 hover:bg-slate-100"
-          >
-            Export CSV
-          </a>
+          <ExportCsvLink href={auditExportUrl(filters)} />
           <ReconcileButton />
         </div>
       </div>

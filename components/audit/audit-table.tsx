@@ -48,7 +48,7 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
           const amounts = requestAmounts(entry)
           const profileName = entry.profile_id ? profileNames.get(entry.profile_id) : undefined
           return (
-            <Tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id}>
+            <Tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id ?? undefined}>
               <Td>
                 <Timestamp value={entry.created_at} />
               </Td>
@@ -86,7 +86,13 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                 )}
               </Td>
               <Td className="max-w-[11rem]">
-                <Mono>{entry.ref_id}</Mono>
+                {entry.ref_id !== null ? (
+                  <Mono>{entry.ref_id}</Mono>
+                ) : (
+                  <span className="text-xs text-slate-600" title="A cancel carries no ref_id; it names the conversion it cancels">
+                    cancel of <Mono>{entry.target_id ?? "—"}</Mono>
+                  </span>
+                )}
               </Td>
               <Td>
                 <IntentStateBadge state={entry.state} />

@@ -7,6 +7,7 @@ import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
+import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
@@ -84,14 +85,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
           >
             Clear
           </Button>
-          <a
-            href={conversionExportUrl(filters)}
-            download
-            className="ml-auto inline-flex h-10 items-center rounded-md border border-slate-300 bg-white px-4 text-sm font-medium text-slate-900 hover:bg-slate-100"
-            data-testid="export-csv"
-          >
-            Export CSV
-          </a>
+          <ExportCsvLink href={conversionExportUrl(filters)} className="ml-auto" />
         </div>
       </form>
 

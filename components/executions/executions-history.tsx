@@ -11,6 +11,7 @@ import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { CopyButton } from "@/components/ui/copy-button"
+import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
@@ -208,14 +209,7 @@ export function ExecutionsHistory({ initialFilters, canExport }: { initialFilter
         }
         actions={
           canExport && profileId ? (
-            <a
-              href={executionExportUrl(profileId, filters)}
-              download
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-900 hover:bg-slate-100"
-              data-testid="export-csv"
-            >
-              Export CSV
-            </a>
+            <ExportCsvLink href={executionExportUrl(profileId, filters)} />
           ) : null
         }
       >

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type RuleForm, faultsFormSchema, formFromRule, ruleFormSchema, ruleFromForm, settingsFormSchema } from "@/components/sandbox-tools/rule-form"
-import { faultSettingsUpdateSchema } from "@/lib/sandbox/schemas"
+import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
 const rule = (over: Partial<RuleForm>): RuleForm => ({
   operation: "create_execution",

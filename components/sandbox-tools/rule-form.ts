@@ -10,7 +10,7 @@ import {
   type FaultRule,
   MAX_LATENCY_MS,
   faultRuleSchema,
-} from "@/lib/sandbox/schemas"
+} from "@/lib/schemas/sandbox-tools"
 
 export const OPERATION_LABELS: Record<FaultOperation, string> = {
   token: "Token (OAuth)",

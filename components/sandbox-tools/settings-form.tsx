@@ -9,7 +9,7 @@ import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { type SandboxSettings, useUpdateSandboxSettingsMutation } from "@/lib/queries/sandbox"
-import type { FaultSettingsUpdate } from "@/lib/sandbox/schemas"
+import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
 
 function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`

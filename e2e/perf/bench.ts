@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import bcrypt from "bcryptjs"
 import { z } from "zod"
+import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { type CountingProxy, isQuotesCall, isTokenRequest, startCountingProxy } from "./counting-proxy"
 import { type HttpRequest, expectOk, json, keepAliveAgent, send } from "./http"
 import { type LoadResult, closedLoop, pollers } from "./load"
@@ -95,14 +96,6 @@ const EXECUTIONS_PACE_MS = 125
 /** The service's other limit (50/s), which the console also enforces: upstream-bound GETs are measured within it. */
 const PROFILE = "Treasury"
 const TRADER = { email: "trader@example.com", password: "demo-password" }
-const SCOPES = [
-  "exchange:read_quote",
-  "exchange:write_quote_execution",
-  "exchange:read_quote_execution",
-  "conversion:write_conversion_stablecoin",
-  "conversion:read_conversion_stablecoin",
-  "funding:read_profile",
-]
 const PAGES = ["/sign-in", "/trade", "/executions", "/conversions/new", "/conversions"] as const
 const BASE_AMOUNT = "0.0001"
 
@@ -265,7 +258,7 @@ async function main(): Promise<void> {
     const port = await freePort(4500, 4599)
     logLine(`starting the standalone sandbox (npm run sandbox) on ${port}`)
     sandbox = await startSandbox({ port, dataDir: tempDir("console-bench-sandbox-"), logDir, clientId, clientSecret })
-    const token = await sandboxToken(sandbox.origin, clientId, clientSecret, SCOPES)
+    const token = await sandboxToken(sandbox.origin, clientId, clientSecret, UPSTREAM_SCOPES)
     directHeaders = { authorization: `Bearer ${token}` }
     const profiles = profilesSchema.parse(json(expectOk(await send(sandbox.origin, { path: "/sandbox/v2/profiles", headers: directHeaders }), "sandbox profiles")))
     directProfile = profiles.items.find((p) => p.nickname === PROFILE)?.id ?? ""

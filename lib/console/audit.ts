@@ -4,17 +4,17 @@ import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { throughMillisecond } from "@/lib/db/time"
 import { INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
-
-const dateTime = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" })
+import type { AuditPage } from "@/lib/schemas/audit"
+import { dateTimeFilterSchema, limitSchema, pageCursorSchema } from "@/lib/schemas/paging"
 
 export const auditQuerySchema = z.strictObject({
   staff: z.string().trim().max(200, "at most 200 characters").optional(),
   operation: z.enum(INTENT_OPERATIONS, { error: `must be one of ${INTENT_OPERATIONS.join(", ")}` }).optional(),
   state: z.enum(INTENT_STATES, { error: `must be one of ${INTENT_STATES.join(", ")}` }).optional(),
-  from: dateTime.optional(),
-  to: dateTime.optional(),
-  limit: z.coerce.number().int("must be a whole number").min(1, "at least 1").max(500, "at most 500").default(50),
-  cursor: z.string().max(200, "at most 200 characters").optional(),
+  from: dateTimeFilterSchema.optional(),
+  to: dateTimeFilterSchema.optional(),
+  limit: limitSchema(500).default(50),
+  page_cursor: pageCursorSchema.optional(),
 })
 export type AuditQuery = z.infer<typeof auditQuerySchema>
 
@@ -28,41 +28,23 @@ function decodeCursor(cursor: string): { t: string; i: string } {
   try {
     return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")))
   } catch {
-    throw new z.ZodError([{ code: "custom", path: ["cursor"], message: "is not a cursor this console issued", input: cursor }])
+    throw new z.ZodError([{ code: "custom", path: ["page_cursor"], message: "is not a cursor this console issued", input: cursor }])
   }
 }
 
 // Full microsecond precision, so paging never skips or repeats rows created in one millisecond.
 const createdAtText = sql<string>`to_char(${consoleIntents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-export interface AuditEntry {
-  id: string
-  created_at: string
-  updated_at: string
-  resolved_at: string | null
-  staff_email: string
-  staff_role: string
-  operation: string
-  profile_id: string | null
-  ref_id: string
-  state: string
-  record_id: string | null
-  record_status: string | null
-  attempts: number
-  request: Record<string, unknown>
-  problem: { title: string; status: number | null; detail: string | null } | null
-}
-
 /** The audit trail, newest first, filtered, in pages with an opaque cursor. */
-export async function listAudit(db: Db, query: AuditQuery): Promise<{ items: AuditEntry[]; next_cursor: string | null }> {
+export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
   const where: SQL[] = []
   if (query.staff) where.push(eq(consoleIntents.staffEmail, query.staff.toLowerCase()))
   if (query.operation) where.push(eq(consoleIntents.operation, query.operation))
   if (query.state) where.push(eq(consoleIntents.state, query.state))
   if (query.from) where.push(gte(consoleIntents.createdAt, new Date(query.from)))
   if (query.to) where.push(lt(consoleIntents.createdAt, throughMillisecond(new Date(query.to))))
-  if (query.cursor) {
-    const { t, i } = decodeCursor(query.cursor)
+  if (query.page_cursor) {
+    const { t, i } = decodeCursor(query.page_cursor)
     where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.id}) < (${t}::timestamptz, ${i}::uuid)`)
   }
   const rows = await db
@@ -84,6 +66,7 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<{ items: Aud
       operation: intent.operation,
       profile_id: intent.profileId,
       ref_id: intent.refId,
+      target_id: intent.targetId,
       state: intent.state,
       record_id: intent.recordId,
       record_status: intent.recordStatus,
@@ -97,6 +80,6 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<{ items: Aud
           }
         : null,
     })),
-    next_cursor: rows.length > query.limit && last ? encodeCursor(last.createdAtText, last.intent.id) : null,
+    ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.id) } : {}),
   }
 }

@@ -1,5 +1,6 @@
 import "server-only"
 import { z } from "zod"
+import { HttpProblem } from "@/lib/problem"
 import { idSchema } from "@/lib/schemas/common"
 
 /** Query parameters as an object (a repeated key keeps its last value). */
@@ -11,6 +12,25 @@ export function queryObject(req: Request): Record<string, string> {
 export function pathParams<K extends string>(params: Record<string, unknown>, ...names: K[]): Record<K, string> {
   const shape = Object.fromEntries(names.map((name) => [name, idSchema])) as Record<K, typeof idSchema>
   return z.object(shape).parse(params) as Record<K, string>
+}
+
+/** Reads a JSON body; a body that is not JSON is a 400 naming the rule. */
+export async function readJson(req: Request): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? ""
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
+  }
+  const text = await req.text()
+  if (text.length > 64 * 1024) throw new HttpProblem({ status: 413, detail: "The body must be at most 64 KiB." })
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new HttpProblem({
+      status: 400,
+      detail: "body: must be valid JSON",
+      meta: { fields: { body: "must be valid JSON" } },
+    })
+  }
 }
 
 /** A record answered with how the console placed it. */

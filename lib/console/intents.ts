@@ -3,12 +3,15 @@ import { and, eq, inArray, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { sameAmount } from "@/lib/money"
-import { type ConsoleIntent, type IntentOperation, consoleIntents } from "@/lib/db/schema"
+import { type ConsoleIntent, type IntentOperation, type IntentState, consoleIntents } from "@/lib/db/schema"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export type IntentOutcome =
   | { state: "SUCCEEDED"; recordId: string; recordStatus: string; attempts: number; profileId?: string | undefined }
   | { state: "FAILED" | "UNKNOWN"; problem: Record<string, unknown>; attempts: number }
+
+/** What an intent is keyed by: a create by its ref_id, a cancel by the record it cancels. */
+export type IntentKey = { refId: string } | { targetId: string }
 
 /**
  * Writes the PENDING row before anything is sent. A create whose ref_id already has an
@@ -16,8 +19,9 @@ export type IntentOutcome =
  */
 export async function openIntent(
   db: Db,
-  input: { staff: Staff; operation: IntentOperation; profileId: string | null; refId: string; request: Record<string, unknown> },
+  input: { staff: Staff; operation: IntentOperation; profileId: string | null; request: Record<string, unknown> } & IntentKey,
 ): Promise<{ intent: ConsoleIntent; created: boolean }> {
+  const refId = "refId" in input ? input.refId : null
   const inserted = await db
     .insert(consoleIntents)
     .values({
@@ -25,17 +29,20 @@ export async function openIntent(
       staffRole: input.staff.role,
       operation: input.operation,
       profileId: input.profileId,
-      refId: input.refId,
+      refId,
+      targetId: "targetId" in input ? input.targetId : null,
       request: input.request,
     })
     .onConflictDoNothing()
     .returning()
   const row = inserted[0]
   if (row) return { intent: row, created: true }
+  // Only a create's ref_id is unique; a cancel is written every time it is asked for.
+  if (refId === null) throw new Error("intent insert conflicted without a ref_id")
   const [existing] = await db
     .select()
     .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, input.operation), eq(consoleIntents.refId, input.refId)))
+    .where(and(eq(consoleIntents.operation, input.operation), eq(consoleIntents.refId, refId)))
     .limit(1)
   if (!existing) throw new Error("intent insert conflicted but no intent was found")
   return { intent: existing, created: false }
@@ -114,4 +121,24 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
   }
   return JSON.stringify(value)
+}
+
+/** What a look-up needs of a create's intent: how it stands and, once placed, the record's id. */
+export interface CreateIntentView {
+  state: IntentState
+  recordId: string | null
+}
+
+/**
+ * The intent of the conversion create with this ref_id, if this console sent one. Until
+ * the reconciler has run, an UNKNOWN create the service does not have is not "never
+ * placed": a new submission started then would make a second conversion.
+ */
+export async function conversionCreateIntent(db: Db, refId: string): Promise<CreateIntentView | null> {
+  const [row] = await db
+    .select({ state: consoleIntents.state, recordId: consoleIntents.recordId })
+    .from(consoleIntents)
+    .where(and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.refId, refId)))
+    .limit(1)
+  return row ?? null
 }

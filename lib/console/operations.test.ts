@@ -4,12 +4,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
 import { cancelConversion, createConversion, executeQuote } from "@/lib/console/operations"
-import { HttpProblem } from "@/lib/console/problem"
+import { HttpProblem } from "@/lib/problem"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { consoleIntents } from "@/lib/db/schema"
 import { unitDraw } from "@/lib/sandbox/random"
 import type { Quote } from "@/lib/schemas/records"
-import { type FaultRule, UpstreamProblemError } from "@/lib/upstream"
+import { type FaultRule } from "@/lib/schemas/sandbox-tools"
+import { UpstreamProblemError } from "@/lib/upstream"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
 
@@ -388,10 +389,32 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(error).toBeInstanceOf(UpstreamProblemError)
     expect((error as UpstreamProblemError).status).toBe(409)
     const audit = await listAudit(h.db, { operation: "cancel_conversion", limit: 10 })
-    expect(audit.items.map((i) => [i.record_id ?? i.ref_id, i.state])).toEqual([
-      [settledOne.record.id, "FAILED"],
-      [created.record.id, "SUCCEEDED"],
+    // A cancel is keyed by the conversion it cancels; its ref_id column stays empty.
+    expect(audit.items.map((i) => [i.target_id, i.ref_id, i.state])).toEqual([
+      [settledOne.record.id, null, "FAILED"],
+      [created.record.id, null, "SUCCEEDED"],
     ])
+  })
+
+  it("the reconciler learns a cancel's outcome from the conversion the intent names", async () => {
+    const created = await createConversion(h, trader, {
+      profile_id: profileId,
+      amount: "5.00",
+      source_asset: "USD",
+      target_asset: "USDP",
+      ref_id: randomUUID(),
+    })
+    await h.setFaults({ rules: [{ operation: "cancel", fault: "error", rate: 1, status: 503 }] })
+    await cancelConversion(h, trader, created.record.id).catch(() => undefined)
+    await h.setFaults({ rules: [] })
+    const ofThisCancel = async () =>
+      (await listAudit(h.db, { operation: "cancel_conversion", limit: 50 })).items.find((i) => i.target_id === created.record.id)
+    expect(await ofThisCancel()).toMatchObject({ state: "UNKNOWN", ref_id: null })
+    await reconcileIntents(h, { olderThanMs: 0 })
+    // The 503 came before the service acted: the conversion is still CREATED, so the cancel failed.
+    const learned = await ofThisCancel()
+    expect(learned).toMatchObject({ state: "FAILED", ref_id: null })
+    expect(learned?.problem?.detail).toBe("the conversion was not cancelled; it is CREATED")
   })
 
   const trials = Number(process.env.FAULT_TRIALS ?? 40)

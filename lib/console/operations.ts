@@ -1,6 +1,6 @@
 import "server-only"
 import type { Staff } from "@/lib/auth/roles"
-import { HttpProblem } from "@/lib/console/problem"
+import { HttpProblem } from "@/lib/problem"
 import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import type { IntentOperation } from "@/lib/db/schema"
@@ -161,7 +161,7 @@ export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: stri
     staff,
     operation: "cancel_conversion",
     profileId: null,
-    refId: id,
+    targetId: id,
     request: { id },
   })
   try {

@@ -5,6 +5,7 @@ import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { throughMillisecond } from "@/lib/db/time"
 import { log } from "@/lib/log"
+import type { ReconcileReport } from "@/lib/schemas/audit"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem-slug"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
@@ -14,13 +15,6 @@ import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 
 export const RECONCILE_AFTER_MS = 30_000
 
-export interface ReconcileReport {
-  examined: number
-  resolved: number
-  succeeded: number
-  failed: number
-  unresolved: number
-}
 
 /**
  * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs` by asking
@@ -155,7 +149,9 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
       }
       case "cancel_conversion": {
-        const conversion = await lookUp(() => deps.upstream.getConversion(intent.refId))
+        const conversionId = intent.targetId
+        if (!conversionId) throw new Error("cancel intent lacks the conversion's id")
+        const conversion = await lookUp(() => deps.upstream.getConversion(conversionId))
         if (conversion.status === "CANCELLED") {
           return { state: "SUCCEEDED", recordId: conversion.id, recordStatus: conversion.status, attempts: 1, profileId: conversion.profile_id }
         }

@@ -1,10 +1,9 @@
 import "server-only"
-import { HttpProblem } from "@/lib/console/problem"
+import { HttpProblem } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
-import { type SandboxFaultsStatus, faultsStatusOf } from "@/lib/schemas/sandbox-tools"
-import type { SandboxFaults } from "@/lib/upstream"
+import { type SandboxFaultsStatus, type SandboxSettings, faultsStatusOf } from "@/lib/schemas/sandbox-tools"
 
 /** The sandbox tools exist in sandbox mode only; against the real service they are a 404. */
 export function requireSandboxMode(): void {
@@ -22,7 +21,7 @@ const cache = globalThis as unknown as {
 }
 
 /** Keeps what a GET or PUT of the settings just said, so the banner never lags a change made here. */
-export function rememberFaults(settings: SandboxFaults): SandboxFaultsStatus {
+export function rememberFaults(settings: SandboxSettings): SandboxFaultsStatus {
   const value = faultsStatusOf(settings)
   cache.__sandboxFaultsStatus = { at: performance.now(), value }
   return value

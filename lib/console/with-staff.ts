@@ -4,17 +4,23 @@ import type { NextRequest } from "next/server"
 import { ZodError } from "zod"
 import { roleAtLeast, type Role, type Staff } from "@/lib/auth/roles"
 import { staffFromRequest } from "@/lib/auth/session"
-import { HttpProblem, problemResponse } from "@/lib/console/problem"
+import { queryObject } from "@/lib/console/http"
+import { type ConsoleRuntime, consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { HttpProblem, problemResponse } from "@/lib/problem"
 import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export interface StaffContext<P> {
   req: NextRequest
   params: P
+  /** The query string as an object (a repeated key keeps its last value). */
+  query: Record<string, string>
   staff: Staff
   requestId: string
+  /** The process's database, service client, quote cache and sandbox. */
+  runtime: ConsoleRuntime
 }
 
 type RouteParams = Record<string, string | string[] | undefined>
@@ -85,7 +91,8 @@ function deny(
 
 /**
  * The one wrapper every console route handler goes through: session → role → Origin
- * check for writes → the handler, whose errors become application/problem+json.
+ * check for writes → the handler, handed the runtime and the parsed query; its errors
+ * become application/problem+json.
  */
 export function withStaff<P extends RouteParams = Record<string, never>>(
   minimumRole: Role,
@@ -111,7 +118,8 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
       if (crossSite) {
         return deny(403, "Cross-site requests are refused.", { req, requestId, who: staff.email, why: crossSite })
       }
-      const response = await handler({ req, params: await route.params, staff, requestId })
+      const runtime = await consoleRuntime()
+      const response = await handler({ req, params: await route.params, query: queryObject(req), staff, requestId, runtime })
       response.headers.set("x-request-id", requestId)
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
       return response
@@ -121,32 +129,13 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
   }
 }
 
-/** Reads a JSON body; a body that is not JSON is a 400 naming the rule. */
-export async function readJson(req: Request): Promise<unknown> {
-  const type = req.headers.get("content-type") ?? ""
-  if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
-  }
-  const text = await req.text()
-  if (text.length > 64 * 1024) throw new HttpProblem({ status: 413, detail: "The body must be at most 64 KiB." })
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    throw new HttpProblem({
-      status: 400,
-      detail: "body: must be valid JSON",
-      meta: { fields: { body: "must be valid JSON" } },
-    })
-  }
-}
-
 export function errorResponse(
   error: unknown,
   requestId: string,
   ctx: { req: NextRequest; staff: Staff | null },
 ): Response {
   const headers = { "x-request-id": requestId }
-  if (error instanceof HttpProblem) return problemResponse(error.problem, { ...headers, ...error.headers })
+  if (error instanceof HttpProblem) return problemResponse(error, headers)
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
   if (isUpstreamError(error)) {
     const answer = upstreamErrorToProblem(error)

@@ -1,10 +1,10 @@
 "use client"
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query"
-import { z } from "zod"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { auditKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, gated } from "@/lib/queries/options"
+import { type AuditPage, type ReconcileReport, auditPageSchema, reconcileReportSchema } from "@/lib/schemas/audit"
 
 /** Filters of the audit trail, as GET /api/audit and its export take them. */
 export type AuditFilters = {
@@ -16,39 +16,10 @@ export type AuditFilters = {
   to?: string | undefined
 }
 
-export const auditEntrySchema = z.object({
-  id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  resolved_at: z.string().nullable(),
-  staff_email: z.string(),
-  staff_role: z.string(),
-  operation: z.string(),
-  profile_id: z.string().nullable(),
-  ref_id: z.string(),
-  state: z.string(),
-  record_id: z.string().nullable(),
-  record_status: z.string().nullable(),
-  attempts: z.number(),
-  request: z.record(z.string(), z.unknown()),
-  problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
-})
-export type AuditEntry = z.infer<typeof auditEntrySchema>
+export type { AuditEntry, AuditPage, ReconcileReport } from "@/lib/schemas/audit"
 
-export const auditPageSchema = z.object({ items: z.array(auditEntrySchema), next_cursor: z.string().nullable() })
-export type AuditPage = z.infer<typeof auditPageSchema>
-
-export const reconcileReportSchema = z.object({
-  examined: z.number(),
-  resolved: z.number(),
-  succeeded: z.number(),
-  failed: z.number(),
-  unresolved: z.number(),
-})
-export type ReconcileReport = z.infer<typeof reconcileReportSchema>
-
-export function auditListUrl(filters: AuditFilters, cursor?: string, limit = 50): string {
-  return `/api/audit${toQuery({ ...filters, limit, cursor })}`
+export function auditListUrl(filters: AuditFilters, pageCursor?: string, limit = 50): string {
+  return `/api/audit${toQuery({ ...filters, limit, page_cursor: pageCursor })}`
 }
 
 export function auditExportUrl(filters: AuditFilters): string {
@@ -62,7 +33,7 @@ export function useAuditInfiniteQuery(filters: AuditFilters, options?: InfiniteQ
     queryKey: auditKeys.list(filters),
     queryFn: ({ pageParam, signal }) => apiFetch(auditListUrl(filters, pageParam), { signal, schema: auditPageSchema }),
     initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    getNextPageParam: (last) => last.next_page_cursor || undefined,
     enabled: gated(true, options?.enabled),
   })
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toDecimal } from "@/lib/money"
-import { SandboxClient, TEST_CONFIG, type TestSandbox, balanceOf, startTestSandbox } from "@/lib/sandbox/test-helpers"
+import { SandboxClient, TEST_CONFIG, type TestSandbox, balanceOf, startTestSandbox } from "@/test/sandbox"
 import { testDrivers } from "@/test/db"
 
 interface Conversion {

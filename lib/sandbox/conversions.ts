@@ -4,19 +4,18 @@ import { type SQL, and, eq, gte, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxConversionRow, sandboxConversions } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
+import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/problem"
 import type { ConversionCreate, ConversionListQuery } from "@/lib/schemas/conversion"
 import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
 import { type WireConversion, plain, wireConversion } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
-import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/sandbox/problems"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
+import { RefIds } from "@/lib/sandbox/ref-ids"
 
 /** identity_id and account_id when the request leaves them out, as the service does. */
 export const ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
-class RefIdTaken extends Error {}
-
-export interface ConversionContext {
+interface ConversionDeps {
   db: Db
   now: () => Date
   profiles: ProfileDirectory
@@ -24,67 +23,142 @@ export interface ConversionContext {
 }
 
 /**
- * POST /v2/conversion/stablecoins: 1:1 between USD and a stablecoin. The source asset is
- * debited now (committed to `trading`); settlement credits the target, cancellation
- * refunds the source.
+ * Stablecoin conversions, 1:1 between USD and a stablecoin. The source asset is debited
+ * at creation (committed to `trading`); settlement credits the target, cancellation
+ * refunds the source. A client sees only its own conversions.
  */
-export async function createConversion(
-  ctx: ConversionContext,
-  clientId: string,
-  input: ConversionCreate,
-): Promise<{ record: WireConversion; created: boolean }> {
-  const profile = await ctx.profiles.require(input.profile_id)
-  const recipient =
-    input.recipient_profile_id === undefined ? null : await ctx.profiles.require(input.recipient_profile_id, "recipient profile")
-  if (input.ref_id !== undefined) {
-    const existing = await findByRef(ctx.db, clientId, input.ref_id)
-    if (existing) throw alreadyExists(existing)
+export class Conversions {
+  private readonly refIds: RefIds<SandboxConversionRow>
+
+  constructor(private readonly deps: ConversionDeps) {
+    this.refIds = new RefIds(deps.db, sandboxConversions, { owner: sandboxConversions.clientId, refId: sandboxConversions.refId }, alreadyExists)
   }
-  const amount = toDecimal(input.amount)
-  // Every pair is USD on one side and a 1:1 stablecoin on the other: the amount is its USD value.
-  if (amount.gt(ctx.maxConversionUsd)) {
-    throw badRequest(
-      { amount: `above the maximum ${ctx.maxConversionUsd} USD per conversion` },
-      `${plain(amount)} amount is above the maximum ${ctx.maxConversionUsd} USD`,
-    )
-  }
-  const now = ctx.now()
-  const row: SandboxConversionRow = {
-    id: randomUUID(),
-    clientId,
-    profileId: profile.id,
-    amount: amount.toFixed(),
-    sourceAsset: input.source_asset,
-    targetAsset: input.target_asset,
-    status: "CREATED",
-    refId: input.ref_id ?? null,
-    identityId: input.identity_id ?? ZERO_UUID,
-    accountId: input.account_id ?? ZERO_UUID,
-    metadata: input.metadata ?? null,
-    recipientProfileId: recipient?.id ?? null,
-    createdAt: now,
-    updatedAt: now,
-    settledAt: null,
-    cancelledAt: null,
-  }
-  try {
-    await ctx.db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(sandboxConversions)
-        .values(row)
-        .onConflictDoNothing()
-        .returning({ id: sandboxConversions.id })
-      if (inserted.length === 0) throw new RefIdTaken()
-      await commitFunds(tx, profile.id, input.source_asset, amount, now)
-    })
-  } catch (error) {
-    if (error instanceof RefIdTaken && input.ref_id !== undefined) {
-      const existing = await findByRef(ctx.db, clientId, input.ref_id)
-      if (existing) throw alreadyExists(existing)
+
+  /** POST /v2/conversion/stablecoins */
+  async create(clientId: string, input: ConversionCreate): Promise<{ record: WireConversion; created: boolean }> {
+    const ctx = this.deps
+    const profile = await ctx.profiles.require(input.profile_id)
+    const recipient =
+      input.recipient_profile_id === undefined ? null : await ctx.profiles.require(input.recipient_profile_id, "recipient profile")
+    await this.refIds.refuseTaken(clientId, input.ref_id)
+    const amount = toDecimal(input.amount)
+    // Every pair is USD on one side and a 1:1 stablecoin on the other: the amount is its USD value.
+    if (amount.gt(ctx.maxConversionUsd)) {
+      throw badRequest(
+        { amount: `above the maximum ${ctx.maxConversionUsd} USD per conversion` },
+        `${plain(amount)} amount is above the maximum ${ctx.maxConversionUsd} USD`,
+      )
     }
-    throw error
+    const now = ctx.now()
+    const row: SandboxConversionRow = {
+      id: randomUUID(),
+      clientId,
+      profileId: profile.id,
+      amount: amount.toFixed(),
+      sourceAsset: input.source_asset,
+      targetAsset: input.target_asset,
+      status: "CREATED",
+      refId: input.ref_id ?? null,
+      identityId: input.identity_id ?? ZERO_UUID,
+      accountId: input.account_id ?? ZERO_UUID,
+      metadata: input.metadata ?? null,
+      recipientProfileId: recipient?.id ?? null,
+      createdAt: now,
+      updatedAt: now,
+      settledAt: null,
+      cancelledAt: null,
+    }
+    await this.refIds.insert(clientId, input.ref_id, row, (tx) => commitFunds(tx, profile.id, input.source_asset, amount, now))
+    return { record: wireConversion(row), created: true }
   }
-  return { record: wireConversion(row), created: true }
+
+  /** GET /v2/conversion/stablecoins/{id} */
+  async get(clientId: string, id: string): Promise<WireConversion> {
+    const row = await this.findOwn(clientId, id)
+    if (!row) throw conversionNotFound(id, clientId)
+    return wireConversion(row)
+  }
+
+  /** DELETE /v2/conversion/stablecoins/{id}: CREATED → CANCELLED with the source refunded; otherwise 409. */
+  async cancel(clientId: string, id: string): Promise<{ record: WireConversion; changed: boolean }> {
+    if (!isUuid(id)) throw conversionNotFound(id, clientId)
+    const now = this.deps.now()
+    const cancelled = await this.deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(sandboxConversions)
+        .set({ status: "CANCELLED", cancelledAt: now, updatedAt: now })
+        .where(
+          and(
+            eq(sandboxConversions.clientId, clientId),
+            eq(sandboxConversions.id, id.toLowerCase()),
+            eq(sandboxConversions.status, "CREATED"),
+          ),
+        )
+        .returning()
+      if (!row) return null
+      await refundFunds(tx, row.profileId, row.sourceAsset, toDecimal(row.amount), now)
+      return row
+    })
+    if (cancelled) return { record: wireConversion(cancelled), changed: true }
+    const row = await this.findOwn(clientId, id)
+    if (!row) throw conversionNotFound(id, clientId)
+    throw genericProblem(409, `conversion ${row.id} cannot be cancelled: its status is ${row.status}`, {
+      status: row.status,
+      existing: wireConversion(row),
+    })
+  }
+
+  /** GET /v2/conversion/stablecoins: newest first by default. */
+  async list(clientId: string, query: ConversionListQuery): Promise<{ items: WireConversion[]; next_page_cursor?: string }> {
+    const t = sandboxConversions
+    const order = query.order ?? "DESC"
+    const limit = query.limit ?? 100
+    const filters: SQL[] = [eq(t.clientId, clientId)]
+    if (query.profile_id) {
+      if (!isUuid(query.profile_id)) return { items: [] }
+      filters.push(eq(t.profileId, query.profile_id.toLowerCase()))
+    }
+    if (query.ref_id) filters.push(eq(t.refId, query.ref_id))
+    if (query["created_at.begin"]) filters.push(gte(t.createdAt, timeBound(query["created_at.begin"], "begin")))
+    if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
+    if (query["updated_at.begin"]) filters.push(gte(t.updatedAt, timeBound(query["updated_at.begin"], "begin")))
+    if (query["updated_at.end"]) filters.push(lte(t.updatedAt, timeBound(query["updated_at.end"], "end")))
+    const after = afterCursor(t, query.page_cursor, order)
+    if (after) filters.push(after)
+    const rows = await this.deps.db
+      .select()
+      .from(t)
+      .where(and(...filters))
+      .orderBy(...keysetOrder(t, order))
+      .limit(limit + 1)
+    const page = pageOf(rows, limit, order)
+    return { ...page, items: page.items.map(wireConversion) }
+  }
+
+  /** CREATED → SETTLED: the source leaves `trading`, the target is credited (recipient or profile). */
+  settle(id: string, now: Date): Promise<boolean> {
+    return this.deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(sandboxConversions)
+        .set({ status: "SETTLED", settledAt: now, updatedAt: now })
+        .where(and(eq(sandboxConversions.id, id), eq(sandboxConversions.status, "CREATED")))
+        .returning()
+      if (!row) return false
+      const amount = toDecimal(row.amount)
+      await releaseFunds(tx, row.profileId, row.sourceAsset, amount, now)
+      await creditFunds(tx, row.recipientProfileId ?? row.profileId, row.targetAsset, amount, now)
+      return true
+    })
+  }
+
+  private async findOwn(clientId: string, id: string): Promise<SandboxConversionRow | null> {
+    if (!isUuid(id)) return null
+    const [row] = await this.deps.db
+      .select()
+      .from(sandboxConversions)
+      .where(and(eq(sandboxConversions.clientId, clientId), eq(sandboxConversions.id, id.toLowerCase())))
+    return row ?? null
+  }
 }
 
 function alreadyExists(existing: SandboxConversionRow) {
@@ -93,110 +167,6 @@ function alreadyExists(existing: SandboxConversionRow) {
   })
 }
 
-async function findByRef(db: Db, clientId: string, refId: string): Promise<SandboxConversionRow | null> {
-  const [row] = await db
-    .select()
-    .from(sandboxConversions)
-    .where(and(eq(sandboxConversions.clientId, clientId), eq(sandboxConversions.refId, refId)))
-  return row ?? null
-}
-
-async function findOwn(db: Db, clientId: string, id: string): Promise<SandboxConversionRow | null> {
-  if (!isUuid(id)) return null
-  const [row] = await db
-    .select()
-    .from(sandboxConversions)
-    .where(and(eq(sandboxConversions.clientId, clientId), eq(sandboxConversions.id, id.toLowerCase())))
-  return row ?? null
-}
-
 function conversionNotFound(id: string, clientId: string) {
   return notFound(`conversion with id ${id} not found for customer with id ${clientId}`)
-}
-
-/** GET /v2/conversion/stablecoins/{id}: only the calling client's conversions. */
-export async function getConversion(ctx: ConversionContext, clientId: string, id: string): Promise<WireConversion> {
-  const row = await findOwn(ctx.db, clientId, id)
-  if (!row) throw conversionNotFound(id, clientId)
-  return wireConversion(row)
-}
-
-/** DELETE /v2/conversion/stablecoins/{id}: CREATED → CANCELLED with the source refunded; otherwise 409. */
-export async function cancelConversion(
-  ctx: ConversionContext,
-  clientId: string,
-  id: string,
-): Promise<{ record: WireConversion; changed: boolean }> {
-  if (!isUuid(id)) throw conversionNotFound(id, clientId)
-  const now = ctx.now()
-  const cancelled = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(sandboxConversions)
-      .set({ status: "CANCELLED", cancelledAt: now, updatedAt: now })
-      .where(
-        and(
-          eq(sandboxConversions.clientId, clientId),
-          eq(sandboxConversions.id, id.toLowerCase()),
-          eq(sandboxConversions.status, "CREATED"),
-        ),
-      )
-      .returning()
-    if (!row) return null
-    await refundFunds(tx, row.profileId, row.sourceAsset, toDecimal(row.amount), now)
-    return row
-  })
-  if (cancelled) return { record: wireConversion(cancelled), changed: true }
-  const row = await findOwn(ctx.db, clientId, id)
-  if (!row) throw conversionNotFound(id, clientId)
-  throw genericProblem(409, `conversion ${row.id} cannot be cancelled: its status is ${row.status}`, {
-    status: row.status,
-    existing: wireConversion(row),
-  })
-}
-
-/** GET /v2/conversion/stablecoins: the calling client's conversions, newest first by default. */
-export async function listConversions(
-  ctx: ConversionContext,
-  clientId: string,
-  query: ConversionListQuery,
-): Promise<{ items: WireConversion[]; next_page_cursor?: string }> {
-  const t = sandboxConversions
-  const order = query.order ?? "DESC"
-  const limit = query.limit ?? 100
-  const filters: SQL[] = [eq(t.clientId, clientId)]
-  if (query.profile_id) {
-    if (!isUuid(query.profile_id)) return { items: [] }
-    filters.push(eq(t.profileId, query.profile_id.toLowerCase()))
-  }
-  if (query.ref_id) filters.push(eq(t.refId, query.ref_id))
-  if (query["created_at.begin"]) filters.push(gte(t.createdAt, timeBound(query["created_at.begin"], "begin")))
-  if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
-  if (query["updated_at.begin"]) filters.push(gte(t.updatedAt, timeBound(query["updated_at.begin"], "begin")))
-  if (query["updated_at.end"]) filters.push(lte(t.updatedAt, timeBound(query["updated_at.end"], "end")))
-  const after = afterCursor(t, query.page_cursor, order)
-  if (after) filters.push(after)
-  const rows = await ctx.db
-    .select()
-    .from(t)
-    .where(and(...filters))
-    .orderBy(...keysetOrder(t, order))
-    .limit(limit + 1)
-  const page = pageOf(rows, limit, order)
-  return { ...page, items: page.items.map(wireConversion) }
-}
-
-/** CREATED → SETTLED: the source leaves `trading`, the target is credited (recipient or profile). */
-export async function settleConversion(db: Db, id: string, now: Date): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(sandboxConversions)
-      .set({ status: "SETTLED", settledAt: now, updatedAt: now })
-      .where(and(eq(sandboxConversions.id, id), eq(sandboxConversions.status, "CREATED")))
-      .returning()
-    if (!row) return false
-    const amount = toDecimal(row.amount)
-    await releaseFunds(tx, row.profileId, row.sourceAsset, amount, now)
-    await creditFunds(tx, row.recipientProfileId ?? row.profileId, row.targetAsset, amount, now)
-    return true
-  })
 }

@@ -5,9 +5,10 @@ import path from "node:path"
 import { eq } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxClients } from "@/lib/db/schema"
-import { SANDBOX_SCOPES, hashSecret, verifySecret } from "@/lib/sandbox/oauth"
+import { hashSecret, verifySecret } from "@/lib/sandbox/oauth"
+import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
 
-export interface ClientCredentials {
+interface ClientCredentials {
   clientId: string
   clientSecret: string
 }

@@ -1,14 +1,14 @@
 import "server-only"
 import { type SQL, asc, desc, sql } from "drizzle-orm"
 import type { AnyPgColumn } from "drizzle-orm/pg-core"
-import { badRequest } from "@/lib/sandbox/problems"
+import { badRequest } from "@/lib/problem"
 
 /**
  * Opaque keyset cursors: the (created_at, id) of the last item of a page and the order
  * they were read in, base64url-encoded. Decoding checks every part, so a tampered cursor
  * is a 400, never a database error.
  */
-export interface Cursor {
+interface Cursor {
   createdAt: Date
   id: string
   order: "ASC" | "DESC"
@@ -56,7 +56,7 @@ export function isUuid(value: string): boolean {
 }
 
 /** The (created_at, id) columns a list is paged by. */
-export interface KeysetColumns {
+interface KeysetColumns {
   createdAt: AnyPgColumn
   id: AnyPgColumn
 }

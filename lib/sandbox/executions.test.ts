@@ -12,7 +12,7 @@ import {
   balanceOf,
   quoteFor,
   startTestSandbox,
-} from "@/lib/sandbox/test-helpers"
+} from "@/test/sandbox"
 import { testDrivers } from "@/test/db"
 
 interface Execution {
@@ -101,12 +101,12 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       t.clock.freeze()
       try {
         // 100 ms into a second, so the next steps stay inside that second.
-        t.clock.advance(1000 - (t.clock.now().getTime() % 1000) + 100)
+        t.clock.advance(1000 - (t.clock.now() % 1000) + 100)
         const first = await quoteFor(t.client, "BCHUSD", "SELL")
         t.clock.advance(200)
         const next = await quoteFor(t.client, "BCHUSD", "SELL")
         expect(next.id).not.toBe(first.id)
-        expect(Date.parse(next.expires_at)).toBeGreaterThan(t.clock.now().getTime())
+        expect(Date.parse(next.expires_at)).toBeGreaterThan(t.clock.now())
         expect((await quoteFor(t.client, "BCHUSD", "SELL")).id).toBe(next.id)
       } finally {
         t.clock.thaw()
@@ -543,7 +543,7 @@ describe.each(testDrivers())("quote executions on %s", (driver) => {
       const quote = await quoteFor(t.client, "ETHUSD", "BUY")
       const { body: created } = await execute(t.profiles.treasury, { quote_id: quote.id, base_amount: "0.1" })
       // A new sandbox on the same database, as after a restart; its worker finds the record.
-      const restarted = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.now })
+      const restarted = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.date })
       try {
         t.clock.advance(TEST_CONFIG.settleDelayMs)
         restarted.startWorkers()

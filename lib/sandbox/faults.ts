@@ -1,18 +1,18 @@
 import "server-only"
 import { unitDraw } from "@/lib/sandbox/random"
-import type { FaultOperation, FaultRule } from "@/lib/sandbox/schemas"
+import type { FaultOperation, FaultRule } from "@/lib/schemas/sandbox-tools"
 import type { RuntimeSettings } from "@/lib/sandbox/settings"
 
 /** How long a "hang" waits for the caller to give up before answering 504. */
 export const HANG_CAP_MS = 120_000
 
-export type FaultOutcome =
+type FaultOutcome =
   | { kind: "error"; status: number }
   | { kind: "rate_limit" }
   | { kind: "hang" }
   | { kind: "commit_then_fail"; status: number | "drop" }
 
-export interface FaultDecision {
+interface FaultDecision {
   latencyMs: number
   outcome: FaultOutcome | undefined
 }

@@ -21,7 +21,7 @@ export function assetAmount(asset: string, value: Decimal | string): string {
   return isFiat(asset) ? d.toFixed(2) : d.toString()
 }
 
-export interface WireQuote {
+interface WireQuote {
   id: string
   market: string
   side: "BUY" | "SELL"

@@ -11,7 +11,7 @@ import {
   balanceOf,
   quoteFor,
   startTestSandbox,
-} from "@/lib/sandbox/test-helpers"
+} from "@/test/sandbox"
 import { testDrivers } from "@/test/db"
 
 interface Problem {
@@ -154,7 +154,7 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
           { operation: "quotes", fault: "latency", rate: 0.5, latency_ms: 200 },
         ],
       }
-      // The answer adds the quote hold time, which issue 7's admin page sets too.
+      // The answer adds the quote hold time, which the console's sandbox page can change too.
       const answer = { ...example, quote_ttl_ms: TEST_CONFIG.quoteTtlMs }
       const put = await faults(example)
       expect(put.status).toBe(200)

@@ -3,10 +3,13 @@ import type { Db } from "@/lib/db/client"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { type AfterCommit, createSandboxApp } from "@/lib/sandbox/app"
+import { Conversions } from "@/lib/sandbox/conversions"
+import { Deposits } from "@/lib/sandbox/deposits"
+import { QuoteExecutions } from "@/lib/sandbox/executions"
 import { ensureClient } from "@/lib/sandbox/credentials"
 import { FaultInjector, abortReason, droppedConnection } from "@/lib/sandbox/faults"
 import { OAuthService } from "@/lib/sandbox/oauth"
-import { problemResponse, genericProblem } from "@/lib/sandbox/problems"
+import { problemResponse, genericProblem } from "@/lib/problem"
 import { ProfileDirectory, seedProfiles } from "@/lib/sandbox/profiles"
 import { QuoteBook } from "@/lib/sandbox/quotes"
 import { RateLimiter } from "@/lib/sandbox/rate-limit"
@@ -71,7 +74,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const current = await settings.get()
     return { seed: current.seed, quoteTtlMs: current.quote_ttl_ms }
   })
-  const worker = new SettlementWorker(db, now, settings, (error) =>
+  const executions = new QuoteExecutions({ db, now, quotes, profiles, maxExecutionUsd: config.maxExecutionUsd })
+  const conversions = new Conversions({ db, now, profiles, maxConversionUsd: config.maxConversionUsd })
+  const worker = new SettlementWorker(db, now, settings, { executions, conversions }, (error) =>
     logError("sandbox.settlement_failed", { error: describeError(error) }),
   )
 
@@ -95,6 +100,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     oauth: new OAuthService(db, now, config.tokenTtlS),
     quotes,
     profiles,
+    executions,
+    conversions,
+    deposits: new Deposits({ db, now, profiles }),
     settings,
     faults: new FaultInjector(),
     limiter: new RateLimiter(),

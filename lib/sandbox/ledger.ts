@@ -4,8 +4,8 @@ import type { Db } from "@/lib/db/client"
 import { sandboxBalances } from "@/lib/db/schema"
 import type { Decimal } from "@/lib/money"
 import { assetAmount } from "@/lib/sandbox/format"
-import { namedProblem } from "@/lib/sandbox/problems"
-import { SANDBOX_ASSETS } from "@/lib/sandbox/schemas"
+import { namedProblem } from "@/lib/problem"
+import { SANDBOX_ASSETS } from "@/lib/schemas/sandbox-tools"
 
 /** A database handle or an open transaction: ledger moves run inside the caller's transaction. */
 export type Tx = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">
@@ -84,7 +84,7 @@ export async function creditFunds(tx: Tx, profileId: string, asset: string, amou
     })
 }
 
-export interface WireBalance {
+interface WireBalance {
   asset: string
   available: string
   trading: string

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sandboxClients } from "@/lib/db/schema"
 import { createSandbox } from "@/lib/sandbox/index"
-import { ALL_SCOPES, SandboxClient, TEST_CONFIG, type TestSandbox, startTestSandbox } from "@/lib/sandbox/test-helpers"
+import { ALL_SCOPES, SandboxClient, TEST_CONFIG, type TestSandbox, startTestSandbox } from "@/test/sandbox"
 import { testDrivers } from "@/test/db"
 
 interface Problem {
@@ -49,7 +49,7 @@ describe.each(testDrivers())("OAuth and scopes on %s", (driver) => {
     })
 
     it("uses the configured token lifetime and refuses the token once it has expired", async () => {
-      const shortLived = createSandbox({ db: t.database.db, config: { ...TEST_CONFIG, tokenTtlS: 60 }, now: t.clock.now })
+      const shortLived = createSandbox({ db: t.database.db, config: { ...TEST_CONFIG, tokenTtlS: 60 }, now: t.clock.date })
       const client = new SandboxClient("http://sandbox.internal", (r) => shortLived.fetch(r), t.client.credentials)
       const { body } = await client.tokenRequest({ grant_type: "client_credentials", client_id: clientId, client_secret: secret })
       expect(body.expires_in).toBe(60)
@@ -166,7 +166,7 @@ describe.each(testDrivers())("OAuth and scopes on %s", (driver) => {
 
     it("generates a pair once, stores only its hash, and keeps the plaintext in a 0600 file across restarts", async () => {
       const file = path.join(dir, "nested", "sandbox-client.json")
-      const first = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.now, credentialsFile: file })
+      const first = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.date, credentialsFile: file })
       const generated = await first.ensureClient()
       expect(await first.ensureClient()).toEqual(generated)
       await first.stop()
@@ -176,7 +176,7 @@ describe.each(testDrivers())("OAuth and scopes on %s", (driver) => {
       expect(row?.secretHash).toMatch(/^scrypt\$/)
       expect(row?.secretHash).not.toContain(generated.clientSecret)
 
-      const restarted = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.now, credentialsFile: file })
+      const restarted = createSandbox({ db: t.database.db, config: TEST_CONFIG, now: t.clock.date, credentialsFile: file })
       expect(await restarted.ensureClient()).toEqual(generated)
       const client = new SandboxClient("http://sandbox.internal", (r) => restarted.fetch(r), generated)
       expect((await client.request("GET", "/v2/profiles")).status).toBe(200)

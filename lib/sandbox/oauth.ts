@@ -3,12 +3,7 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { and, eq, lt } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxClients, sandboxTokens } from "@/lib/db/schema"
-import { DEFAULT_UPSTREAM_SCOPES } from "@/lib/env"
-import { SandboxProblem, genericProblem } from "@/lib/sandbox/problems"
-
-/** Every scope of the upstream contract, plus the sandbox's own admin scope. */
-export const ADMIN_SCOPE = "sandbox:admin"
-export const SANDBOX_SCOPES: readonly string[] = [...DEFAULT_UPSTREAM_SCOPES, ADMIN_SCOPE]
+import { genericProblem } from "@/lib/problem"
 
 // ---------------------------------------------------------------- secrets
 
@@ -77,7 +72,7 @@ export class OAuthError extends Error {
   }
 }
 
-export interface TokenGrant {
+interface TokenGrant {
   access_token: string
   expires_in: number
   scope: string
@@ -219,8 +214,4 @@ export function requireScope(principal: Principal, required: readonly string[]):
     403,
     `insufficient scopes: found [${principal.scopes.join(" ")}], required one of [${required.join(" ")}]`,
   )
-}
-
-export function isProblem(error: unknown): error is SandboxProblem {
-  return error instanceof SandboxProblem
 }

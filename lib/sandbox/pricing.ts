@@ -96,7 +96,7 @@ export function priceDecimals(mid: Decimal): number {
   return 6
 }
 
-export interface MarketPrices {
+interface MarketPrices {
   mid: Decimal
   buy: Decimal
   sell: Decimal

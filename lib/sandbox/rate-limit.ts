@@ -2,7 +2,7 @@ import "server-only"
 
 /** The real service's rates: token 1/s, quote executions 10/s, the rest 50/s. */
 export const RATE_LIMITS = { token: 1, quote_executions: 10, other: 50 } as const
-export type RateBucket = keyof typeof RATE_LIMITS
+type RateBucket = keyof typeof RATE_LIMITS
 
 /**
  * Token buckets in memory, per process, keyed by the caller (see app.ts): each holds one

@@ -2,7 +2,7 @@ import "server-only"
 import { eq, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxSettings } from "@/lib/db/schema"
-import { type FaultRule, type FaultSettings, type FaultSettingsUpdate, faultRuleSchema } from "@/lib/sandbox/schemas"
+import { type FaultRule, type FaultSettings, type FaultSettingsUpdate, faultRuleSchema } from "@/lib/schemas/sandbox-tools"
 
 const ROW_ID = 1
 /** Other processes sharing the database see a change within this long. */
@@ -12,7 +12,7 @@ export interface RuntimeSettings extends FaultSettings {
   version: number
 }
 
-export interface SettingsDefaults {
+interface SettingsDefaults {
   seed: number
   settleDelayMs: number
   quoteTtlMs: number

@@ -2,8 +2,8 @@ import "server-only"
 import { and, asc, eq, lte, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxConversions, sandboxExecutions } from "@/lib/db/schema"
-import { settleConversion } from "@/lib/sandbox/conversions"
-import { settleExecution } from "@/lib/sandbox/executions"
+import type { Conversions } from "@/lib/sandbox/conversions"
+import type { QuoteExecutions } from "@/lib/sandbox/executions"
 import type { SettingsStore } from "@/lib/sandbox/settings"
 
 const BATCH = 200
@@ -27,6 +27,7 @@ export class SettlementWorker {
     private readonly db: Db,
     private readonly now: () => Date,
     private readonly settings: SettingsStore,
+    private readonly records: { executions: QuoteExecutions; conversions: Conversions },
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -101,8 +102,8 @@ export class SettlementWorker {
         )
         .orderBy(asc(sandboxConversions.createdAt))
         .limit(BATCH)
-      for (const { id } of executions) await settle(id, () => settleExecution(this.db, id, now), failedExecutions)
-      for (const { id } of conversions) await settle(id, () => settleConversion(this.db, id, now), failedConversions)
+      for (const { id } of executions) await settle(id, () => this.records.executions.settle(id, now), failedExecutions)
+      for (const { id } of conversions) await settle(id, () => this.records.conversions.settle(id, now), failedConversions)
       if (executions.length < BATCH && conversions.length < BATCH) return settled
     }
   }

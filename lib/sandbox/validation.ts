@@ -1,6 +1,6 @@
 import "server-only"
 import type { z } from "zod"
-import { badRequest } from "@/lib/sandbox/problems"
+import { badRequest } from "@/lib/problem"
 
 /**
  * Parses with a shared zod schema and turns failures into one 400 naming every

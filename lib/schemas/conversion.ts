@@ -2,6 +2,7 @@ import { z } from "zod"
 import { STABLECOINS } from "@/lib/schemas/assets"
 import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, requiredOr, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
+import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
 import { FIAT_DECIMALS } from "@/lib/money"
 import { amountSchema } from "@/lib/schemas/money"
 
@@ -65,7 +66,7 @@ export type ConversionCreate = z.infer<typeof conversionCreateSchema>
 /** The console API's body: the same, with `ref_id` required and the console's rule for it (see consoleQuoteExecutionCreateSchema). */
 export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({ ref_id: refIdSchema })
 
-const dateTimeFilter = z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional()
+const dateTimeFilter = dateTimeFilterSchema.optional()
 
 /**
  * Filters of the conversion list, as the service takes them: `ref_id` is any ref_id a
@@ -78,13 +79,7 @@ export const conversionListQuerySchema = z.strictObject({
   "created_at.end": dateTimeFilter,
   "updated_at.begin": dateTimeFilter,
   "updated_at.end": dateTimeFilter,
-  order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).optional(),
-  page_cursor: z.string({ error: "must be text" }).max(512, "at most 512 characters").optional(),
-  limit: z.coerce
-    .number({ error: "must be a whole number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(1000, "at most 1000")
-    .optional(),
+  order: orderSchema.optional(),
+  ...pagingShape,
 })
 export type ConversionListQuery = z.infer<typeof conversionListQuerySchema>

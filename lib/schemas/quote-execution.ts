@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
+import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
 import { CRYPTO_DECIMALS, FIAT_DECIMALS } from "@/lib/money"
 import { amountSchema } from "@/lib/schemas/money"
 
@@ -56,16 +57,10 @@ export const quoteExecutionListQuerySchema = z.strictObject({
     .regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
     .optional(),
   status: z.enum(EXECUTION_STATUSES, { error: "must be CREATED or SETTLED" }).optional(),
-  "created_at.begin": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
-  "created_at.end": z.iso.datetime({ offset: true, error: "must be an RFC 3339 date-time" }).optional(),
-  limit: z.coerce
-    .number({ error: "must be a whole number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(1000, "at most 1000")
-    .optional(),
-  order: z.enum(["ASC", "DESC"], { error: "must be ASC or DESC" }).optional(),
+  "created_at.begin": dateTimeFilterSchema.optional(),
+  "created_at.end": dateTimeFilterSchema.optional(),
+  order: orderSchema.optional(),
   order_by: z.enum(["CREATED_AT"], { error: "must be CREATED_AT" }).optional(),
-  page_cursor: z.string({ error: "must be text" }).max(512, "at most 512 characters").optional(),
+  ...pagingShape,
 })
 export type QuoteExecutionListQuery = z.infer<typeof quoteExecutionListQuerySchema>

@@ -1,9 +1,213 @@
 import { z } from "zod"
-import { toDecimal } from "@/lib/money"
+import { decimalPlaces, isUnsignedDecimalString, toDecimal } from "@/lib/money"
+import { FIAT_ASSETS, SEED_MARKETS, STABLECOINS, assetDecimals, parseMarket } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { amountSchema } from "@/lib/schemas/money"
-import { assetDecimals } from "@/lib/schemas/assets"
-import { MAX_DEPOSIT, SANDBOX_ASSETS } from "@/lib/sandbox/schemas"
+
+/**
+ * The sandbox admin contract, the one place it is written: the bodies and answers of the
+ * sandbox's own endpoints (fault rules and settings, deposits, market moves), the
+ * console's /api/sandbox/* bodies and answers, their limits and asset lists. Client safe:
+ * the sandbox, the upstream client, the console's routes and the admin page's forms all
+ * import it.
+ */
+
+/**
+ * Every asset a sandbox profile can hold: fiat, the best-known crypto, the stablecoins,
+ * then the other bases of the markets (so every market can be traded).
+ */
+export const SANDBOX_ASSETS: readonly string[] = [
+  ...new Set<string>([
+    ...FIAT_ASSETS,
+    "BTC",
+    "ETH",
+    "PAXG",
+    ...STABLECOINS,
+    ...SEED_MARKETS.map((m) => parseMarket(m)?.base).filter((a): a is string => a !== undefined),
+  ]),
+]
+
+export const FAULT_OPERATIONS = [
+  "token",
+  "quotes",
+  "create_execution",
+  "create_conversion",
+  "get",
+  "list",
+  "cancel",
+] as const
+export type FaultOperation = (typeof FAULT_OPERATIONS)[number]
+
+export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail"] as const
+export type FaultKind = (typeof FAULT_KINDS)[number]
+
+export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
+/**
+ * Operations that store a new record, the only ones "commit then fail" applies to: a
+ * cancel changes a record's status but stores none, so its failures are plain `error`s.
+ */
+export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution", "create_conversion"]
+export const MAX_LATENCY_MS = 120_000
+
+export const faultRuleSchema = z
+  .strictObject({
+    operation: z.enum(FAULT_OPERATIONS, { error: `must be one of ${FAULT_OPERATIONS.join(", ")}` }),
+    fault: z.enum(FAULT_KINDS, { error: `must be one of ${FAULT_KINDS.join(", ")}` }),
+    rate: z.number({ error: "must be a number from 0 to 1" }).min(0, "must be from 0 to 1").max(1, "must be from 0 to 1"),
+    status: z.union([z.number().int(), z.literal("drop")], { error: 'must be an HTTP status or "drop"' }).optional(),
+    latency_ms: z
+      .number({ error: "must be a whole number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(0, "must not be negative")
+      .max(MAX_LATENCY_MS, `at most ${MAX_LATENCY_MS}`)
+      .optional(),
+  })
+  .superRefine((rule, ctx) => {
+    const statuses = FAULT_ERROR_STATUSES.join(", ")
+    const needsStatus = rule.fault === "error" || rule.fault === "commit_then_fail"
+    if (needsStatus && rule.status === undefined) {
+      ctx.addIssue({ code: "custom", path: ["status"], message: `is required for ${rule.fault} faults` })
+    }
+    if (!needsStatus && rule.status !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["status"], message: `is only for error and commit_then_fail faults` })
+    }
+    if (rule.fault === "error" && rule.status !== undefined && !FAULT_ERROR_STATUSES.some((s) => s === rule.status)) {
+      ctx.addIssue({ code: "custom", path: ["status"], message: `must be one of ${statuses}` })
+    }
+    if (
+      rule.fault === "commit_then_fail" &&
+      rule.status !== undefined &&
+      rule.status !== "drop" &&
+      !FAULT_ERROR_STATUSES.some((s) => s === rule.status)
+    ) {
+      ctx.addIssue({ code: "custom", path: ["status"], message: `must be one of ${statuses} or "drop"` })
+    }
+    if (rule.fault === "commit_then_fail" && !COMMIT_OPERATIONS.includes(rule.operation)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["operation"],
+        message: `commit_then_fail applies to ${COMMIT_OPERATIONS.join(", ")} only`,
+      })
+    }
+    if (rule.fault === "latency" && rule.latency_ms === undefined) {
+      ctx.addIssue({ code: "custom", path: ["latency_ms"], message: "is required for latency faults" })
+    }
+    if (rule.fault !== "latency" && rule.latency_ms !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["latency_ms"], message: "is only for latency faults" })
+    }
+  })
+export type FaultRule = z.infer<typeof faultRuleSchema>
+
+/** Body of PUT /sandbox/admin/faults: fields left out keep their current value. */
+export const faultSettingsUpdateSchema = z.strictObject({
+  seed: z
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(0, "must not be negative")
+    .max(2_147_483_647, "at most 2147483647")
+    .optional(),
+  settle_delay_ms: z
+    .number({ error: "must be a whole number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .min(0, "must not be negative")
+    .max(3_600_000, "at most 3600000")
+    .optional(),
+  quote_ttl_ms: z
+    .number({ error: "must be a whole number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .min(100, "at least 100")
+    .max(3_600_000, "at most 3600000")
+    .optional(),
+  rate_limits: z.boolean({ error: "must be true or false" }).optional(),
+  rules: z.array(faultRuleSchema, { error: "must be a list of rules" }).max(50, "at most 50 rules").optional(),
+})
+export type FaultSettingsUpdate = z.infer<typeof faultSettingsUpdateSchema>
+
+/**
+ * The answer of GET (and PUT) /sandbox/admin/faults, as the sandbox makes it: seed, settle
+ * delay, rate limits and rules, plus the quote hold time (`quote_ttl_ms`), which applies
+ * to quotes made after a change.
+ */
+export interface FaultSettings {
+  seed: number
+  settle_delay_ms: number
+  quote_ttl_ms: number
+  rate_limits: boolean
+  rules: FaultRule[]
+}
+
+/**
+ * That answer as its readers parse it (the upstream client, the console's
+ * /api/sandbox/settings, the admin page): a rule as stored, without the write-time rules.
+ */
+export const sandboxSettingsSchema = z.object({
+  seed: z.number().int().optional(),
+  settle_delay_ms: z.number().int().min(0).optional(),
+  /** Present when the sandbox can change the quote hold time at runtime. */
+  quote_ttl_ms: z.number().int().min(0).optional(),
+  rate_limits: z.boolean().optional(),
+  rules: z.array(
+    z.object({
+      operation: z.enum(FAULT_OPERATIONS),
+      fault: z.enum(FAULT_KINDS),
+      rate: z.number().min(0).max(1),
+      latency_ms: z.number().int().min(0).optional(),
+      status: z.union([z.number().int(), z.literal("drop")]).optional(),
+    }),
+  ),
+})
+export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>
+
+/** A sandbox deposit never exceeds this, so balances stay inside numeric(38, 18). */
+export const MAX_DEPOSIT = "1000000000"
+
+/** Body of POST /sandbox/v2/sandbox/profiles/{profile_id}/deposit. */
+export const sandboxDepositSchema = z
+  .strictObject({
+    asset: z.enum(SANDBOX_ASSETS as [string, ...string[]], { error: `must be one of ${SANDBOX_ASSETS.join(", ")}` }),
+    // Exactly as sent, like every amount the service takes: " 10.00 " is refused, not trimmed.
+    amount: z.string({ error: 'must be a decimal number written as text, like "12.34"' }),
+    crypto_network: z.string().max(40, "at most 40 characters").optional(),
+    crypto_address: z.string().max(200, "at most 200 characters").optional(),
+  })
+  .superRefine((body, ctx) => {
+    const places = assetDecimals(body.asset)
+    const issue = (message: string) => ctx.addIssue({ code: "custom", path: ["amount"], message })
+    if (body.amount.trim() === "") return issue("is required")
+    if (body.amount.trim() !== body.amount) return issue("must be a number like 12.34, without spaces around it")
+    if (body.amount.startsWith("-")) return issue("must be more than 0")
+    if (!isUnsignedDecimalString(body.amount)) return issue("must be a number like 12.34 (digits and at most one dot)")
+    if (decimalPlaces(body.amount) > places) return issue(`at most ${places} decimals for ${body.asset}`)
+    const amount = toDecimal(body.amount)
+    if (amount.lte(0)) return issue("must be more than 0")
+    if (amount.gt(toDecimal(MAX_DEPOSIT))) return issue(`at most ${MAX_DEPOSIT}`)
+  })
+export type SandboxDeposit = z.infer<typeof sandboxDepositSchema>
+
+/** The answer of that deposit: the customer activity created for it. */
+export const sandboxDepositResponseSchema = z.object({
+  activity_id: z.string().optional(),
+})
+export type SandboxDepositResponse = z.infer<typeof sandboxDepositResponseSchema>
+
+/** Assets whose price walks: EUR, SGD and the markets' bases. */
+export const MOVABLE_ASSETS: readonly string[] = [
+  ...FIAT_ASSETS.filter((a) => a !== "USD"),
+  ...new Set(SEED_MARKETS.map((m) => parseMarket(m)?.base).filter((a): a is string => a !== undefined)),
+]
+
+/**
+ * Body of POST /sandbox/admin/market-moves: jolts an asset's mid by a percentage, e.g.
+ * to make executions of older quotes fail with 403 Rejected.
+ */
+export const marketMoveSchema = z.strictObject({
+  asset: z.enum(MOVABLE_ASSETS as [string, ...string[]], { error: `must be one of ${MOVABLE_ASSETS.join(", ")}` }),
+  change_percent: z
+    .string({ error: 'must be a signed decimal written as text, like "-12.5"' })
+    .regex(/^-?[0-9]*\.?[0-9]+$/, 'must be a signed decimal like "-12.5"')
+    .refine((v) => toDecimal(v).gt(-90) && toDecimal(v).lte(1000), "must be more than -90 and at most 1000"),
+})
+
 
 /**
  * Body of the console's POST /api/sandbox/deposit, shared by the /sandbox form and the
@@ -29,6 +233,15 @@ export const sandboxDepositRequestSchema = z
     }
   })
 export type SandboxDepositRequest = z.infer<typeof sandboxDepositRequestSchema>
+
+/** The answer of the console's POST /api/sandbox/deposit. */
+export const sandboxDepositAnswerSchema = z.object({
+  activity_id: z.string().nullable(),
+  profile_id: z.string(),
+  asset: z.string(),
+  amount: z.string(),
+})
+export type SandboxDepositAnswer = z.infer<typeof sandboxDepositAnswerSchema>
 
 /** What the banner needs to know: is any fault rule able to fire right now? */
 export interface SandboxFaultsStatus {

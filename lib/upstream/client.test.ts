@@ -9,7 +9,7 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
-import type { SandboxFaultsInput } from "@/lib/upstream/schemas"
+import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
 import {
   FakeClock,
   FakeUpstream,
@@ -18,7 +18,7 @@ import {
   SELL_QUOTE_ID,
   type Step,
   testConfig,
-} from "@/lib/upstream/test-support"
+} from "@/test/fake-upstream"
 
 let clock: FakeClock
 let upstream: FakeUpstream
@@ -391,7 +391,7 @@ describe("reads", () => {
     expect(await api.getConversion(created.record.id)).toEqual(created.record)
     expect(await api.listConversions()).toEqual({ items: [created.record] })
     expect(await api.sandboxDeposit(PROFILE_ID, { asset: "USD", amount: "5" })).toMatchObject({ activity_id: expect.any(String) as string })
-    const faults: SandboxFaultsInput = {
+    const faults: FaultSettingsUpdate = {
       seed: 3,
       rules: [{ operation: "create_execution", fault: "commit_then_fail", rate: 1, status: "drop" }],
     }

@@ -19,23 +19,22 @@ import {
   quoteExecutionSchema,
   quoteListSchema,
 } from "@/lib/schemas/records"
+import {
+  type FaultSettingsUpdate,
+  type SandboxDeposit,
+  type SandboxDepositResponse,
+  type SandboxSettings,
+  sandboxDepositResponseSchema,
+  sandboxSettingsSchema,
+} from "@/lib/schemas/sandbox-tools"
+import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
 import { type AlreadyExistsVerdict, type CallSpec, createCaller, DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
-import {
-  type SandboxDepositInput,
-  type SandboxDepositResponse,
-  sandboxDepositResponseSchema,
-  type SandboxFaults,
-  type SandboxFaultsInput,
-  sandboxFaultsSchema,
-} from "@/lib/upstream/schemas"
 import { createTokenManager } from "@/lib/upstream/token-manager"
 import { realTimeout, type RequestTimer, type UpstreamFetch, type UpstreamLogEvent } from "@/lib/upstream/transport"
 
-/** The scope set of the embedded sandbox's admin API; it gets a token of its own. */
-export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 
 export interface UpstreamClientConfig {
   /** API base, ending in /v2 (e.g. https://api.paxos.com/v2, http://sandbox.internal/sandbox/v2). */
@@ -109,9 +108,10 @@ export interface ConversionOperations {
 
 export interface SandboxOperations {
   /** Sandbox only: funds a profile. Not retried (it carries no ref_id). */
-  sandboxDeposit(profileId: string, input: SandboxDepositInput): Promise<SandboxDepositResponse>
-  getFaults(): Promise<SandboxFaults>
-  putFaults(body: SandboxFaultsInput): Promise<SandboxFaults>
+  sandboxDeposit(profileId: string, input: Pick<SandboxDeposit, "asset" | "amount">): Promise<SandboxDepositResponse>
+  getFaults(): Promise<SandboxSettings>
+  /** Fields left out keep their current value; `{"rules": []}` clears every fault. */
+  putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>
 }
 
 export interface UpstreamClient
@@ -339,7 +339,7 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
 
     async getFaults() {
       const url = new URL(`${adminBase}/faults`)
-      return (await call({ ...read, scopes: adminScopes, op: "getFaults", url, schema: sandboxFaultsSchema })).value
+      return (await call({ ...read, scopes: adminScopes, op: "getFaults", url, schema: sandboxSettingsSchema })).value
     },
 
     async putFaults(body) {
@@ -349,7 +349,7 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         url: new URL(`${adminBase}/faults`),
         body,
         scopes: adminScopes,
-        schema: sandboxFaultsSchema,
+        schema: sandboxSettingsSchema,
         retry: false,
         mutating: true,
       })

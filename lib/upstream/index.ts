@@ -17,7 +17,6 @@ export {
   type QuoteExecutionCreateInput,
   type QuoteExecutionOperations,
   type QuoteOperations,
-  SANDBOX_ADMIN_SCOPE,
   type SandboxOperations,
   type UpstreamClient,
   type UpstreamClientConfig,
@@ -37,14 +36,7 @@ export {
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
-export { type ProblemAnswer, upstreamErrorResponse, upstreamErrorToProblem } from "@/lib/upstream/problem"
+export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
 export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits, sharedRateLimits } from "@/lib/upstream/rate-limiter"
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
-export {
-  type FaultRule,
-  type SandboxDepositInput,
-  type SandboxDepositResponse,
-  type SandboxFaults,
-  type SandboxFaultsInput,
-} from "@/lib/upstream/schemas"
 export type { RequestTimer, UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemSchema } from "@/lib/schemas/problem"
+import { PROBLEM_TYPE_BASE, problemSchema } from "@/lib/schemas/problem"
 import type { QuoteExecution } from "@/lib/schemas/records"
 import {
   RateLimitedError,
@@ -11,8 +11,8 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
-import { upstreamErrorResponse, upstreamErrorToProblem } from "@/lib/upstream/problem"
-import { CLIENT_SECRET } from "@/lib/upstream/test-support"
+import { upstreamErrorToProblem } from "@/lib/upstream/problem"
+import { CLIENT_SECRET } from "@/test/fake-upstream"
 
 const existing: QuoteExecution = {
   id: "f190b163-208f-4d73-8deb-4fb8b24add00",
@@ -193,14 +193,6 @@ describe("upstreamErrorToProblem", () => {
     expect(said).not.toContain(CLIENT_SECRET)
     expect(said).not.toMatch(/\bat .*\.ts:\d+/)
     expect(said).not.toContain("Error:")
-  })
-
-  it("builds an application/problem+json response with Retry-After", async () => {
-    const response = upstreamErrorResponse(new RateLimitedError(2))
-    expect(response.status).toBe(429)
-    expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE)
-    expect(response.headers.get("retry-after")).toBe("2")
-    expect(await response.json()).toMatchObject({ status: 429, title: "Too Many Requests" })
   })
 
   it("every error class is an Error with an outcome", () => {

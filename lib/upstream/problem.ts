@@ -1,5 +1,5 @@
 import "server-only"
-import { NAMED_PROBLEMS, PROBLEM_CONTENT_TYPE, type Problem, problemSlug } from "@/lib/schemas/problem"
+import { NAMED_PROBLEMS, type Problem, problemSlug } from "@/lib/schemas/problem"
 import {
   RateLimitedError,
   UpstreamConfigError,
@@ -94,13 +94,4 @@ export function upstreamErrorToProblem(error: UpstreamError): ProblemAnswer {
     return plain(502, "Bad Gateway", `The console's connection to the trading service is misconfigured.${unsure}`)
   }
   return plain(502, "Bad Gateway", `The trading service request failed.${unsure}`)
-}
-
-/** The problem as an HTTP response with `application/problem+json`. */
-export function upstreamErrorResponse(error: UpstreamError): Response {
-  const { problem, headers } = upstreamErrorToProblem(error)
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { "content-type": PROBLEM_CONTENT_TYPE, ...headers },
-  })
 }

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest"
 import { createUpstreamClient } from "@/lib/upstream/client"
 import { RateLimitedError, UpstreamError } from "@/lib/upstream/errors"
 import { bucketForPath, DEFAULT_RATE_LIMITS, RateLimiter, sharedRateLimits } from "@/lib/upstream/rate-limiter"
-import { FakeClock, FakeUpstream, PROFILE_ID, QUOTE_ID, testConfig } from "@/lib/upstream/test-support"
+import { FakeClock, FakeUpstream, PROFILE_ID, QUOTE_ID, testConfig } from "@/test/fake-upstream"
 
 let clock: FakeClock
 let upstream: FakeUpstream

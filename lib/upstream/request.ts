@@ -276,5 +276,3 @@ export function createCaller(runtime: Runtime, tokens: TokenManager, retryPolicy
     }
   }
 }
-
-export type Caller = ReturnType<typeof createCaller>

@@ -9,8 +9,8 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
-import type { FaultRule } from "@/lib/upstream/schemas"
-import { API_SCOPES } from "@/lib/upstream/test-support"
+import type { FaultRule } from "@/lib/schemas/sandbox-tools"
+import { API_SCOPES } from "@/test/fake-upstream"
 import { createTestDatabase } from "@/test/db"
 
 /**

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest"
-import { createUpstreamClient, SANDBOX_ADMIN_SCOPE } from "@/lib/upstream/client"
+import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
+import { createUpstreamClient } from "@/lib/upstream/client"
 import { UpstreamConfigError, UpstreamError } from "@/lib/upstream/errors"
-import { API_SCOPES, CLIENT_ID, CLIENT_SECRET, FakeClock, FakeUpstream, testConfig } from "@/lib/upstream/test-support"
+import { API_SCOPES, CLIENT_ID, CLIENT_SECRET, FakeClock, FakeUpstream, testConfig } from "@/test/fake-upstream"
 
 let clock: FakeClock
 let upstream: FakeUpstream

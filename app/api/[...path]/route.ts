@@ -1,4 +1,4 @@
-import { HttpProblem } from "@/lib/console/problem"
+import { HttpProblem } from "@/lib/problem"
 import { withStaff } from "@/lib/console/with-staff"
 
 // Any other /api path: a 404 problem (Next's own 404 is an HTML page), after the same

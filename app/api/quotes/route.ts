@@ -1,5 +1,4 @@
 import { z } from "zod"
-import { consoleRuntime } from "@/lib/console/runtime"
 import { withStaff } from "@/lib/console/with-staff"
 
 const marketsSchema = z
@@ -7,11 +6,10 @@ const marketsSchema = z
   .max(64, "at most 64 markets")
 
 // GET /api/quotes?markets=BTCUSD&markets=ETHUSD - held quotes from the shared cache (no markets: every market)
-export const GET = withStaff("viewer", async ({ req }) => {
+export const GET = withStaff("viewer", async ({ req, runtime }) => {
   const asked = req.nextUrl.searchParams.getAll("markets").flatMap((m) => m.split(",")).filter(Boolean)
   const markets = z.object({ markets: marketsSchema }).parse({ markets: asked }).markets
-  const { quotes } = await consoleRuntime()
-  const snapshot = await quotes.get(markets)
+  const snapshot = await runtime.quotes.get(markets)
   return Response.json({
     items: snapshot.quotes,
     markets: snapshot.markets,

@@ -203,7 +203,7 @@ describe("GET /api/audit/export", () => {
     const all = await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}`)
     expect(all.status).toBe(200)
     expect(all.headers.get("content-type")).toBe("text/csv; charset=utf-8")
-    expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="audit-\d{4}-\d{2}-\d{2}\.csv"$/)
+    expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="audit-\d{8}T\d{6}Z\.csv"$/)
     const exported = parseCsvRecords(await all.text())
     expect(exported).toHaveLength(1203)
     expect(new Set(exported.map((r) => r.ref_id))).toEqual(new Set(rows.map((r) => r.refId)))
@@ -222,5 +222,36 @@ describe("GET /api/audit/export", () => {
     expect(res.status).toBe(400)
     const fields = ((await res.json()) as { meta: { fields: Record<string, string> } }).meta.fields
     expect(Object.keys(fields).sort()).toEqual(["from", "state"])
+  })
+})
+
+describe("GET /api/audit", () => {
+  it("pages like every other list: limit and page_cursor in, next_page_cursor out until the last page", async () => {
+    const staffEmail = `paging-${randomUUID().slice(0, 8)}@example.com`
+    const refIds = Array.from({ length: 5 }, () => randomUUID())
+    await runtime.db.insert(consoleIntents).values(
+      refIds.map((refId) => ({ staffEmail, staffRole: "trader", operation: "create_conversion" as const, profileId, refId, request: {} })),
+    )
+    const { GET } = await import("@/app/api/audit/route")
+    const seen: string[] = []
+    let pageCursor: string | undefined
+    let pages = 0
+    do {
+      const query = `staff=${encodeURIComponent(staffEmail)}&limit=2${pageCursor ? `&page_cursor=${encodeURIComponent(pageCursor)}` : ""}`
+      const res = await call(GET, "GET", `/api/audit?${query}`)
+      expect(res.status).toBe(200)
+      const page = (await res.json()) as { items: { ref_id: string }[]; next_page_cursor?: string }
+      seen.push(...page.items.map((i) => i.ref_id))
+      pageCursor = page.next_page_cursor
+      pages += 1
+    } while (pageCursor)
+    expect(pages).toBe(3)
+    expect(new Set(seen)).toEqual(new Set(refIds))
+
+    const refused = await call(GET, "GET", "/api/audit?page_cursor=not-one-of-ours")
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { meta: { fields: Record<string, string> } }).meta.fields).toEqual({
+      page_cursor: "is not a cursor this console issued",
+    })
   })
 })

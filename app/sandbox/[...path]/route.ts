@@ -1,4 +1,4 @@
-import { problemResponse } from "@/lib/console/problem"
+import { problemResponse } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 
 export const dynamic = "force-dynamic"

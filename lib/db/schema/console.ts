@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm"
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
 export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
@@ -21,8 +21,10 @@ export const consoleIntents = pgTable(
     staffRole: text("staff_role").notNull(),
     operation: text("operation").$type<IntentOperation>().notNull(),
     profileId: text("profile_id"),
-    /** The ref_id sent to the service (for a cancel: the conversion's id). */
-    refId: text("ref_id").notNull(),
+    /** The ref_id a create was sent with; null for a cancel, which the service takes none for. */
+    refId: text("ref_id"),
+    /** The record a cancel acts on (the conversion's id); null for a create. */
+    targetId: text("target_id"),
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
     state: text("state").$type<IntentState>().notNull().default("PENDING"),
     attempts: integer("attempts").notNull().default(0),
@@ -37,6 +39,11 @@ export const consoleIntents = pgTable(
       .on(t.state, t.updatedAt)
       .where(sql`${t.state} in ('PENDING', 'UNKNOWN')`),
     index("console_intents_staff_idx").on(t.staffEmail, t.createdAt.desc()),
+    // A create is keyed by its ref_id, a cancel by the record it cancels: never both, never neither.
+    check(
+      "console_intents_key_check",
+      sql`(${t.operation} = 'cancel_conversion' and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} <> 'cancel_conversion' and ${t.refId} is not null and ${t.targetId} is null)`,
+    ),
     // One intent per create and ref_id: concurrent identical submissions meet here.
     uniqueIndex("console_intents_create_ref_idx")
       .on(t.operation, t.refId)

@@ -1,24 +1,22 @@
-import { readJson, withStaff } from "@/lib/console/with-staff"
-import { consoleRuntime } from "@/lib/console/runtime"
+import { readJson } from "@/lib/console/http"
+import { withStaff } from "@/lib/console/with-staff"
 import { rememberFaults, requireSandboxMode } from "@/lib/console/sandbox-tools"
 import { log } from "@/lib/log"
-import { faultSettingsUpdateSchema } from "@/lib/sandbox/schemas"
+import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
 // GET /api/sandbox/settings - the sandbox's settle delay, rate limits and fault rules
-export const GET = withStaff("admin", async () => {
+export const GET = withStaff("admin", async ({ runtime }) => {
   requireSandboxMode()
-  const { upstream } = await consoleRuntime()
-  const settings = await upstream.getFaults()
+  const settings = await runtime.upstream.getFaults()
   rememberFaults(settings)
   return Response.json(settings)
 })
 
 // PUT /api/sandbox/settings - change them (fields left out stay; {"rules": []} clears every fault)
-export const PUT = withStaff("admin", async ({ req, staff }) => {
+export const PUT = withStaff("admin", async ({ req, staff, runtime }) => {
   requireSandboxMode()
   const patch = faultSettingsUpdateSchema.parse(await readJson(req))
-  const { upstream } = await consoleRuntime()
-  const settings = await upstream.putFaults(patch)
+  const settings = await runtime.upstream.putFaults(patch)
   const status = rememberFaults(settings)
   log.info("sandbox.settings_changed", {
     staff: staff.email,

@@ -68,7 +68,7 @@ describe("GET /api/profiles/{profileId}/quote-executions/export", () => {
     const res = await call("support", "?side=BUY&market=BTCUSD")
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8")
-    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="quote-executions-profile-1-\d{4}-\d{2}-\d{2}T\d{6}Z\.csv"$/)
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="quote-executions-profile-1-\d{8}T\d{6}Z\.csv"$/)
     const [header, ...rows] = parseCsv(await res.text())
     expect(header).toEqual([
       "id", "created_at", "settled_at", "status", "market", "side", "price", "base_amount", "base_asset", "quote_amount", "quote_asset",

@@ -1,15 +1,16 @@
 import { describe, expect, it, vi } from "vitest"
-import { HttpProblem } from "@/lib/console/problem"
+import { HttpProblem } from "@/lib/problem"
 import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion } from "@/lib/schemas/records"
 import { UpstreamProblemError, UpstreamUnavailableError } from "@/lib/upstream"
 import { createTestDatabase } from "@/test/db"
-import { conversionCreateInFlight, lookupConversion } from "./lookup"
+import { lookupConversion } from "@/lib/console/conversion-lookup"
+import { type CreateIntentView, conversionCreateIntent } from "@/lib/console/intents"
 
 const record: Conversion = { id: "3b0c7c1e-8a4e-4c59-9a3c-2b0d6f1e2a10", status: "CREATED", ref_id: "ref-1" }
 const notFound = new UpstreamProblemError({ type: "about:blank", title: "Not Found", status: 404, detail: "conversion not found" })
 
-function upstreamWith(get: () => Promise<Conversion>, items: Conversion[] = []) {
+function upstreamWith(get: (id?: string) => Promise<Conversion>, items: Conversion[] = []) {
   return {
     getConversion: vi.fn(get),
     listConversions: vi.fn((_query: { ref_id?: string | undefined }) => Promise.resolve({ items })),
@@ -48,7 +49,9 @@ describe("lookupConversion", () => {
 describe("lookupConversion while a create with that ref_id is in flight", () => {
   it("answers 409 'still being placed' instead of a 404 that a form would take for 'not placed'", async () => {
     const upstream = upstreamWith(() => Promise.reject(notFound), [])
-    const inFlight = vi.fn((refId: string) => Promise.resolve(refId === "ref-busy"))
+    const inFlight = vi.fn((refId: string): Promise<CreateIntentView | null> =>
+      Promise.resolve(refId === "ref-busy" ? { state: "PENDING", recordId: null } : null),
+    )
     const error = await lookupConversion(upstream, "ref-busy", inFlight).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpProblem)
     expect((error as HttpProblem).problem).toMatchObject({ status: 409, meta: { in_flight: true } })
@@ -69,13 +72,34 @@ describe("lookupConversion while a create with that ref_id is in flight", () => 
       }),
       listConversions: vi.fn(() => Promise.resolve({ items: [] as Conversion[] })),
     }
-    const inFlight = vi.fn(() => {
+    const inFlight = vi.fn((): Promise<CreateIntentView> => {
       calls.push("intents")
-      return Promise.resolve(!settled)
+      return Promise.resolve(settled ? { state: "SUCCEEDED", recordId: record.id } : { state: "PENDING", recordId: null })
     })
     const error = await lookupConversion(upstream, "ref-racing", inFlight).catch((e: unknown) => e)
     expect(calls[0]).toBe("intents")
     expect((error as HttpProblem).problem.status).toBe(409)
+  })
+})
+
+describe("lookupConversion of a ref_id this console placed", () => {
+  it("fetches the record the intent names: one call to the service, no guessing by id or list", async () => {
+    const upstream = upstreamWith((id?: string) => (id === record.id ? Promise.resolve(record) : Promise.reject(notFound)))
+    const intent = vi.fn((refId: string): Promise<CreateIntentView | null> =>
+      Promise.resolve(refId === "ref-1" ? { state: "SUCCEEDED", recordId: record.id } : null),
+    )
+    await expect(lookupConversion(upstream, "ref-1", intent)).resolves.toEqual({ conversion: record, matched_by: "ref_id" })
+    expect(upstream.getConversion).toHaveBeenCalledTimes(1)
+    expect(upstream.getConversion).toHaveBeenCalledWith(record.id)
+    expect(upstream.listConversions).not.toHaveBeenCalled()
+  })
+
+  it("asks the service when the intent failed (nothing was placed under it)", async () => {
+    const upstream = upstreamWith(() => Promise.reject(notFound), [])
+    const intent = vi.fn((): Promise<CreateIntentView> => Promise.resolve({ state: "FAILED", recordId: null }))
+    const error = await lookupConversion(upstream, "ref-1", intent).catch((e: unknown) => e)
+    expect((error as HttpProblem).problem.status).toBe(404)
+    expect(upstream.listConversions).toHaveBeenCalled()
   })
 })
 
@@ -88,8 +112,8 @@ describe("lookupConversion of a pasted value", () => {
   })
 })
 
-describe("conversionCreateInFlight", () => {
-  it("is true only for a PENDING or UNKNOWN create_conversion intent with that ref_id", async () => {
+describe("conversionCreateIntent", () => {
+  it("finds the create_conversion intent with that ref_id, with its state and record id", async () => {
     const database = await createTestDatabase("pglite")
     try {
       const { db } = database
@@ -100,6 +124,7 @@ describe("conversionCreateInFlight", () => {
         refId,
         request: {},
         state,
+        recordId: state === "SUCCEEDED" ? record.id : null,
       })
       await db
         .insert(consoleIntents)
@@ -109,11 +134,11 @@ describe("conversionCreateInFlight", () => {
           row("ref-unknown", "create_conversion", "UNKNOWN"),
           row("ref-trade", "create_execution", "PENDING"),
         ])
-      expect(await conversionCreateInFlight(db, "ref-pending")).toBe(true)
-      expect(await conversionCreateInFlight(db, "ref-done")).toBe(false)
-      expect(await conversionCreateInFlight(db, "ref-unknown")).toBe(true)
-      expect(await conversionCreateInFlight(db, "ref-trade")).toBe(false)
-      expect(await conversionCreateInFlight(db, "ref-none")).toBe(false)
+      expect(await conversionCreateIntent(db, "ref-pending")).toEqual({ state: "PENDING", recordId: null })
+      expect(await conversionCreateIntent(db, "ref-done")).toEqual({ state: "SUCCEEDED", recordId: record.id })
+      expect(await conversionCreateIntent(db, "ref-unknown")).toEqual({ state: "UNKNOWN", recordId: null })
+      expect(await conversionCreateIntent(db, "ref-trade")).toBeNull()
+      expect(await conversionCreateIntent(db, "ref-none")).toBeNull()
     } finally {
       await database.close()
     }

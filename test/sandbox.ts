@@ -2,6 +2,8 @@ import { expect } from "vitest"
 import { z } from "zod"
 import type { Database } from "@/lib/db/client"
 import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox/index"
+import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
+import { FakeClock } from "@/test/clock"
 import { type TestDriver, createTestDatabase } from "@/test/db"
 
 /**
@@ -202,40 +204,12 @@ export const TEST_CONFIG: SandboxConfig = {
   seed: 7,
 }
 
-export const ALL_SCOPES = [
-  "exchange:read_quote",
-  "exchange:write_quote_execution",
-  "exchange:read_quote_execution",
-  "conversion:write_conversion_stablecoin",
-  "conversion:read_conversion_stablecoin",
-  "funding:read_profile",
-  "sandbox:admin",
-]
+export const ALL_SCOPES = SANDBOX_SCOPES
 
 export interface ApiResponse<T = unknown> {
   status: number
   headers: Headers
   body: T
-}
-
-/** A clock the test moves; it follows real time from where it is, unless frozen. */
-export class TestClock {
-  private offsetMs = 0
-  private frozenAt: number | undefined
-  readonly now = () => new Date(this.frozenAt ?? Date.now() + this.offsetMs)
-  advance(ms: number) {
-    if (this.frozenAt !== undefined) this.frozenAt += ms
-    else this.offsetMs += ms
-  }
-  /** Stops the clock: every record made until `thaw` shares one timestamp. */
-  freeze() {
-    this.frozenAt = this.now().getTime()
-  }
-  thaw() {
-    if (this.frozenAt === undefined) return
-    this.offsetMs = this.frozenAt - Date.now()
-    this.frozenAt = undefined
-  }
 }
 
 export type Send = (request: Request) => Promise<Response>
@@ -317,7 +291,7 @@ export class SandboxClient {
 export interface TestSandbox {
   database: Database
   sandbox: Sandbox
-  clock: TestClock
+  clock: FakeClock
   client: SandboxClient
   profiles: { treasury: string; omnibus: string; float: string }
   close(): Promise<void>
@@ -326,11 +300,11 @@ export interface TestSandbox {
 /** A sandbox on a fresh, migrated database of `driver`, called in-process through `fetch`. */
 export async function startTestSandbox(driver: TestDriver, config: Partial<SandboxConfig> = {}): Promise<TestSandbox> {
   const database = await createTestDatabase(driver)
-  const clock = new TestClock()
+  const clock = new FakeClock({ running: true })
   const sandbox = createSandbox({
     db: database.db,
     config: { ...TEST_CONFIG, ...config },
-    now: clock.now,
+    now: clock.date,
     clientId: "test-client",
     clientSecret: "test-secret-that-is-long-enough",
   })

@@ -1,8 +1,12 @@
-import type { NextConfig } from "next"
-import { env } from "./lib/env"
+// @ts-check
+import { createJiti } from "jiti"
 
 // Validates the configuration when the server (or a build) starts: a bad or partial
-// environment stops it here with a message naming each variable.
+// environment stops it here with a message naming each variable. lib/env.ts is
+// TypeScript; jiti loads it here as Next loads the app.
+const jiti = createJiti(import.meta.url)
+/** @type {typeof import("./lib/env")} */
+const { env } = await jiti.import("./lib/env.ts")
 env()
 
 const securityHeaders = [
@@ -19,7 +23,8 @@ const securityHeaders = [
 // (API answers, the sandbox, static files) gets this one.
 const apiCsp = "default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'"
 
-const nextConfig: NextConfig = {
+/** @type {import("next").NextConfig} */
+const nextConfig = {
   // Lets parallel work trees or benchmark runs build side by side (default .next).
   distDir: process.env.NEXT_DIST_DIR || ".next",
   reactStrictMode: true,

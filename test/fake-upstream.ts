@@ -1,120 +1,24 @@
-import "server-only"
 import { randomUUID } from "node:crypto"
 import { executionAmounts } from "@/lib/money"
 import type { Conversion, Quote, QuoteExecution } from "@/lib/schemas/records"
 import type { UpstreamClientConfig } from "@/lib/upstream/client"
 import type { UpstreamLogEvent } from "@/lib/upstream/transport"
+import { UPSTREAM_SCOPES } from "@/lib/schemas/scopes"
+import { FakeClock } from "@/test/clock"
+
+export { FakeClock }
 
 /**
- * Test doubles for lib/upstream: a fake clock whose timers fire in simulated time, and
- * a scriptable fake of the service (token endpoint + API) behind a fetch function.
- * Nothing here waits on the wall clock.
+ * A scriptable fake of the service (token endpoint + API) behind a fetch function, for
+ * lib/upstream's tests; it runs on test/clock.ts's FakeClock, so nothing here waits on
+ * the wall clock.
  */
-
-interface Timer {
-  at: number
-  seq: number
-  fire: () => void
-  cleared: boolean
-}
-
-/**
- * Simulated time. `sleep` and request timeouts register timers; once every pending
- * promise has settled (a few event-loop turns with nothing new), the clock jumps to the
- * earliest timer and fires it. Concurrent sleepers therefore wake in order, as in
- * real time, without any real waiting.
- */
-export class FakeClock {
-  private time: number
-  private seq = 0
-  private timers: Timer[] = []
-  private pumping = false
-  readonly sleeps: number[] = []
-
-  constructor(start = Date.UTC(2026, 0, 1, 12, 0, 0)) {
-    this.time = start
-  }
-
-  now = (): number => this.time
-
-  sleep = (ms: number): Promise<void> => {
-    this.sleeps.push(ms)
-    return new Promise<void>((resolve) => this.add(ms, resolve))
-  }
-
-  timeout = (ms: number) => {
-    const controller = new AbortController()
-    const timer = this.add(ms, () => controller.abort(new DOMException("The operation timed out.", "TimeoutError")))
-    return {
-      signal: controller.signal,
-      clear: () => {
-        timer.cleared = true
-      },
-    }
-  }
-
-  /** Moves time forward by hand, firing the timers that fall due on the way. */
-  advance(ms: number): void {
-    const target = this.time + ms
-    for (;;) {
-      const next = this.earliest()
-      if (!next || next.at > target) break
-      this.time = Math.max(this.time, next.at)
-      this.remove(next)
-      next.fire()
-    }
-    this.time = target
-  }
-
-  private earliest(): Timer | undefined {
-    this.timers = this.timers.filter((t) => !t.cleared)
-    let best: Timer | undefined
-    for (const t of this.timers) if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t
-    return best
-  }
-
-  private remove(timer: Timer): void {
-    this.timers = this.timers.filter((t) => t !== timer)
-  }
-
-  private add(ms: number, fire: () => void): Timer {
-    const timer: Timer = { at: this.time + Math.max(0, ms), seq: this.seq++, fire, cleared: false }
-    this.timers.push(timer)
-    if (!this.pumping) {
-      this.pumping = true
-      void this.pump()
-    }
-    return timer
-  }
-
-  private async pump(): Promise<void> {
-    for (;;) {
-      // Let everything that can progress without time progress first.
-      for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-      const next = this.earliest()
-      if (!next) {
-        this.pumping = false
-        return
-      }
-      this.time = Math.max(this.time, next.at)
-      this.remove(next)
-      next.fire()
-    }
-  }
-}
 
 export const BASE_URL = "https://api.test/v2"
 export const TOKEN_URL = "https://auth.test/oauth2/token"
 export const CLIENT_ID = "console-client"
 export const CLIENT_SECRET = "s3cret-Do-Not-Leak-7f9a"
-export const API_SCOPES = [
-  "exchange:read_quote",
-  "exchange:write_quote_execution",
-  "exchange:read_quote_execution",
-  "conversion:write_conversion_stablecoin",
-  "conversion:read_conversion_stablecoin",
-  "funding:read_profile",
-]
+export const API_SCOPES: readonly string[] = UPSTREAM_SCOPES
 export const PROFILE_ID = "b7b77d82-e6a7-4ae9-9904-36231aedf985"
 export const QUOTE_ID = "366a26d2-3098-4226-a520-4bb43ae4d922"
 export const SELL_QUOTE_ID = "5a336768-5bc1-4401-9d95-9cb251ce4b58"

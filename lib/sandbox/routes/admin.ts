@@ -1,0 +1,40 @@
+import "server-only"
+import { toDecimal } from "@/lib/money"
+import { SANDBOX_ASSETS, faultSettingsUpdateSchema, marketMoveSchema } from "@/lib/schemas/sandbox-tools"
+import { REJECT_THRESHOLD, SANDBOX_MARKETS, USD_REFERENCE_RATES } from "@/lib/sandbox/pricing"
+import { type SandboxServices, json, router } from "@/lib/sandbox/routes/context"
+import { publicSettings } from "@/lib/sandbox/settings"
+import { parseOrThrow, readJsonObject } from "@/lib/sandbox/validation"
+
+/** /sandbox/admin: fault injection, runtime settings, market moves (scope sandbox:admin). */
+export function adminRoutes(s: SandboxServices) {
+  return (
+    router()
+      // GET /sandbox/admin/faults - fault rules, seed, settle delay, rate limits
+      .get("/faults", async (c) => json(c, publicSettings(await s.settings.get())))
+      // PUT /sandbox/admin/faults - change them (fields left out stay; {"rules": []} clears the rules)
+      .put("/faults", async (c) => {
+        const patch = parseOrThrow(faultSettingsUpdateSchema, await readJsonObject(c.req.raw), { paths: "full" })
+        const updated = await s.settings.update(patch, s.now())
+        if (patch.rate_limits !== undefined) s.limiter.reset()
+        return json(c, publicSettings(updated))
+      })
+      // GET /sandbox/admin/config - the fixed configuration, for the admin page
+      .get("/config", (c) =>
+        json(c, {
+          token_ttl_s: s.limits.tokenTtlS,
+          max_execution_usd: String(s.limits.maxExecutionUsd),
+          max_conversion_usd: String(s.limits.maxConversionUsd),
+          usd_reference_rates: USD_REFERENCE_RATES,
+          reject_threshold_percent: toDecimal(REJECT_THRESHOLD).mul(100).toString(),
+          markets: SANDBOX_MARKETS,
+          assets: SANDBOX_ASSETS,
+        }),
+      )
+      // POST /sandbox/admin/market-moves - jolt an asset's price (quotes held before it may be Rejected)
+      .post("/market-moves", async (c) => {
+        const move = parseOrThrow(marketMoveSchema, await readJsonObject(c.req.raw))
+        return json(c, await s.quotes.move(move.asset, toDecimal(move.change_percent)))
+      })
+  )
+}

@@ -1,0 +1,41 @@
+import { z } from "zod"
+
+/**
+ * The audit trail as GET /api/audit answers it, and the reconciler's report: declared
+ * once, the server's types and the client's parsers both come from here.
+ */
+
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  resolved_at: z.string().nullable(),
+  staff_email: z.string(),
+  staff_role: z.string(),
+  operation: z.string(),
+  profile_id: z.string().nullable(),
+  /** The ref_id a create was sent with; null for a cancel. */
+  ref_id: z.string().nullable(),
+  /** The record a cancel acts on (the conversion's id); null for a create. */
+  target_id: z.string().nullable(),
+  state: z.string(),
+  record_id: z.string().nullable(),
+  record_status: z.string().nullable(),
+  attempts: z.number(),
+  request: z.record(z.string(), z.unknown()),
+  problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
+})
+export type AuditEntry = z.infer<typeof auditEntrySchema>
+
+/** A page of the trail; `next_page_cursor` is there when an older page follows. */
+export const auditPageSchema = z.object({ items: z.array(auditEntrySchema), next_page_cursor: z.string().optional() })
+export type AuditPage = z.infer<typeof auditPageSchema>
+
+export const reconcileReportSchema = z.object({
+  examined: z.number(),
+  resolved: z.number(),
+  succeeded: z.number(),
+  failed: z.number(),
+  unresolved: z.number(),
+})
+export type ReconcileReport = z.infer<typeof reconcileReportSchema>
