@@ -1,5 +1,6 @@
 import { getToken } from "next-auth/jwt"
 import { type NextRequest, NextResponse } from "next/server"
+import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { authSecret } from "@/lib/auth/secret"
 import { decodeSessionToken } from "@/lib/auth/session-decode"
 import { env } from "@/lib/env"
@@ -11,6 +12,12 @@ import { env } from "@/lib/env"
  */
 export async function proxy(req: NextRequest) {
   const { pathname, search } = req.nextUrl
+  if (foreignHostReason(req.headers)) {
+    return new NextResponse(JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL }), {
+      status: 403,
+      headers: { "content-type": "application/problem+json", "cache-control": "no-store" },
+    })
+  }
   const nonce = btoa(crypto.randomUUID())
   const dev = env().nodeEnv === "development"
   const csp = [
@@ -49,7 +56,7 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // Everything but the API, the sandbox, Next's assets and static files (by their extension:
-  // a page whose path has a dot in it, such as a record id, still gets its CSP).
-  matcher: ["/((?!api/|sandbox/|_next/|.*\\.(?:ico|png|svg|jpe?g|gif|webp|txt|xml|webmanifest|map|css|js|woff2?)$).*)"],
+  // Everything but the API, the sandbox, Next's assets and the app's one static file: every
+  // other path may render a page, whatever it ends with (/conversions/abc.js), so it gets its CSP.
+  matcher: ["/((?!api/|sandbox/|_next/|icon\\.svg$|favicon\\.ico$).*)"],
 }

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import fc from "fast-check"
 import { count } from "drizzle-orm"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { sessionCookie } from "@/test/session"
 import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
@@ -136,13 +136,8 @@ async function routeHandlers(): Promise<{ key: string; route: string; handler: H
   return handlers
 }
 
-async function sessionCookie(role: Role): Promise<string> {
-  const token = await encode({
-    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
-    secret: SECRET,
-    maxAge: 30 * 60,
-  })
-  return `next-auth.session-token=${token}`
+async function cookieOf(role: Role): Promise<string> {
+  return sessionCookie(role, { secret: SECRET })
 }
 
 async function invoke(
@@ -156,7 +151,7 @@ async function invoke(
   for (const [name, value] of Object.entries(call.params)) url = url.replace(`[${name}]`, encodeURIComponent(value))
   if (call.query) url += `?${call.query}`
   const headers = new Headers()
-  if (options.role) headers.set("cookie", await sessionCookie(options.role))
+  if (options.role) headers.set("cookie", await cookieOf(options.role))
   if (method !== "GET" && options.origin !== null) headers.set("origin", options.origin ?? "http://localhost")
   let body: string | undefined
   if (options.rawBody !== undefined || call.body !== undefined) {
@@ -244,7 +239,7 @@ describe("routes' answers", () => {
   it("an unknown /api path is a 404 problem naming it, for a signed-in caller only", async () => {
     const { handler } = (await routeHandlers()).find((h) => h.key === "GET /api/[...path]")!
     const req = async (role?: Role) => {
-      const headers = new Headers(role ? { cookie: await sessionCookie(role) } : {})
+      const headers = new Headers(role ? { cookie: await cookieOf(role) } : {})
       return handler(new NextRequest("http://localhost/api/nope/deeper", { headers }), { params: Promise.resolve({}) })
     }
     const signedOut = await req()
@@ -352,7 +347,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     const plain = await handler(
       new NextRequest(url, {
         method: "POST",
-        headers: { cookie: await sessionCookie("trader"), origin: "http://localhost", "content-type": "text/plain" },
+        headers: { cookie: await cookieOf("trader"), origin: "http://localhost", "content-type": "text/plain" },
         body: "x",
       }),
       { params: Promise.resolve({}) },

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import { validationProblem, withStaff } from "@/lib/console/with-staff"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { sessionCookie } from "@/test/session"
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "with-staff-"))
 const SECRET = "with-staff-tests-secret-0123456789-abcdefghij"
@@ -21,14 +21,7 @@ afterEach(() => {
 
 async function request(method: string, options: { role?: Role; headers?: Record<string, string> } = {}): Promise<NextRequest> {
   const headers = new Headers(options.headers)
-  if (options.role) {
-    const token = await encode({
-      token: { email: `${options.role}@example.com`, role: options.role, signedInAt: Math.floor(Date.now() / 1000) },
-      secret: SECRET,
-      maxAge: 30 * 60,
-    })
-    headers.set("cookie", `next-auth.session-token=${token}`)
-  }
+  if (options.role) headers.set("cookie", await sessionCookie(options.role, { secret: SECRET }))
   return new NextRequest("http://localhost/api/thing", { method, headers })
 }
 

@@ -2,10 +2,12 @@ import "server-only"
 import { randomUUID } from "node:crypto"
 import type { NextRequest } from "next/server"
 import { ZodError } from "zod"
+import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { roleAtLeast, type Role, type Staff } from "@/lib/auth/roles"
 import { staffFromRequest } from "@/lib/auth/session"
 import { HttpProblem, problemResponse } from "@/lib/console/problem"
 import { env } from "@/lib/env"
+import { BodyTooLarge, checkDeclaredLength, readBoundedText } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
 import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
@@ -65,6 +67,9 @@ function crossSiteReason(req: NextRequest): string | null {
   return fetchSite ? `sec-fetch-site is ${fetchSite.slice(0, 20)}` : "no Origin or Sec-Fetch-Site header"
 }
 
+/** The largest body a console API route reads. */
+export const CONSOLE_BODY_LIMIT = 64 * 1024
+
 function deny(
   status: 401 | 403,
   detail: string,
@@ -95,6 +100,10 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
     const requestId = randomUUID()
     let staff: Staff | null = null
     try {
+      const foreign = foreignHostReason(req.headers)
+      if (foreign) return deny(403, FOREIGN_HOST_DETAIL, { req, requestId, who: "anonymous", why: foreign })
+      // Refused before anything is read, signed in or not.
+      checkDeclaredLength(req.headers, CONSOLE_BODY_LIMIT)
       staff = await staffFromRequest(req)
       if (!staff) {
         return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
@@ -127,8 +136,8 @@ export async function readJson(req: Request): Promise<unknown> {
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
   }
-  const text = await req.text()
-  if (text.length > 64 * 1024) throw new HttpProblem({ status: 413, detail: "The body must be at most 64 KiB." })
+  // Never held past the limit, whatever Content-Length said (or did not say).
+  const text = await readBoundedText(req, CONSOLE_BODY_LIMIT)
   try {
     return JSON.parse(text) as unknown
   } catch {
@@ -147,6 +156,7 @@ export function errorResponse(
 ): Response {
   const headers = { "x-request-id": requestId }
   if (error instanceof HttpProblem) return problemResponse(error.problem, { ...headers, ...error.headers })
+  if (error instanceof BodyTooLarge) return problemResponse({ type: "about:blank", title: "Content Too Large", status: 413, detail: error.message }, headers)
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
   if (isUpstreamError(error)) {
     const answer = upstreamErrorToProblem(error)
@@ -155,7 +165,10 @@ export function errorResponse(
     }
     return problemResponse(answer.problem, { ...headers, ...answer.headers })
   }
-  log.error("request.failed", {
+  if (ctx.req.signal.aborted) {
+    // The client went away: nothing failed on the console's side.
+    log.info("request.aborted", { requestId, who: ctx.staff?.email ?? "anonymous", what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}` })
+  } else log.error("request.failed", {
     requestId,
     who: ctx.staff?.email ?? "anonymous",
     what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,

@@ -37,6 +37,10 @@ import {
 import { type SettingsStore, publicSettings } from "@/lib/sandbox/settings"
 import type { SettlementWorker } from "@/lib/sandbox/settlement"
 import { listParam, parseOrThrow, queryFor, readJsonObject } from "@/lib/sandbox/validation"
+import { BodyTooLarge, readBoundedText } from "@/lib/http/bounded-body"
+
+/** A client-credentials form is a few hundred bytes. */
+const TOKEN_BODY_LIMIT = 8 * 1024
 
 /** What a request's response becomes after a "commit then fail" fault fired. */
 export type AfterCommit = { kind: "status"; status: number } | { kind: "drop" }
@@ -74,6 +78,7 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
   app.onError((error, c) => {
     if (error instanceof SandboxProblem) return problemResponse(error)
     if (error instanceof OAuthError) return error.toResponse()
+    if (error instanceof BodyTooLarge) return problemResponse(genericProblem(413, error.message))
     if (c.req.raw.signal.aborted || s.lifetime.aborted) {
       return problemResponse(genericProblem(503, "the request was abandoned"))
     }
@@ -169,8 +174,8 @@ export function createSandboxApp(s: SandboxServices): Hono<Env> {
       if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
         throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded")
       }
-      const text = await c.req.text()
-      if (text.length > 8192) throw new OAuthError("invalid_request", "the request body is too large")
+      // Anyone may call this: the body is never held past 8 KiB.
+      const text = await readBoundedText(c.req.raw, TOKEN_BODY_LIMIT)
       const form = new URLSearchParams(text)
       const authorization = c.req.header("authorization")
       // Credentials first, so that only requests that prove to be the client spend its
