@@ -56,6 +56,12 @@ async function pendingConversionId(): Promise<string> {
   return created.record.id
 }
 
+/** A session someone else holds, for an admin to end. */
+async function openSessionId(): Promise<string> {
+  const { createSession } = await import("@/lib/auth/sessions")
+  return createSession(runtime.db, { email: "viewer@example.com", role: "viewer", provider: "credentials", userAgent: null, address: null })
+}
+
 /** Every console route, its minimum role, and how to call it successfully. */
 const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
@@ -100,6 +106,9 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; statu
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
+  "GET /api/audit/sign-in-events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  "GET /api/admin/sessions": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "DELETE /api/admin/sessions/[id]": { minimum: "admin", call: async () => ({ params: { id: await openSessionId() } }) },
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
   "GET /api/sandbox/status": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },

@@ -51,7 +51,9 @@ export async function signInRefusal(
     if (email.lockedUntil.getTime() > now.getTime()) return { kind: "locked", until: email.lockedUntil }
     const ended = await db
       .update(consoleSignInThrottle)
-      .set({ lockedUntil: null })
+      // The lockout's end counts as the last failure: the doubling carries on from there
+      // rather than the lockout's own length counting as quiet time.
+      .set({ lockedUntil: null, lastFailureAt: email.lockedUntil })
       .where(and(eq(consoleSignInThrottle.key, email.key), isNotNull(consoleSignInThrottle.lockedUntil), lte(consoleSignInThrottle.lockedUntil, now)))
       .returning({ key: consoleSignInThrottle.key })
     if (ended.length > 0) {
