@@ -1,9 +1,5 @@
 import type { NextConfig } from "next"
-import { env } from "./lib/env"
-
-// Validates the configuration when the server (or a build) starts: a bad or partial
-// environment stops it here with a message naming each variable.
-env()
+import { checkConfiguration } from "./lib/env"
 
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },
@@ -26,6 +22,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   serverExternalPackages: ["@electric-sql/pglite", "pg", "bcryptjs"],
   typedRoutes: false,
+  experimental: {
+    // What Next buffers of a body for proxy.ts (pages, and API paths holding a %): at most the
+    // console API's own limit, never the default 10 MB per request.
+    proxyClientMaxBodySize: "64kb",
+  },
   headers() {
     return Promise.resolve([
       { source: "/:path*", headers: securityHeaders },
@@ -41,4 +42,9 @@ const nextConfig: NextConfig = {
   },
 }
 
-export default nextConfig
+// Validates the configuration when the server (or a build) starts: a bad or partial
+// environment stops it here with a message naming each variable.
+export default function config(phase: string): NextConfig {
+  checkConfiguration(phase)
+  return nextConfig
+}

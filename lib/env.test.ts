@@ -53,6 +53,8 @@ describe("configuration", () => {
     const production = { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CONSOLE_USERS: "" }
     expect(errorOf(production)).toContain("CONSOLE_MODE: is required under next start (NODE_ENV=production): sandbox or upstream")
     expect(errorOf({ ...production, CONSOLE_MODE: "demo" })).toContain("CONSOLE_MODE: must be sandbox or upstream")
+    // next build needs no mode: nothing is served while it runs.
+    expect(parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" }).mode).toBe("sandbox")
     // Development and tests with nothing set stay sandbox (npm run dev, first command of the README).
     expect(parseEnv({ NODE_ENV: "development" })).toMatchObject({ mode: "sandbox", demoPasswordIsDefault: true })
   })

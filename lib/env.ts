@@ -100,6 +100,8 @@ const consoleUsers = z
 
 const rawSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Set by Next itself: `phase-production-build` while `next build` runs. */
+  NEXT_PHASE: z.string().optional(),
   CONSOLE_MODE: z.preprocess(
     (v) => (typeof v === "string" ? (v.trim() === "" ? undefined : v.trim()) : v),
     z.enum(["sandbox", "upstream"], { error: "must be sandbox or upstream" }).optional(),
@@ -202,7 +204,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   // Under `next start` the mode is never guessed: a production server that silently fell
   // back to the sandbox would hand its demo users the real audit trail. In development
   // and tests, nothing set still means sandbox (the README's first command).
-  const production = raw.NODE_ENV === "production"
+  // `next build` runs with NODE_ENV=production too, but serves nothing: the mode is needed
+  // when the built app starts, not when it is built.
+  const production = raw.NODE_ENV === "production" && raw.NEXT_PHASE !== "phase-production-build"
   if (production && !raw.CONSOLE_MODE) {
     problems.push({ path: ["CONSOLE_MODE"], message: "is required under next start (NODE_ENV=production): sandbox or upstream" })
   }
@@ -318,6 +322,15 @@ export function env(): Env {
   if (typeof window !== "undefined") throw new Error("lib/env is server-only")
   cached ??= parseEnv(process.env)
   return cached
+}
+
+/**
+ * Validates the configuration for a Next phase (next.config.ts): while `next build` runs
+ * nothing is served, so the mode may be left for start-up; every other phase gets the
+ * same checks as the server.
+ */
+export function checkConfiguration(phase: string): void {
+  parseEnv({ ...process.env, NEXT_PHASE: phase })
 }
 
 /** Database URL used by tests against a real Postgres, when set. */

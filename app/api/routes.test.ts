@@ -347,6 +347,34 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     })
   }
 
+  it("a lone surrogate in any string field of an otherwise valid create is a 400 naming that field: never a 5xx, no intent, no call", async () => {
+    const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
+    const spy = vi.spyOn(runtime.upstream, "createConversion")
+    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const lone = fc
+      .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff"), fc.string({ maxLength: 10 }))
+      .map(([a, s, b]) => a + s + b)
+    const where = fc.constantFrom("metadata value", "metadata key", "ref_id", "source_asset")
+    await fc.assert(
+      fc.asyncProperty(lone, where, async (text, place) => {
+        const body: Record<string, unknown> = { profile_id: profileId, amount: "2.50", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() }
+        if (place === "metadata value") body.metadata = { k: text }
+        else if (place === "metadata key") body.metadata = { [text]: "v" }
+        else body[place] = text
+        const res = await invoke(handler, "POST", route, { params: {}, body }, { role: "trader" })
+        expect(res.status).toBe(400)
+        expect(res.headers.get("content-type")).toBe("application/problem+json")
+        const fields = Object.keys(((await res.json()) as { meta: { fields: Record<string, string> } }).meta.fields)
+        expect(fields).toHaveLength(1)
+        expect(fields[0]).toMatch(place === "ref_id" ? /^ref_id$/ : place === "source_asset" ? /^source_asset$/ : /^metadata\./)
+      }),
+      { numRuns: 200 },
+    )
+    expect((await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents).toBe(before)
+    expect(spy).not.toHaveBeenCalled()
+    spy.mockRestore()
+  })
+
   it("a body that is not JSON is a 400 problem, and a non-JSON content type a 415", async () => {
     const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
     const res = await invoke(handler, "POST", route, { params: {}, body: {} }, { role: "trader", rawBody: "{not json" })

@@ -8,6 +8,7 @@ import { staffFromRequest } from "@/lib/auth/session"
 import { HttpProblem, problemResponse } from "@/lib/console/problem"
 import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength, readBoundedText } from "@/lib/http/bounded-body"
+import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
 import { log } from "@/lib/log"
 import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
@@ -138,8 +139,9 @@ export async function readJson(req: Request): Promise<unknown> {
   }
   // Never held past the limit, whatever Content-Length said (or did not say).
   const text = await readBoundedText(req, CONSOLE_BODY_LIMIT)
+  let value: unknown
   try {
-    return JSON.parse(text) as unknown
+    value = JSON.parse(text) as unknown
   } catch {
     throw new HttpProblem({
       status: 400,
@@ -147,6 +149,9 @@ export async function readJson(req: Request): Promise<unknown> {
       meta: { fields: { body: "must be valid JSON" } },
     })
   }
+  const field = fieldWithLoneSurrogate(value)
+  if (field) throw new HttpProblem({ status: 400, detail: `${field}: ${LONE_SURROGATE_RULE}`, meta: { fields: { [field]: LONE_SURROGATE_RULE } } })
+  return value
 }
 
 export function errorResponse(
