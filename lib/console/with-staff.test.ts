@@ -85,6 +85,35 @@ describe("withStaff", () => {
   })
 })
 
+describe("doors withStaff keeps shut", () => {
+  it("without NEXTAUTH_URL, a Host that is not a loopback name is refused (DNS rebinding), a loopback one served", async () => {
+    const foreign = await ok(await request("GET", { role: "trader", headers: { host: "evil.example" } }), noParams)
+    expect(foreign.status).toBe(403)
+    expect(await foreign.json()).toMatchObject({ detail: "This console answers only on localhost until NEXTAUTH_URL names the address it is served at." })
+    const rebound = await ok(await request("GET", { role: "trader", headers: { host: "127.0.0.1:3000", "x-forwarded-host": "evil.example" } }), noParams)
+    expect(rebound.status).toBe(403)
+    expect((await ok(await request("GET", { role: "trader", headers: { host: "localhost:3000" } }), noParams)).status).toBe(200)
+  })
+
+  it("a Content-Length over 64 KiB is a 413 problem before the session is even looked at", async () => {
+    const res = await ok(await request("POST", { headers: { "content-length": String(100 * 1024 * 1024), "content-type": "application/json" } }), noParams)
+    expect(res.status).toBe(413)
+    expect(res.headers.get("content-type")).toBe("application/problem+json")
+  })
+
+  it("a client that went away is logged at info, not as a failure", async () => {
+    const failing = withStaff("viewer", () => Promise.reject(new Error("The operation was aborted")))
+    const controller = new AbortController()
+    const headers = new Headers({ cookie: await sessionCookie("viewer", { secret: SECRET }) })
+    const req = new NextRequest("http://localhost/api/thing", { headers, signal: controller.signal })
+    controller.abort()
+    const logged = await stderrOf(async () => {
+      await failing(req, noParams)
+    })
+    expect(logged).toBe("")
+  })
+})
+
 describe("validation problems", () => {
   it("name each offending field and its rule", () => {
     const result = quoteExecutionCreateSchema.safeParse({
