@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import path from "node:path"
 import { type APIRequestContext, expect, request as playwrightRequest, test } from "@playwright/test"
 import { DEMO_PASSWORD, emailOf, signIn, storageStateOf } from "./helpers"
 
@@ -180,5 +182,35 @@ test.describe("malformed percent-encoding", () => {
       expect(res.headers()["content-type"]).toContain("application/problem+json")
       await context.close()
     }
+  })
+})
+
+test.describe("no demo door in production", () => {
+  test("next start without CONSOLE_MODE refuses to start, naming the variable; sandbox mode without a DEMO_PASSWORD too", () => {
+    const next = path.resolve("node_modules/next/dist/bin/next")
+    const port = String(Number(process.env.E2E_PORT ?? 3100) + 50)
+    const blank = Object.fromEntries(
+      ["CONSOLE_MODE", "UPSTREAM_BASE_URL", "UPSTREAM_TOKEN_URL", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET", "DEMO_PASSWORD", "DATABASE_URL"].map((k) => [k, ""]),
+    )
+    const start = (extra: Record<string, string>) =>
+      spawnSync(process.execPath, [next, "start", "-p", port, "-H", "127.0.0.1"], {
+        env: { ...process.env, ...blank, NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CONSOLE_USERS: "", ...extra },
+        encoding: "utf8",
+        timeout: 60_000,
+      })
+    const noMode = start({})
+    expect(noMode.status).not.toBe(0)
+    expect(noMode.stdout + noMode.stderr).toContain("CONSOLE_MODE: is required under next start")
+    const noPassword = start({ CONSOLE_MODE: "sandbox" })
+    expect(noPassword.status).not.toBe(0)
+    expect(noPassword.stdout + noPassword.stderr).toContain("DEMO_PASSWORD: is required in sandbox mode under next start")
+  })
+
+  test("the sign-in page lists the demo emails but not an explicit DEMO_PASSWORD", async ({ page }) => {
+    await page.goto("/sign-in")
+    const demo = page.getByRole("region", { name: "Sandbox demo users" })
+    await expect(demo).toContainText("admin@example.com")
+    await expect(demo).toContainText("the DEMO_PASSWORD this console was started with")
+    await expect(demo).not.toContainText(DEMO_PASSWORD)
   })
 })

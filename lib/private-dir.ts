@@ -15,7 +15,11 @@ export function ensurePrivateDir(dir: string): void {
   } catch {
     // Not ours to change (a mounted volume): the files inside are still created 0600.
   }
-  process.umask(process.umask() | 0o077)
+  try {
+    process.umask(process.umask() | 0o077)
+  } catch {
+    // Worker threads cannot change the umask; the chmod pass below still applies.
+  }
   try {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       const full = path.join(entry.parentPath, entry.name)

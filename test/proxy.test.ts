@@ -21,6 +21,17 @@ function decodes(pathname: string): boolean {
   }
 }
 
+describe("without NEXTAUTH_URL", () => {
+  it("a page asked for under a Host that is not a loopback name is refused 403 (DNS rebinding); localhost is served", async () => {
+    const foreign = await proxy(new NextRequest("http://localhost/trade", { headers: { host: "evil.example" } }))
+    expect(foreign.status).toBe(403)
+    expect(foreign.headers.get("content-type")).toBe("application/problem+json")
+    const local = await proxy(new NextRequest("http://localhost/sign-in", { headers: { host: "localhost:3000" } }))
+    expect(local.status).toBe(200)
+    expect(local.headers.get("content-security-policy")).toContain("'nonce-")
+  })
+})
+
 describe("paths with malformed percent-encoding", () => {
   it("are a 400 problem on pages and API paths alike, anything else is never a 5xx (property)", async () => {
     const escape = fc.constantFrom("%", "%u", "%ud800", "%zz", "%E0%A4%A", "%C0%80", "%FF", "%ED%A0%80", "%2F", "%41", "%E2%82%AC", "%%")

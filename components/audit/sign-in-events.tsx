@@ -8,7 +8,6 @@ const KIND_LABELS: Record<string, string> = {
   sign_in_failed: "Sign-in failed",
   locked_out: "Locked out",
   lockout_ended: "Lockout ended",
-  address_throttled: "Address throttled",
 }
 
 function describe(event: AuthEventView): string {

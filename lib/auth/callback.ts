@@ -7,6 +7,7 @@
 export function safeCallback(raw: string | undefined | null, origin = "http://console.invalid"): string {
   if (!raw || raw.length > 2000) return "/"
   // C0 and C1 controls, DEL, and every Unicode space or separator.
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if (/[\u0000-\u0020\u007f-\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u2060\u3000\ufeff\\]/.test(raw)) return "/"
   let base: URL
   let url: URL

@@ -30,7 +30,6 @@ export type AuthEventKind =
   | "sign_in_failed"
   | "locked_out"
   | "lockout_ended"
-  | "address_throttled"
 
 export async function recordAuthEvent(
   db: Db,

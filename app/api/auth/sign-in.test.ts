@@ -44,7 +44,7 @@ async function output(run: () => Promise<unknown>): Promise<string> {
 }
 
 function post(action: string, body: BodyInit | null, headers: Record<string, string>) {
-  const req = new NextRequest(`http://localhost/api/auth/${action}`, { method: "POST", headers, body, duplex: "half" } as ConstructorParameters<typeof NextRequest>[1])
+  const req = new NextRequest(`http://localhost/api/auth/${action}`, { method: "POST", headers, body, duplex: "half" })
   return route.POST(req, { params: Promise.resolve({ nextauth: action.split("/") }) })
 }
 
