@@ -165,7 +165,10 @@ export function errorResponse(
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
   if (isUpstreamError(error)) {
     const answer = upstreamErrorToProblem(error)
-    if (answer.problem.status >= 500) {
+    if (answer.problem.status >= 500 && ctx.req.signal.aborted) {
+      // The client went away mid-call: nothing failed on the console's side.
+      log.info("request.aborted", { requestId, who: ctx.staff?.email ?? "anonymous", what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}` })
+    } else if (answer.problem.status >= 500) {
       log.warn("upstream.failed", { requestId, what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`, error: error.name, status: answer.problem.status })
     }
     return problemResponse(answer.problem, { ...headers, ...answer.headers })
