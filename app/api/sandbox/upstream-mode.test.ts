@@ -1,8 +1,8 @@
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { NextRequest } from "next/server"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { sessionCookie } from "@/test/session"
 
 // Against the real service (UPSTREAM_* set) the sandbox tools do not exist: 404, and
@@ -14,7 +14,9 @@ process.env.UPSTREAM_CLIENT_ID = "id"
 process.env.UPSTREAM_CLIENT_SECRET = "secret"
 process.env.NEXTAUTH_SECRET = SECRET
 // Sessions live in the database: a PGlite folder of this file's own.
-process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+const sessionDataDir = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+process.env.DATA_DIR = sessionDataDir
+afterAll(() => rmSync(sessionDataDir, { recursive: true, force: true }))
 process.env.NEXTAUTH_URL = "http://localhost"
 process.env.CONSOLE_USERS = JSON.stringify([{ email: "admin@example.com", role: "admin", passwordHash: `$2b$10$${"a".repeat(53)}` }])
 process.env.LOG_LEVEL = "silent"

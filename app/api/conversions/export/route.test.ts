@@ -1,8 +1,8 @@
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { NextRequest } from "next/server"
-import { beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { sessionCookie } from "@/test/session"
 import type { Role } from "@/lib/auth/roles"
 import type { ConversionListQuery } from "@/lib/schemas/conversion"
@@ -12,7 +12,9 @@ import { parseCsv } from "@/test/csv"
 const SECRET = "conversion-export-tests-secret-0123456789-abc"
 process.env.NEXTAUTH_SECRET = SECRET
 // Sessions live in the database: a PGlite folder of this file's own.
-process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+const sessionDataDir = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+process.env.DATA_DIR = sessionDataDir
+afterAll(() => rmSync(sessionDataDir, { recursive: true, force: true }))
 process.env.LOG_LEVEL = "silent"
 
 // A service with 2,345 conversions over two profiles, paged by the cursor the route follows.
