@@ -1,13 +1,10 @@
 // @ts-check
 import { createJiti } from "jiti"
 
-// Validates the configuration when the server (or a build) starts: a bad or partial
-// environment stops it here with a message naming each variable. lib/env.ts is
-// TypeScript; jiti loads it here as Next loads the app.
+// lib/env.ts is TypeScript; jiti loads it here as Next loads the app.
 const jiti = createJiti(import.meta.url)
 /** @type {typeof import("./lib/env")} */
-const { env } = await jiti.import("./lib/env.ts")
-env()
+const { checkConfiguration } = await jiti.import("./lib/env.ts")
 
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },
@@ -31,6 +28,11 @@ const nextConfig = {
   poweredByHeader: false,
   serverExternalPackages: ["@electric-sql/pglite", "pg", "bcryptjs"],
   typedRoutes: false,
+  experimental: {
+    // What Next buffers of a body for proxy.ts (pages, and API paths holding a %): at most the
+    // console API's own limit, never the default 10 MB per request.
+    proxyClientMaxBodySize: "64kb",
+  },
   headers() {
     return Promise.resolve([
       { source: "/:path*", headers: securityHeaders },
@@ -46,4 +48,12 @@ const nextConfig = {
   },
 }
 
-export default nextConfig
+/**
+ * Validates the configuration when the server (or a build) starts: a bad or partial
+ * environment stops it here with a message naming each variable.
+ * @param {string} phase
+ */
+export default function config(phase) {
+  checkConfiguration(phase)
+  return nextConfig
+}

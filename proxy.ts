@@ -1,5 +1,6 @@
 import { getToken } from "next-auth/jwt"
 import { type NextRequest, NextResponse } from "next/server"
+import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { authSecret } from "@/lib/auth/secret"
 import { decodeSessionToken } from "@/lib/auth/session-decode"
 import { env } from "@/lib/env"
@@ -11,6 +12,21 @@ import { env } from "@/lib/env"
  */
 export async function proxy(req: NextRequest) {
   const { pathname, search } = req.nextUrl
+  if (!decodesCleanly(pathname)) {
+    return new NextResponse(
+      JSON.stringify({ type: "about:blank", title: "Bad Request", status: 400, detail: "The path has malformed percent-encoding (a % must start a UTF-8 byte as two hex digits)." }),
+      { status: 400, headers: { "content-type": "application/problem+json", "cache-control": "no-store" } },
+    )
+  }
+  // API and sandbox paths reach here only when they hold a % (see the matcher); the
+  // route handlers themselves do the rest.
+  if (pathname.startsWith("/api/") || pathname.startsWith("/sandbox/")) return NextResponse.next()
+  if (foreignHostReason(req.headers)) {
+    return new NextResponse(JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL }), {
+      status: 403,
+      headers: { "content-type": "application/problem+json", "cache-control": "no-store" },
+    })
+  }
   const nonce = btoa(crypto.randomUUID())
   const dev = env().nodeEnv === "development"
   const csp = [
@@ -48,8 +64,20 @@ export async function proxy(req: NextRequest) {
   return res
 }
 
+/** Whether a path's percent-encoding decodes (Next's own decoding of route params fails with a 500 otherwise). */
+function decodesCleanly(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export const config = {
-  // Everything but the API, the sandbox, Next's assets and static files (by their extension:
-  // a page whose path has a dot in it, such as a record id, still gets its CSP).
-  matcher: ["/((?!api/|sandbox/|_next/|.*\\.(?:ico|png|svg|jpe?g|gif|webp|txt|xml|webmanifest|map|css|js|woff2?)$).*)"],
+  // Everything but the API, the sandbox, Next's assets and the app's one static file: every
+  // other path may render a page, whatever it ends with (/conversions/abc.js), so it gets its CSP.
+  // API and sandbox paths holding a % come here too, only to have malformed encoding
+  // refused with a 400 problem: Next would answer it 500 before any route handler ran.
+  matcher: ["/((?!api/|sandbox/|_next/|icon\\.svg$|favicon\\.ico$).*)", "/:area(api|sandbox)/:rest(.*%.*)"],
 }

@@ -44,9 +44,38 @@ describe("configuration", () => {
 
   it("a partial upstream configuration names each missing variable", () => {
     const message = errorOf({ UPSTREAM_BASE_URL: "https://api.paxos.com/v2" })
-    expect(message).toContain("UPSTREAM_TOKEN_URL: is required when any UPSTREAM_* variable is set")
+    expect(message).toContain("UPSTREAM_TOKEN_URL: is required in upstream mode")
     expect(message).toContain("UPSTREAM_CLIENT_ID")
     expect(message).toContain("UPSTREAM_CLIENT_SECRET")
+  })
+
+  it("under next start the mode must be explicit: nothing set is a configuration error, never the sandbox", () => {
+    const production = { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CONSOLE_USERS: "" }
+    expect(errorOf(production)).toContain("CONSOLE_MODE: is required under next start (NODE_ENV=production): sandbox or upstream")
+    expect(errorOf({ ...production, CONSOLE_MODE: "demo" })).toContain("CONSOLE_MODE: must be sandbox or upstream")
+    // next build needs no mode: nothing is served while it runs.
+    expect(parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" }).mode).toBe("sandbox")
+    // Development and tests with nothing set stay sandbox (npm run dev, first command of the README).
+    expect(parseEnv({ NODE_ENV: "development" })).toMatchObject({ mode: "sandbox", demoPasswordIsDefault: true })
+  })
+
+  it("sandbox mode under next start needs its own DEMO_PASSWORD of at least 12 characters, and never shows it", () => {
+    const base = { NODE_ENV: "production", CONSOLE_MODE: "sandbox" }
+    expect(errorOf(base)).toContain("DEMO_PASSWORD: is required in sandbox mode under next start (at least 12 characters)")
+    expect(errorOf({ ...base, DEMO_PASSWORD: "short-pw" })).toContain("DEMO_PASSWORD: must be at least 12 characters under next start")
+    const config = parseEnv({ ...base, DEMO_PASSWORD: "a-long-demo-password" })
+    expect(config).toMatchObject({ mode: "sandbox", demoPassword: "a-long-demo-password", demoPasswordIsDefault: false })
+  })
+
+  it("CONSOLE_MODE=upstream without the four UPSTREAM_* variables names them; sandbox mode refuses them", () => {
+    const message = errorOf({ CONSOLE_MODE: "upstream", NEXTAUTH_SECRET: "x".repeat(40), NEXTAUTH_URL: "https://c.example.com", CONSOLE_USERS: "" })
+    for (const name of ["UPSTREAM_BASE_URL", "UPSTREAM_TOKEN_URL", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]) {
+      expect(message).toContain(`${name}: is required in upstream mode`)
+    }
+    expect(errorOf({ CONSOLE_MODE: "sandbox", UPSTREAM_BASE_URL: "https://api.paxos.com/v2" })).toContain(
+      "UPSTREAM_BASE_URL: is not used in sandbox mode (CONSOLE_MODE=sandbox)",
+    )
+    expect(parseEnv({ ...upstream, CONSOLE_MODE: "upstream", NODE_ENV: "production" }).mode).toBe("upstream")
   })
 
   it("upstream mode requires the auth secret, the URL and a way to sign in", () => {

@@ -94,6 +94,12 @@ const consoleUsers = z
 
 const rawSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Set by Next itself: `phase-production-build` while `next build` runs. */
+  NEXT_PHASE: z.string().optional(),
+  CONSOLE_MODE: z.preprocess(
+    (v) => (typeof v === "string" ? (v.trim() === "" ? undefined : v.trim()) : v),
+    z.enum(["sandbox", "upstream"], { error: "must be sandbox or upstream" }).optional(),
+  ),
   UPSTREAM_BASE_URL: httpUrl,
   UPSTREAM_TOKEN_URL: httpUrl,
   UPSTREAM_CLIENT_ID: optionalText,
@@ -129,6 +135,9 @@ const rawSchema = z.object({
   SANDBOX_MAX_CONVERSION_USD: intVar(1_000_000, 1, 1_000_000_000),
 })
 
+/** The demo users' password in development when DEMO_PASSWORD is unset. Never under next start. */
+export const DEFAULT_DEMO_PASSWORD = "demo-password"
+
 export type Role = (typeof ROLES)[number]
 export type ConsoleUser = z.infer<typeof consoleUserSchema>
 
@@ -150,6 +159,8 @@ export interface Env {
   consoleUsers: ConsoleUser[]
   oidc: { issuer: string; clientId: string; clientSecret: string; roleClaim: string } | undefined
   demoPassword: string
+  /** True when DEMO_PASSWORD is unset and the built-in development default is in use. */
+  demoPasswordIsDefault: boolean
   logLevel: "debug" | "info" | "warn" | "error" | "silent"
   sandbox: {
     clientId: string | undefined
@@ -184,13 +195,31 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     UPSTREAM_CLIENT_SECRET: raw.UPSTREAM_CLIENT_SECRET,
   }
   const setUpstream = Object.entries(upstreamVars).filter(([, v]) => v !== undefined)
-  const mode = setUpstream.length === 0 ? "sandbox" : "upstream"
-  if (setUpstream.length > 0 && setUpstream.length < 4) {
-    for (const [name, value] of Object.entries(upstreamVars)) {
-      if (value === undefined) {
-        problems.push({ path: [name], message: "is required when any UPSTREAM_* variable is set (all four or none)" })
-      }
+  // Under `next start` the mode is never guessed: a production server that silently fell
+  // back to the sandbox would hand its demo users the real audit trail. In development
+  // and tests, nothing set still means sandbox (the README's first command).
+  // `next build` runs with NODE_ENV=production too, but serves nothing: the mode is needed
+  // when the built app starts, not when it is built.
+  const production = raw.NODE_ENV === "production" && raw.NEXT_PHASE !== "phase-production-build"
+  if (production && !raw.CONSOLE_MODE) {
+    problems.push({ path: ["CONSOLE_MODE"], message: "is required under next start (NODE_ENV=production): sandbox or upstream" })
+  }
+  const mode = raw.CONSOLE_MODE ?? (setUpstream.length === 0 ? "sandbox" : "upstream")
+  if (mode === "upstream" && setUpstream.length < 4) {
+    const missing = Object.entries(upstreamVars).filter(([, v]) => v === undefined)
+    for (const [name] of missing) {
+      problems.push({
+        path: [name],
+        message: `is required in upstream mode (UPSTREAM_BASE_URL, UPSTREAM_TOKEN_URL, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET)`,
+      })
     }
+  }
+  if (mode === "sandbox" && raw.CONSOLE_MODE === "sandbox") {
+    for (const [name] of setUpstream) problems.push({ path: [name], message: "is not used in sandbox mode (CONSOLE_MODE=sandbox); unset it or set CONSOLE_MODE=upstream" })
+  }
+  if (mode === "sandbox" && production && raw.CONSOLE_MODE) {
+    if (!raw.DEMO_PASSWORD) problems.push({ path: ["DEMO_PASSWORD"], message: "is required in sandbox mode under next start (at least 12 characters)" })
+    else if (raw.DEMO_PASSWORD.length < 12) problems.push({ path: ["DEMO_PASSWORD"], message: "must be at least 12 characters under next start" })
   }
 
   // The client secret and staff sign-ins must not cross the network in clear text.
@@ -257,7 +286,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
           roleClaim: raw.OIDC_ROLE_CLAIM ?? "console_role",
         }
       : undefined,
-    demoPassword: raw.DEMO_PASSWORD ?? "demo-password",
+    demoPassword: raw.DEMO_PASSWORD ?? DEFAULT_DEMO_PASSWORD,
+    demoPasswordIsDefault: raw.DEMO_PASSWORD === undefined,
     logLevel: raw.LOG_LEVEL,
     sandbox: {
       clientId: raw.SANDBOX_CLIENT_ID,
@@ -286,6 +316,15 @@ export function env(): Env {
   if (typeof window !== "undefined") throw new Error("lib/env is server-only")
   cached ??= parseEnv(process.env)
   return cached
+}
+
+/**
+ * Validates the configuration for a Next phase (next.config.mjs): while `next build` runs
+ * nothing is served, so the mode may be left for start-up; every other phase gets the
+ * same checks as the server.
+ */
+export function checkConfiguration(phase: string): void {
+  parseEnv({ ...process.env, NEXT_PHASE: phase })
 }
 
 /** Database URL used by tests against a real Postgres, when set. */

@@ -17,6 +17,14 @@ describe("redact", () => {
     })
   })
 
+  it("keeps a failed query's SQL but never the parameters the request sent", () => {
+    const message = 'Error: Failed query: insert into "console_intents" ("ref_id") values ($1)\nparams: my-private-ref,{"note":"salary"}'
+    const out = String(redact(message))
+    expect(out).toContain('insert into "console_intents"')
+    expect(out).not.toContain("my-private-ref")
+    expect(out).not.toContain("salary")
+  })
+
   it("hides passwords inside URLs and secret parameters inside free text", () => {
     expect(redact("Error: connect ECONNREFUSED postgres://console:hunter2@db:5432/console")).toBe(
       "Error: connect ECONNREFUSED postgres://console:[redacted]@db:5432/console",

@@ -22,6 +22,8 @@ export function redact(value: unknown, depth = 0): unknown {
     // Bearer tokens, basic credentials, passwords in URLs (a database URL inside a driver's
     // error message) and secret-named parameters that ended up inside free text.
     return value
+      // A failed query's message ends with its parameters: what a request sent, never for a log.
+      .replace(/(\bparams: )[\s\S]*$/, `$1${REDACTED}`)
       .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
       .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${REDACTED}@`)
       .replace(/\b(client_secret|password|access_token|token)=[^&\s"']+/gi, `$1=${REDACTED}`)

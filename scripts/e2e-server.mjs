@@ -18,6 +18,9 @@ const child = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
     ...canaries,
     DATA_DIR: dataDir,
     NODE_ENV: "production",
+    // next start refuses to guess the mode, and sandbox mode there needs its own demo password.
+    CONSOLE_MODE: "sandbox",
+    DEMO_PASSWORD: process.env.DEMO_PASSWORD || "demo-password",
     NEXT_TELEMETRY_DISABLED: "1",
     NEXTAUTH_URL: `http://127.0.0.1:${port}`,
     SANDBOX_SETTLE_DELAY_MS: process.env.SANDBOX_SETTLE_DELAY_MS ?? "1500",

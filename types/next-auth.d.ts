@@ -13,5 +13,7 @@ declare module "next-auth/jwt" {
   interface JWT {
     role?: Role
     signedInAt?: number
+    /** The console_sessions row this cookie belongs to. */
+    sid?: string
   }
 }

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import fc from "fast-check"
 import { count } from "drizzle-orm"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { sessionCookie } from "@/test/session"
 import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
@@ -56,6 +56,12 @@ async function pendingConversionId(): Promise<string> {
   return created.record.id
 }
 
+/** A session someone else holds, for an admin to end. */
+async function openSessionId(): Promise<string> {
+  const { createSession } = await import("@/lib/auth/sessions")
+  return createSession(runtime.db, { email: "viewer@example.com", role: "viewer", provider: "credentials", userAgent: null, address: null })
+}
+
 /** Every console route, its minimum role, and how to call it successfully. */
 const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
@@ -100,6 +106,9 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; statu
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
+  "GET /api/audit/sign-in-events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  "GET /api/admin/sessions": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "DELETE /api/admin/sessions/[id]": { minimum: "admin", call: async () => ({ params: { id: await openSessionId() } }) },
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
   "GET /api/sandbox/status": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
@@ -136,13 +145,8 @@ async function routeHandlers(): Promise<{ key: string; route: string; handler: H
   return handlers
 }
 
-async function sessionCookie(role: Role): Promise<string> {
-  const token = await encode({
-    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
-    secret: SECRET,
-    maxAge: 30 * 60,
-  })
-  return `next-auth.session-token=${token}`
+async function cookieOf(role: Role): Promise<string> {
+  return sessionCookie(role, { secret: SECRET })
 }
 
 async function invoke(
@@ -156,7 +160,7 @@ async function invoke(
   for (const [name, value] of Object.entries(call.params)) url = url.replace(`[${name}]`, encodeURIComponent(value))
   if (call.query) url += `?${call.query}`
   const headers = new Headers()
-  if (options.role) headers.set("cookie", await sessionCookie(options.role))
+  if (options.role) headers.set("cookie", await cookieOf(options.role))
   if (method !== "GET" && options.origin !== null) headers.set("origin", options.origin ?? "http://localhost")
   let body: string | undefined
   if (options.rawBody !== undefined || call.body !== undefined) {
@@ -244,7 +248,7 @@ describe("routes' answers", () => {
   it("an unknown /api path is a 404 problem naming it, for a signed-in caller only", async () => {
     const { handler } = (await routeHandlers()).find((h) => h.key === "GET /api/[...path]")!
     const req = async (role?: Role) => {
-      const headers = new Headers(role ? { cookie: await sessionCookie(role) } : {})
+      const headers = new Headers(role ? { cookie: await cookieOf(role) } : {})
       return handler(new NextRequest("http://localhost/api/nope/deeper", { headers }), { params: Promise.resolve({}) })
     }
     const signedOut = await req()
@@ -343,6 +347,34 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     })
   }
 
+  it("a lone surrogate in any string field of an otherwise valid create is a 400 naming that field: never a 5xx, no intent, no call", async () => {
+    const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
+    const spy = vi.spyOn(runtime.upstream, "createConversion")
+    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const lone = fc
+      .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff"), fc.string({ maxLength: 10 }))
+      .map(([a, s, b]) => a + s + b)
+    const where = fc.constantFrom("metadata value", "metadata key", "ref_id", "source_asset")
+    await fc.assert(
+      fc.asyncProperty(lone, where, async (text, place) => {
+        const body: Record<string, unknown> = { profile_id: profileId, amount: "2.50", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() }
+        if (place === "metadata value") body.metadata = { k: text }
+        else if (place === "metadata key") body.metadata = { [text]: "v" }
+        else body[place] = text
+        const res = await invoke(handler, "POST", route, { params: {}, body }, { role: "trader" })
+        expect(res.status).toBe(400)
+        expect(res.headers.get("content-type")).toBe("application/problem+json")
+        const fields = Object.keys(((await res.json()) as { meta: { fields: Record<string, string> } }).meta.fields)
+        expect(fields).toHaveLength(1)
+        expect(fields[0]).toMatch(place === "ref_id" ? /^ref_id$/ : place === "source_asset" ? /^source_asset$/ : /^metadata\./)
+      }),
+      { numRuns: 200 },
+    )
+    expect((await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents).toBe(before)
+    expect(spy).not.toHaveBeenCalled()
+    spy.mockRestore()
+  })
+
   it("a body that is not JSON is a 400 problem, and a non-JSON content type a 415", async () => {
     const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
     const res = await invoke(handler, "POST", route, { params: {}, body: {} }, { role: "trader", rawBody: "{not json" })
@@ -352,7 +384,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     const plain = await handler(
       new NextRequest(url, {
         method: "POST",
-        headers: { cookie: await sessionCookie("trader"), origin: "http://localhost", "content-type": "text/plain" },
+        headers: { cookie: await cookieOf("trader"), origin: "http://localhost", "content-type": "text/plain" },
         body: "x",
       }),
       { params: Promise.resolve({}) },

@@ -32,7 +32,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             Sandbox demo users
           </h2>
           <p className="mt-1 text-amber-950">
-            Password for each: <code className="font-mono">{config.demoPassword === "demo-password" ? "demo-password" : "the DEMO_PASSWORD you set"}</code>
+            {/* The password itself only when it is the built-in development default: an explicit DEMO_PASSWORD stays off the page. */}
+            Password for each:{" "}
+            {config.demoPasswordIsDefault ? <code className="font-mono">{config.demoPassword}</code> : "the DEMO_PASSWORD this console was started with"}
           </p>
           <ul className="mt-2 space-y-1">
             {DEMO_USERS.map((user) => (

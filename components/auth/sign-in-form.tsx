@@ -14,6 +14,23 @@ import { safeCallback } from "@/lib/auth/callback"
 type SignInValues = { email: string; password: string }
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
+/** What the server's refusal means for the person at the form. */
+export function signInFailureMessage(error: string | null | undefined, now = new Date()): string {
+  if (error?.startsWith("Locked:")) {
+    const until = new Date(error.slice("Locked:".length))
+    if (!Number.isNaN(until.getTime())) {
+      const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))
+      return `Too many failed sign-ins for this account. Try again after ${until.toLocaleTimeString()} (in about ${minutes} minute${minutes === 1 ? "" : "s"}).`
+    }
+  }
+  if (error?.startsWith("Throttled:")) {
+    const seconds = Number(error.slice("Throttled:".length))
+    const minutes = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds / 60)) : 10
+    return `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+  }
+  return "Wrong email or password."
+}
+
 export function SignInForm({ callbackUrl, oidc }: { callbackUrl: string | undefined; oidc: boolean }) {
   const router = useRouter()
   const [failure, setFailure] = useState<string | null>(null)
@@ -29,9 +46,9 @@ export function SignInForm({ callbackUrl, oidc }: { callbackUrl: string | undefi
 
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
-    const result = await signIn("credentials", { email: values.email, password: values.password, redirect: false })
+    const result = await signIn("credentials", { email: values.email, password: values.password, redirect: false }).catch(() => undefined)
     if (!result || result.error || !result.ok) {
-      setFailure("Wrong email or password.")
+      setFailure(signInFailureMessage(result?.error))
       form.setValue("password", "")
       form.setFocus("password")
       return

@@ -11,6 +11,7 @@ const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean
   // Support and up: looking conversions up is support work; the page and its API refuse viewers.
   { href: "/conversions", label: "Conversions", minimum: "support" },
   { href: "/audit", label: "Audit", minimum: "admin" },
+  { href: "/admin/sessions", label: "Sessions", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
 ]
 

@@ -125,6 +125,8 @@ export async function startConsole(options: {
       DATA_DIR: options.dataDir,
       NEXTAUTH_URL: origin,
       LOG_LEVEL: "warn",
+      // next start never guesses the mode; sandbox mode there needs an explicit demo password.
+      ...(options.env.UPSTREAM_BASE_URL ? { CONSOLE_MODE: "upstream" } : { CONSOLE_MODE: "sandbox", DEMO_PASSWORD: "demo-password" }),
       ...options.env,
     }),
     logDir: options.logDir,

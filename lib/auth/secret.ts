@@ -1,8 +1,9 @@
 import "server-only"
 import { randomBytes } from "node:crypto"
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { env } from "@/lib/env"
+import { ensurePrivateDir } from "@/lib/private-dir"
 
 let cached: string | undefined
 
@@ -22,7 +23,7 @@ export function authSecret(): string {
   try {
     cached = readFileSync(file, "utf8").trim()
   } catch {
-    mkdirSync(path.dirname(file), { recursive: true })
+    ensurePrivateDir(path.dirname(file))
     const secret = randomBytes(32).toString("base64url")
     try {
       // "wx": if another process won the race, read what it wrote.

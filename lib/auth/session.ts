@@ -3,22 +3,26 @@ import { getServerSession } from "next-auth"
 import { getToken } from "next-auth/jwt"
 import type { NextRequest } from "next/server"
 import { authOptions, isWithinAbsoluteLifetime } from "@/lib/auth/options"
-import { isRole, type Staff } from "@/lib/auth/roles"
+import type { Staff } from "@/lib/auth/roles"
 import { authSecret } from "@/lib/auth/secret"
 import { decodeSessionToken } from "@/lib/auth/session-decode"
+import { resolveSession } from "@/lib/auth/sessions"
+import { database } from "@/lib/console/database"
 
 /**
- * The staff member behind a request, from the session cookie: the token is decrypted
- * and its expiry (idle) and sign-in time (absolute lifetime) checked. Null otherwise.
+ * The staff member behind a request: the cookie is decrypted and its expiry checked, then
+ * its session row decides (signed out, ended, expired or removed: null) and the staff
+ * directory gives the role as of now.
  */
 export async function staffFromRequest(req: NextRequest): Promise<Staff | null> {
   const token = await getToken({ req, secret: authSecret(), decode: decodeSessionToken })
-  if (!token || !isRole(token.role) || typeof token.email !== "string") return null
+  if (!token || typeof token.email !== "string" || !token.sid) return null
   if (!isWithinAbsoluteLifetime(token.signedInAt)) return null
-  return { email: token.email, role: token.role }
+  const { db } = await database()
+  return resolveSession(db, token.sid)
 }
 
-/** The signed-in staff member for server components and pages. */
+/** The signed-in staff member for server components and pages (the same session check, through next-auth). */
 export async function currentStaff(): Promise<Staff | null> {
   const session = await getServerSession(authOptions())
   return session?.staff ?? null

@@ -1,7 +1,12 @@
 import "server-only"
 import { z } from "zod"
+import { readBoundedText } from "@/lib/http/bounded-body"
+import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
 import { HttpProblem } from "@/lib/problem"
 import { idSchema } from "@/lib/schemas/common"
+
+/** The largest body a console API route reads. */
+export const CONSOLE_BODY_LIMIT = 64 * 1024
 
 /** Query parameters as an object (a repeated key keeps its last value). */
 export function queryObject(req: Request): Record<string, string> {
@@ -20,10 +25,11 @@ export async function readJson(req: Request): Promise<unknown> {
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
   }
-  const text = await req.text()
-  if (text.length > 64 * 1024) throw new HttpProblem({ status: 413, detail: "The body must be at most 64 KiB." })
+  // Never held past the limit, whatever Content-Length said (or did not say).
+  const text = await readBoundedText(req, CONSOLE_BODY_LIMIT)
+  let value: unknown
   try {
-    return JSON.parse(text) as unknown
+    value = JSON.parse(text) as unknown
   } catch {
     throw new HttpProblem({
       status: 400,
@@ -31,6 +37,9 @@ export async function readJson(req: Request): Promise<unknown> {
       meta: { fields: { body: "must be valid JSON" } },
     })
   }
+  const field = fieldWithLoneSurrogate(value)
+  if (field) throw new HttpProblem({ status: 400, detail: `${field}: ${LONE_SURROGATE_RULE}`, meta: { fields: { [field]: LONE_SURROGATE_RULE } } })
+  return value
 }
 
 /** A record answered with how the console placed it. */

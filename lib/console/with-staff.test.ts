@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import { validationProblem, withStaff } from "@/lib/console/with-staff"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { sessionCookie } from "@/test/session"
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "with-staff-"))
 const SECRET = "with-staff-tests-secret-0123456789-abcdefghij"
@@ -21,14 +21,7 @@ afterEach(() => {
 
 async function request(method: string, options: { role?: Role; headers?: Record<string, string> } = {}): Promise<NextRequest> {
   const headers = new Headers(options.headers)
-  if (options.role) {
-    const token = await encode({
-      token: { email: `${options.role}@example.com`, role: options.role, signedInAt: Math.floor(Date.now() / 1000) },
-      secret: SECRET,
-      maxAge: 30 * 60,
-    })
-    headers.set("cookie", `next-auth.session-token=${token}`)
-  }
+  if (options.role) headers.set("cookie", await sessionCookie(options.role, { secret: SECRET }))
   return new NextRequest("http://localhost/api/thing", { method, headers })
 }
 
@@ -89,6 +82,35 @@ describe("withStaff", () => {
       expect.objectContaining({ event: "authz.denied", who: "anonymous", what: "GET /api/thing", why: "no valid session", status: 401 }),
     ])
     expect(logged).not.toContain(cookie.slice(0, 40))
+  })
+})
+
+describe("doors withStaff keeps shut", () => {
+  it("without NEXTAUTH_URL, a Host that is not a loopback name is refused (DNS rebinding), a loopback one served", async () => {
+    const foreign = await ok(await request("GET", { role: "trader", headers: { host: "evil.example" } }), noParams)
+    expect(foreign.status).toBe(403)
+    expect(await foreign.json()).toMatchObject({ detail: "This console answers only on localhost until NEXTAUTH_URL names the address it is served at." })
+    const rebound = await ok(await request("GET", { role: "trader", headers: { host: "127.0.0.1:3000", "x-forwarded-host": "evil.example" } }), noParams)
+    expect(rebound.status).toBe(403)
+    expect((await ok(await request("GET", { role: "trader", headers: { host: "localhost:3000" } }), noParams)).status).toBe(200)
+  })
+
+  it("a Content-Length over 64 KiB is a 413 problem before the session is even looked at", async () => {
+    const res = await ok(await request("POST", { headers: { "content-length": String(100 * 1024 * 1024), "content-type": "application/json" } }), noParams)
+    expect(res.status).toBe(413)
+    expect(res.headers.get("content-type")).toBe("application/problem+json")
+  })
+
+  it("a client that went away is logged at info, not as a failure", async () => {
+    const failing = withStaff("viewer", () => Promise.reject(new Error("The operation was aborted")))
+    const controller = new AbortController()
+    const headers = new Headers({ cookie: await sessionCookie("viewer", { secret: SECRET }) })
+    const req = new NextRequest("http://localhost/api/thing", { headers, signal: controller.signal })
+    controller.abort()
+    const logged = await stderrOf(async () => {
+      await failing(req, noParams)
+    })
+    expect(logged).toBe("")
   })
 })
 

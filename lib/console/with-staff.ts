@@ -2,11 +2,13 @@ import "server-only"
 import { randomUUID } from "node:crypto"
 import type { NextRequest } from "next/server"
 import { ZodError } from "zod"
+import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { roleAtLeast, type Role, type Staff } from "@/lib/auth/roles"
 import { staffFromRequest } from "@/lib/auth/session"
-import { queryObject } from "@/lib/console/http"
+import { CONSOLE_BODY_LIMIT, queryObject } from "@/lib/console/http"
 import { type ConsoleRuntime, consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
+import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
 import { HttpProblem, problemResponse } from "@/lib/problem"
 import type { Problem } from "@/lib/schemas/problem"
@@ -102,6 +104,10 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
     const requestId = randomUUID()
     let staff: Staff | null = null
     try {
+      const foreign = foreignHostReason(req.headers)
+      if (foreign) return deny(403, FOREIGN_HOST_DETAIL, { req, requestId, who: "anonymous", why: foreign })
+      // Refused before anything is read, signed in or not.
+      checkDeclaredLength(req.headers, CONSOLE_BODY_LIMIT)
       staff = await staffFromRequest(req)
       if (!staff) {
         return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
@@ -136,15 +142,22 @@ export function errorResponse(
 ): Response {
   const headers = { "x-request-id": requestId }
   if (error instanceof HttpProblem) return problemResponse(error, headers)
+  if (error instanceof BodyTooLarge) return problemResponse({ type: "about:blank", title: "Content Too Large", status: 413, detail: error.message }, headers)
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
   if (isUpstreamError(error)) {
     const answer = upstreamErrorToProblem(error)
-    if (answer.problem.status >= 500) {
+    if (answer.problem.status >= 500 && ctx.req.signal.aborted) {
+      // The client went away mid-call: nothing failed on the console's side.
+      log.info("request.aborted", { requestId, who: ctx.staff?.email ?? "anonymous", what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}` })
+    } else if (answer.problem.status >= 500) {
       log.warn("upstream.failed", { requestId, what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`, error: error.name, status: answer.problem.status })
     }
     return problemResponse(answer.problem, { ...headers, ...answer.headers })
   }
-  log.error("request.failed", {
+  if (ctx.req.signal.aborted) {
+    // The client went away: nothing failed on the console's side.
+    log.info("request.aborted", { requestId, who: ctx.staff?.email ?? "anonymous", what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}` })
+  } else log.error("request.failed", {
     requestId,
     who: ctx.staff?.email ?? "anonymous",
     what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,

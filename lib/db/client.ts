@@ -1,5 +1,4 @@
 import "server-only"
-import { mkdirSync } from "node:fs"
 import path from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres"
@@ -9,6 +8,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite"
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator"
 import pg from "pg"
 import * as schema from "@/lib/db/schema"
+import { ensurePrivateDir } from "@/lib/private-dir"
 
 export type Schema = typeof schema
 /** One type for both drivers: the app is written against Postgres, not a driver. */
@@ -40,13 +40,18 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
       close: () => pool.end(),
     }
   }
-  if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true })
+  // The database's folder and files are the server user's alone (0700 and 0600).
+  if (options.dataDir) ensurePrivateDir(path.dirname(path.resolve(options.dataDir)))
   const client = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {})
   const db = drizzlePglite(client, { schema, casing: "snake_case" })
   return {
     db: db as unknown as Db,
     driver: "pglite",
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: async () => {
+      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER })
+      // PGlite sets its files' modes itself (0666 and 0644): tightened once its files exist.
+      if (options.dataDir) ensurePrivateDir(path.dirname(path.resolve(options.dataDir)))
+    },
     close: () => client.close(),
   }
 }

@@ -1,5 +1,6 @@
 import "server-only"
 import { Hono } from "hono"
+import { BodyTooLarge } from "@/lib/http/bounded-body"
 import { HttpProblem, genericProblem, problemResponse } from "@/lib/problem"
 import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { OAuthError } from "@/lib/sandbox/oauth"
@@ -25,6 +26,7 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
   app.onError((error, c) => {
     if (error instanceof HttpProblem) return problemResponse(error)
     if (error instanceof OAuthError) return error.toResponse()
+    if (error instanceof BodyTooLarge) return problemResponse(genericProblem(413, error.message))
     if (c.req.raw.signal.aborted || s.lifetime.aborted) return problemResponse(genericProblem(503, "the request was abandoned"))
     s.log("sandbox.unexpected_error", {
       method: c.req.method,

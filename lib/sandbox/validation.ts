@@ -1,5 +1,7 @@
 import "server-only"
 import type { z } from "zod"
+import { readBoundedText } from "@/lib/http/bounded-body"
+import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
 import { badRequest } from "@/lib/problem"
 
 /**
@@ -55,8 +57,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /** Reads a JSON body; anything but a JSON object is a 400. */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text()
-  if (text.length > 64 * 1024) throw badRequest({ body: "at most 64 KiB" })
+  // Never held past 64 KiB: a longer body is a 413 (see the app's error handler).
+  const text = await readBoundedText(request, 64 * 1024)
   let value: unknown
   try {
     value = text.trim() === "" ? undefined : JSON.parse(text)
@@ -66,6 +68,8 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest({ body: "must be a JSON object" })
   }
+  const field = fieldWithLoneSurrogate(value)
+  if (field) throw badRequest({ [field]: LONE_SURROGATE_RULE })
   return value as Record<string, unknown>
 }
 

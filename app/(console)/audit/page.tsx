@@ -1,9 +1,13 @@
 import type { Metadata } from "next"
+import Link from "next/link"
 import { AuditLog } from "@/components/audit/audit-log"
+import { SignInEvents } from "@/components/audit/sign-in-events"
 import { filtersFromSearch } from "@/components/audit/filters-schema"
 import { Alert } from "@/components/ui/alert"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
+import { listAuthEvents } from "@/lib/auth/sessions"
+import { database } from "@/lib/console/database"
 
 export const metadata: Metadata = { title: "Audit" }
 
@@ -20,5 +24,28 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </div>
     )
   }
-  return <AuditLog initialFilters={filtersFromSearch(await searchParams)} />
+  const search = await searchParams
+  const signIns = search.view === "sign-in"
+  const tab = (active: boolean) =>
+    active ? "rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white" : "rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-200"
+  return (
+    <div className="space-y-4">
+      <nav aria-label="Audit trail views" className="flex gap-1">
+        <Link href="/audit" className={tab(!signIns)} aria-current={signIns ? undefined : "page"}>
+          Operations
+        </Link>
+        <Link href="/audit?view=sign-in" className={tab(signIns)} aria-current={signIns ? "page" : undefined}>
+          Sign-in events
+        </Link>
+      </nav>
+      {signIns ? (
+        <div className="space-y-4">
+          <h1 className="text-2xl font-semibold">Sign-in events</h1>
+          <SignInEvents events={await listAuthEvents((await database()).db, { limit: 200 })} />
+        </div>
+      ) : (
+        <AuditLog initialFilters={filtersFromSearch(search)} />
+      )}
+    </div>
+  )
 }

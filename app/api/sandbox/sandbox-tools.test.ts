@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { sessionCookie } from "@/test/session"
 import type { Role } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
@@ -25,12 +25,8 @@ let runtime: ConsoleRuntime
 let profileId: string
 
 async function call(handler: Handler, method: string, url: string, body?: unknown, role: Role = "admin"): Promise<Response> {
-  const token = await encode({
-    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
-    secret: SECRET,
-    maxAge: 30 * 60,
-  })
-  const headers = new Headers({ cookie: `next-auth.session-token=${token}` })
+  const cookie = await sessionCookie(role, { secret: SECRET })
+  const headers = new Headers({ cookie: cookie })
   if (method !== "GET") headers.set("origin", "http://localhost")
   if (body !== undefined) headers.set("content-type", "application/json")
   return handler(new NextRequest(`http://localhost${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), {

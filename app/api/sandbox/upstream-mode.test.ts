@@ -1,6 +1,9 @@
-import { encode } from "next-auth/jwt"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
 import { NextRequest } from "next/server"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
+import { sessionCookie } from "@/test/session"
 
 // Against the real service (UPSTREAM_* set) the sandbox tools do not exist: 404, and
 // nothing is sent anywhere. The banner's fault check is skipped.
@@ -10,6 +13,10 @@ process.env.UPSTREAM_TOKEN_URL = "https://upstream.invalid/oauth2/token"
 process.env.UPSTREAM_CLIENT_ID = "id"
 process.env.UPSTREAM_CLIENT_SECRET = "secret"
 process.env.NEXTAUTH_SECRET = SECRET
+// Sessions live in the database: a PGlite folder of this file's own.
+const sessionDataDir = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+process.env.DATA_DIR = sessionDataDir
+afterAll(() => rmSync(sessionDataDir, { recursive: true, force: true }))
 process.env.NEXTAUTH_URL = "http://localhost"
 process.env.CONSOLE_USERS = JSON.stringify([{ email: "admin@example.com", role: "admin", passwordHash: `$2b$10$${"a".repeat(53)}` }])
 process.env.LOG_LEVEL = "silent"
@@ -17,12 +24,8 @@ process.env.LOG_LEVEL = "silent"
 type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>
 
 async function call(handler: Handler, method: string, url: string, body?: unknown): Promise<Response> {
-  const token = await encode({
-    token: { email: "admin@example.com", role: "admin", sub: "admin@example.com", signedInAt: Math.floor(Date.now() / 1000) },
-    secret: SECRET,
-    maxAge: 30 * 60,
-  })
-  const headers = new Headers({ cookie: `next-auth.session-token=${token}` })
+  const cookie = await sessionCookie("admin", { secret: SECRET })
+  const headers = new Headers({ cookie: cookie })
   if (method !== "GET") headers.set("origin", "http://localhost")
   if (body !== undefined) headers.set("content-type", "application/json")
   return handler(new NextRequest(`http://localhost${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), {

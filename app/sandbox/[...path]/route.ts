@@ -1,3 +1,4 @@
+import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { problemResponse } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 
@@ -5,6 +6,9 @@ export const dynamic = "force-dynamic"
 
 // ANY /sandbox/** - the embedded sandbox over HTTP (its own OAuth; not the console's session)
 async function handler(req: Request): Promise<Response> {
+  if (foreignHostReason(req.headers)) {
+    return problemResponse({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL })
+  }
   const { sandbox } = await consoleRuntime()
   if (!sandbox) {
     return problemResponse({

@@ -1,6 +1,9 @@
-import { encode } from "next-auth/jwt"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
 import { NextRequest } from "next/server"
-import { beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { sessionCookie } from "@/test/session"
 import type { Role } from "@/lib/auth/roles"
 import type { QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
@@ -8,6 +11,10 @@ import { parseCsv } from "@/test/csv"
 
 const SECRET = "export-route-tests-secret-0123456789-abcdef"
 process.env.NEXTAUTH_SECRET = SECRET
+// Sessions live in the database: a PGlite folder of this file's own.
+const sessionDataDir = mkdtempSync(path.join(tmpdir(), "console-session-test-"))
+process.env.DATA_DIR = sessionDataDir
+afterAll(() => rmSync(sessionDataDir, { recursive: true, force: true }))
 process.env.LOG_LEVEL = "silent"
 
 // A service with 1,234 executions, paged by the cursor the route follows.
@@ -51,13 +58,9 @@ beforeAll(async () => {
 })
 
 async function call(role: Role, query: string, profileId = "profile-1"): Promise<Response> {
-  const token = await encode({
-    token: { email: `${role}@example.com`, role, sub: `${role}@example.com`, signedInAt: Math.floor(Date.now() / 1000) },
-    secret: SECRET,
-    maxAge: 30 * 60,
-  })
+  const cookie = await sessionCookie(role, { secret: SECRET })
   const req = new NextRequest(`http://localhost/api/profiles/${profileId}/quote-executions/export${query}`, {
-    headers: { cookie: `next-auth.session-token=${token}` },
+    headers: { cookie: cookie },
   })
   return GET(req, { params: Promise.resolve({ profileId }) })
 }

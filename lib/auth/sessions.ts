@@ -1,0 +1,256 @@
+import "server-only"
+import { and, desc, eq, gte, lt, or } from "drizzle-orm"
+import { directoryRole } from "@/lib/auth/directory"
+import { type Role, type Staff, isRole } from "@/lib/auth/roles"
+import type { Db } from "@/lib/db/client"
+import { type ConsoleSession, consoleAuthEvents, consoleSessions } from "@/lib/db/schema"
+import { log } from "@/lib/log"
+
+/** Idle sign-out: a session ends this long after its last request. */
+export const SESSION_IDLE_S = 30 * 60
+/** Absolute lifetime of a sign-in, whatever the activity. */
+export const SESSION_ABSOLUTE_S = 8 * 60 * 60
+/**
+ * How long an instance trusts what it last read of a session. A session ended on another
+ * instance (or a row deleted by hand) stops here within this time.
+ */
+export const SESSION_RECHECK_MS = 2000
+/** last_seen_at is written at most this often per session. */
+const TOUCH_EVERY_MS = 60_000
+const SWEEP_EVERY_MS = 60_000
+const MAX_CACHED = 10_000
+
+export type SessionProvider = "credentials" | "oidc"
+
+export type AuthEventKind =
+  | "signed_in"
+  | "signed_out"
+  | "session_ended"
+  | "session_expired"
+  | "sign_in_failed"
+  | "locked_out"
+  | "lockout_ended"
+
+export async function recordAuthEvent(
+  db: Db,
+  event: { kind: AuthEventKind; email?: string | null; actor?: string | null; sessionId?: string | null; address?: string | null; detail?: Record<string, unknown> },
+): Promise<void> {
+  await db.insert(consoleAuthEvents).values({
+    kind: event.kind,
+    email: event.email ?? null,
+    actor: event.actor ?? null,
+    sessionId: event.sessionId ?? null,
+    address: event.address ?? null,
+    detail: event.detail ?? null,
+  })
+}
+
+interface Checked {
+  staff: Staff | null
+  checkedAt: number
+}
+
+const globalForSessions = globalThis as unknown as { __consoleSessionCache?: Map<string, Checked>; __consoleSessionSwept?: number }
+const cache = (globalForSessions.__consoleSessionCache ??= new Map<string, Checked>())
+
+function remember(id: string, checked: Checked): void {
+  if (cache.size >= MAX_CACHED) {
+    const oldest = cache.keys().next()
+    if (!oldest.done) cache.delete(oldest.value)
+  }
+  cache.delete(id)
+  cache.set(id, checked)
+}
+
+/** For tests: what this instance remembers of sessions. */
+export function forgetCheckedSessions(): void {
+  cache.clear()
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isSessionId(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value)
+}
+
+/** A new session for someone who just signed in; its id goes into the cookie. */
+export async function createSession(
+  db: Db,
+  input: { email: string; role: Role; provider: SessionProvider; userAgent: string | null; address: string | null },
+): Promise<string> {
+  const [row] = await db
+    .insert(consoleSessions)
+    .values({
+      staffEmail: input.email,
+      role: input.role,
+      provider: input.provider,
+      userAgent: input.userAgent?.slice(0, 300) ?? null,
+      address: input.address?.slice(0, 100) ?? null,
+    })
+    .returning({ id: consoleSessions.id })
+  if (!row) throw new Error("the session row was not created")
+  await recordAuthEvent(db, { kind: "signed_in", email: input.email, sessionId: row.id, address: input.address, detail: { role: input.role, provider: input.provider } })
+  return row.id
+}
+
+function expiryOf(row: ConsoleSession, now: number): "idle" | "absolute" | null {
+  if (now - row.createdAt.getTime() >= SESSION_ABSOLUTE_S * 1000) return "absolute"
+  if (now - row.lastSeenAt.getTime() >= SESSION_IDLE_S * 1000) return "idle"
+  return null
+}
+
+/**
+ * Ends a session: deletes its row (so every instance refuses its cookie) and writes the
+ * audit event. False when there was no such session.
+ */
+export async function endSession(
+  db: Db,
+  id: string,
+  how: { kind: "signed_out" | "session_ended" | "session_expired"; actor?: string | null; reason?: string },
+): Promise<boolean> {
+  cache.delete(id)
+  if (!isSessionId(id)) return false
+  const [row] = await db.delete(consoleSessions).where(eq(consoleSessions.id, id)).returning()
+  cache.delete(id)
+  if (!row) return false
+  await recordAuthEvent(db, {
+    kind: how.kind,
+    email: row.staffEmail,
+    actor: how.actor ?? null,
+    sessionId: row.id,
+    address: row.address,
+    detail: { role: row.role, ...(how.reason ? { reason: how.reason } : {}) },
+  })
+  log.info(`auth.${how.kind}`, { who: row.staffEmail, by: how.actor ?? null, reason: how.reason ?? null })
+  return true
+}
+
+/** The role a session has now: the directory's for its staff, the sign-in's for single sign-on. */
+function currentRole(row: ConsoleSession): Role | null {
+  if (row.provider === "credentials") return directoryRole(row.staffEmail)
+  return isRole(row.role) ? row.role : null
+}
+
+/**
+ * Who a session is now, or null when it is over (signed out, ended by an admin, expired,
+ * or its staff member removed from the directory; the last two end it here). Read from
+ * the database at most every SESSION_RECHECK_MS per instance.
+ */
+export async function resolveSession(db: Db, id: unknown, now = Date.now()): Promise<Staff | null> {
+  if (!isSessionId(id)) return null
+  const hit = cache.get(id)
+  if (hit && now - hit.checkedAt < SESSION_RECHECK_MS) return hit.staff
+  void sweepExpiredSessions(db, now).catch((error: unknown) => log.warn("auth.session_sweep_failed", { error: String(error) }))
+  const [row] = await db.select().from(consoleSessions).where(eq(consoleSessions.id, id)).limit(1)
+  if (!row) {
+    remember(id, { staff: null, checkedAt: now })
+    return null
+  }
+  const expired = expiryOf(row, now)
+  if (expired) {
+    await endSession(db, id, { kind: "session_expired", reason: expired === "idle" ? "idle timeout" : "absolute lifetime" })
+    remember(id, { staff: null, checkedAt: now })
+    return null
+  }
+  const role = currentRole(row)
+  if (!role) {
+    await endSession(db, id, { kind: "session_ended", reason: "no longer in the staff directory" })
+    remember(id, { staff: null, checkedAt: now })
+    return null
+  }
+  if (role !== row.role || now - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+    await db.update(consoleSessions).set({ role, lastSeenAt: new Date(now) }).where(eq(consoleSessions.id, id))
+  }
+  const staff: Staff = { email: row.staffEmail, role }
+  remember(id, { staff, checkedAt: now })
+  return staff
+}
+
+/** Ends every session past its idle or absolute limit, at most once a minute per instance. */
+export async function sweepExpiredSessions(db: Db, now = Date.now(), force = false): Promise<number> {
+  if (!force && now - (globalForSessions.__consoleSessionSwept ?? 0) < SWEEP_EVERY_MS) return 0
+  globalForSessions.__consoleSessionSwept = now
+  const rows = await db
+    .select({ id: consoleSessions.id, createdAt: consoleSessions.createdAt, lastSeenAt: consoleSessions.lastSeenAt })
+    .from(consoleSessions)
+    .where(
+      or(
+        lt(consoleSessions.lastSeenAt, new Date(now - SESSION_IDLE_S * 1000)),
+        lt(consoleSessions.createdAt, new Date(now - SESSION_ABSOLUTE_S * 1000)),
+      ),
+    )
+    .limit(500)
+  let ended = 0
+  for (const row of rows) {
+    const reason = now - row.createdAt.getTime() >= SESSION_ABSOLUTE_S * 1000 ? "absolute lifetime" : "idle timeout"
+    if (await endSession(db, row.id, { kind: "session_expired", reason })) ended++
+  }
+  return ended
+}
+
+export interface SessionView {
+  id: string
+  email: string
+  role: string
+  provider: string
+  created_at: string
+  last_seen_at: string
+  user_agent: string | null
+  address: string | null
+}
+
+/** Open sessions, most recently active first. */
+export async function listSessions(db: Db, now = Date.now()): Promise<SessionView[]> {
+  const rows = await db
+    .select()
+    .from(consoleSessions)
+    .where(
+      and(
+        gte(consoleSessions.lastSeenAt, new Date(now - SESSION_IDLE_S * 1000)),
+        gte(consoleSessions.createdAt, new Date(now - SESSION_ABSOLUTE_S * 1000)),
+      ),
+    )
+    .orderBy(desc(consoleSessions.lastSeenAt))
+    .limit(1000)
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.staffEmail,
+    role: row.provider === "credentials" ? (directoryRole(row.staffEmail) ?? row.role) : row.role,
+    provider: row.provider,
+    created_at: row.createdAt.toISOString(),
+    last_seen_at: row.lastSeenAt.toISOString(),
+    user_agent: row.userAgent,
+    address: row.address,
+  }))
+}
+
+export interface AuthEventView {
+  id: string
+  at: string
+  kind: string
+  email: string | null
+  actor: string | null
+  session_id: string | null
+  address: string | null
+  detail: Record<string, unknown> | null
+}
+
+/** Sign-in and session events, newest first (the audit trail's sign-in events filter). */
+export async function listAuthEvents(db: Db, query: { email?: string | undefined; limit?: number } = {}): Promise<AuthEventView[]> {
+  const rows = await db
+    .select()
+    .from(consoleAuthEvents)
+    .where(query.email ? eq(consoleAuthEvents.email, query.email.trim().toLowerCase()) : undefined)
+    .orderBy(desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
+    .limit(Math.min(Math.max(query.limit ?? 200, 1), 500))
+  return rows.map((row) => ({
+    id: row.id,
+    at: row.at.toISOString(),
+    kind: row.kind,
+    email: row.email,
+    actor: row.actor,
+    session_id: row.sessionId,
+    address: row.address,
+    detail: row.detail,
+  }))
+}
