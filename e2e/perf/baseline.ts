@@ -5,27 +5,34 @@ import { type Bench, logLine } from "./context"
 import { type HttpRequest, expectOk, keepAliveAgent, send } from "./http"
 import { closedLoop } from "./load"
 import { EXECUTIONS_PACE_MS } from "./options"
-import { type BaselineBuild, type PageWeight, measureBaseline } from "./page-weight"
-import { freePort } from "./processes"
+import { type BaselineBuild, type PageWeight, pageWeight } from "./page-weight"
 import { percentile, round, sleep } from "./stats"
 
-export async function measureMinimalApp(bench: Bench, build: BaselineBuild): Promise<void> {
+/** The console's GET routes at 10 connections, as a share of what a bare route handler serves. */
+const THROUGHPUT_GOAL = 0.9
+
+export interface MinimalApp {
+  origin: string
+  build: BaselineBuild
+}
+
+export async function measureMinimalApp(bench: Bench, minimal: MinimalApp): Promise<void> {
   const { cfg, rows, results } = bench
-  const { weight, more: handler } = await measureBaseline(build, await freePort(3500, 3599, new Set()), bench.logDir, async (origin) => {
-    // The same shapes as the console's measurements, against a bare route handler.
-    const hello = (): HttpRequest => ({ path: "/api/hello", headers: { cookie: "next-auth.session-token=" + "x".repeat(700) } })
-    await closedLoop({ origin, connections: 10, durationMs: cfg.throughputSeconds * 1000, next: hello })
-    const agent = keepAliveAgent(1)
-    const sequential: number[] = []
-    for (let i = 0; i < cfg.latencyPairs; i++) {
-      const started = performance.now()
-      sequential.push(expectOk(await send(origin, hello(), agent), "GET /api/hello").ms)
-      await sleep(EXECUTIONS_PACE_MS - (performance.now() - started))
-    }
-    agent.destroy()
-    const throughput = await closedLoop({ origin, connections: 10, durationMs: cfg.throughputSeconds * 1000, next: hello })
-    return { p50: percentile(sequential, 50), p99: percentile(sequential, 99), throughput }
-  })
+  const { build, origin } = minimal
+  const weight = await pageWeight(origin, "/")
+  // The same shapes as the console's measurements, against a bare route handler.
+  const hello = (): HttpRequest => ({ path: "/api/hello", headers: { cookie: "next-auth.session-token=" + "x".repeat(700) } })
+  await closedLoop({ origin, connections: 10, durationMs: cfg.throughputSeconds * 1000, next: hello })
+  const agent = keepAliveAgent(1)
+  const sequential: number[] = []
+  for (let i = 0; i < cfg.latencyPairs; i++) {
+    const started = performance.now()
+    sequential.push(expectOk(await send(origin, hello(), agent), "GET /api/hello").ms)
+    await sleep(EXECUTIONS_PACE_MS - (performance.now() - started))
+  }
+  agent.destroy()
+  const throughput = await closedLoop({ origin, connections: 10, durationMs: cfg.throughputSeconds * 1000, next: hello })
+  const handler = { p50: percentile(sequential, 50), p99: percentile(sequential, 99), throughput }
   results.baselinePage = { ...weight, next: build.next, react: build.react }
   results.baselineRouteHandler = handler
   logLine(`bare Next.js route handler: one at a time p50 ${round(handler.p50)} ms, p99 ${round(handler.p99)} ms; 10 connections ${round(handler.throughput.rps, 0)} req/s`)
@@ -40,6 +47,19 @@ export async function measureMinimalApp(bench: Bench, build: BaselineBuild): Pro
     goal: "report",
     ok: handler.throughput.errors === 0,
   })
+  const consoleRps = results.consoleGetRps10
+  if (typeof consoleRps === "number") {
+    const ratio = consoleRps / handler.throughput.rps
+    rows.push({
+      group: "3. throughput, console GET routes (/api/quotes, /api/me)",
+      what: "10 connections, against the bare route handler of the same run",
+      console: `${round(consoleRps, 0)} req/s`,
+      baseline: `${round(handler.throughput.rps, 0)} req/s`,
+      value: `× ${round(ratio, 2)}`,
+      goal: `≥ ${THROUGHPUT_GOAL}`,
+      ok: ratio >= THROUGHPUT_GOAL,
+    })
+  }
   logLine(`minimal Next.js page (next ${build.next}, react ${build.react}): ${round(weight.gzipBytes / 1024)} kB gzip (${weight.scripts.length} scripts)`)
   rows.push({
     group: "6. page weight, first-load JS (gzip)",

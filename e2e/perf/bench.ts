@@ -7,27 +7,32 @@
 //
 // What the console costs, measured against what it stands in front of, in one run:
 // builds the console (production, NEXT_DIST_DIR=.next-bench), starts it in sandbox mode on
-// a fresh data folder, starts the sandbox alone (npm run sandbox) as the direct baseline,
-// measures, prints a table and writes bench-results.json. --smoke is a tiny run of every
+// a fresh data folder (and in Postgres mode on a fresh database of the server named by
+// BENCH_DATABASE_URL, else DATABASE_URL, else TEST_DATABASE_URL), starts the sandbox alone
+// (npm run sandbox) as the direct baseline and a minimal Next.js app with a thin proxy to
+// it, measures, prints a table and writes bench-results.json. --smoke is a tiny run of every
 // measurement (part of npm test, so the benchmark cannot rot); its numbers mean nothing.
 //
 // Each measurement is its own module: latency.ts (1, 2), throughput.ts (3, 8), tokens.ts
-// (4, 5), pages.ts (6, 7), baseline.ts (the minimal Next.js app and the reference rows).
+// (4, 5), pages.ts (6, 7), startup.ts (8, 9), baseline.ts (the minimal Next.js app and the
+// reference rows); memory.ts says how memory is read.
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import path from "node:path"
-import { measureMinimalApp } from "./baseline"
+import { type MinimalApp, measureMinimalApp } from "./baseline"
 import { type Bench, logLine } from "./context"
 import { measureLatency } from "./latency"
-import { EXECUTIONS_PACE_MS, parseArgs, settingsFor } from "./options"
+import { EXECUTIONS_PACE_MS, SCOPES, parseArgs, settingsFor } from "./options"
 import { measurePageSpeed, measurePageWeight } from "./pages"
-import { type BaselineBuild, buildBaseline } from "./page-weight"
-import { cleanupAll, loadAverage, onCleanup, tempDir } from "./processes"
+import { type BaselineBuild, buildBaseline, startMinimalApp } from "./page-weight"
+import { benchPostgresServer, createBenchDatabase } from "./postgres"
+import { type Server, cleanupAll, freePort, loadAverage, onCleanup, tempDir } from "./processes"
 import { printTable, tableMarkdown } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
+import { measureStartup } from "./startup"
 import { countConsoleTokens, measureTokensAndFanout } from "./tokens"
 import { measureThroughput } from "./throughput"
 
@@ -82,28 +87,53 @@ async function main(): Promise<void> {
   }
 
   // -------------------------------------------------------------- builds
+  // The minimal Next.js app serves the references: the thin proxy (latency) and the bare route.
+  const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
-  if (only.has("baseline") && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (only.has("latency") || only.has("throughput") || only.has("pages") || only.has("tokens")) bench.distDir = await consoleBuild(bench)
-  if (only.has("baseline") && !baselineBuild) {
+  if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
+  if (only.has("latency") || only.has("throughput") || only.has("pages") || only.has("tokens") || only.has("startup")) {
+    bench.distDir = await consoleBuild(bench)
+  }
+  if (needsMinimalApp && !baselineBuild) {
     logLine("building the minimal Next.js baseline app")
     baselineBuild = buildBaseline(logDir)
-    await baselineBuild
   }
+  const minimalBuild = baselineBuild ? await baselineBuild : null
 
-  // The sandbox's OAuth client, known to the bench (the same pair for both sandboxes).
+  // The sandbox's OAuth client, known to the bench (the same pair for every sandbox).
   const client: BenchClient = { clientId: "bench-client", clientSecret: randomBytes(24).toString("base64url") }
+  const postgresServer = only.has("latency") || only.has("startup") ? benchPostgresServer() : null
+  if (!postgresServer && (only.has("latency") || only.has("startup"))) {
+    logLine("no BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL: the Postgres-mode rows are left out")
+  }
 
   // -------------------------------------------------------------- the direct baseline: npm run sandbox
   let sandbox: DirectSandbox | null = null
   if (only.has("latency") || only.has("tokens")) sandbox = await startDirectSandbox(bench, client)
 
-  // -------------------------------------------------------------- the console in sandbox mode
+  // -------------------------------------------------------------- the minimal Next.js app
+  let minimal: MinimalApp | null = null
+  let minimalServer: Server | null = null
+  if (minimalBuild) {
+    const port = await freePort(3500, 3599)
+    logLine(`starting the minimal Next.js app on ${port}`)
+    const proxyTo: Record<string, string> = sandbox
+      ? { BENCH_SANDBOX_ORIGIN: sandbox.origin, BENCH_CLIENT_ID: client.clientId, BENCH_CLIENT_SECRET: client.clientSecret, BENCH_SCOPES: SCOPES.join(" ") }
+      : {}
+    const started = await startMinimalApp(minimalBuild, port, logDir, proxyTo)
+    minimal = { origin: started.origin, build: minimalBuild }
+    minimalServer = started.server
+  }
+
+  // -------------------------------------------------------------- the console: sandbox mode, and Postgres mode
   if (only.has("latency") || only.has("throughput") || only.has("pages")) {
     const app = await startConsoleUnderTest(bench, client)
+    const onPostgres =
+      only.has("latency") && postgresServer ? await startConsoleUnderTest(bench, client, { databaseUrl: await createBenchDatabase(postgresServer) }) : null
+    bench.results.consolesAfterStart = [app, onPostgres].flatMap((c) => (c ? [{ mode: c.mode, startMs: c.startMs, rssMiB: c.rssAfterStartMiB }] : []))
     if (only.has("latency")) {
-      if (!sandbox) throw new Error("no sandbox")
-      await measureLatency(bench, app, sandbox)
+      if (!sandbox || !minimal) throw new Error("no sandbox or no minimal app")
+      await measureLatency(bench, onPostgres ? [app, onPostgres] : [app], sandbox, minimal.origin)
     }
     if (only.has("throughput")) await measureThroughput(bench, app)
     if (only.has("pages")) {
@@ -111,16 +141,20 @@ async function main(): Promise<void> {
       await measurePageSpeed(bench, app)
     }
     logLine("stopping the console")
+    await onPostgres?.server.stop(20_000)
     await app.server.stop(20_000)
     await countConsoleTokens(bench, app, client)
   }
+
+  if (only.has("startup")) await measureStartup(bench, client, postgresServer)
 
   if (only.has("tokens")) {
     if (!sandbox) throw new Error("no sandbox")
     await measureTokensAndFanout(bench, sandbox, client)
   }
 
-  if (only.has("baseline") && baselineBuild) await measureMinimalApp(bench, await baselineBuild)
+  if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)
+  await minimalServer?.stop()
 
   // -------------------------------------------------------------- report
   const { rows, results, failures, cfg } = bench

@@ -1,7 +1,7 @@
 // The benchmark's command line, its two presets (full and smoke) and the constants every
 // measurement shares.
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup"] as const
 export type Phase = (typeof PHASES)[number]
 
 export interface Args {
@@ -51,6 +51,7 @@ export const FULL = {
   pollSeconds: 20,
   speedRounds: 5,
   settleMs: 2000,
+  startRounds: 3,
 }
 export type Settings = typeof FULL
 
@@ -68,13 +69,14 @@ export const SMOKE: Settings = {
   pollSeconds: 3,
   speedRounds: 1,
   settleMs: 500,
+  startRounds: 1,
 }
 
 /** The preset, with `--rounds N` applied to every measurement that has rounds. */
 export function settingsFor(args: Args): Settings {
   const preset = args.smoke ? SMOKE : FULL
   return args.rounds
-    ? { ...preset, latencyRounds: args.rounds, throughputRounds: args.rounds, tokenRounds: args.rounds, speedRounds: args.rounds }
+    ? { ...preset, latencyRounds: args.rounds, throughputRounds: args.rounds, tokenRounds: args.rounds, speedRounds: args.rounds, startRounds: args.rounds }
     : preset
 }
 
