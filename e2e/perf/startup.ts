@@ -70,7 +70,7 @@ export async function measureStartup(bench: Bench, client: BenchClient, postgres
       await app.server.stop(20_000)
     }
   }
-  const pglite = pgliteAlone()
+  const pglite = pgliteAlone(bench.args.smoke)
   results.startup = { sandboxFresh, sandboxExisting, existingPeakMiB: existingPeak, postgres, pgliteAlone: pglite }
 
   const seconds = (starts: Start[]) => median(starts.map((s) => s.ms)) / 1000
@@ -109,8 +109,11 @@ export async function measureStartup(bench: Bench, client: BenchClient, postgres
 
 const pgliteOutput = z.object({ addedMiB: z.number(), ms: z.number() })
 
-/** PGlite by itself in a Node process: on a fresh and an existing folder, as it comes and as the console opens it. */
-function pgliteAlone(): { what: string; addedMiB: number; ms: number }[] {
+/**
+ * PGlite by itself in a Node process: on a fresh and an existing folder, as it comes and as
+ * the console opens it. A smoke run leaves out the two that run initdb (seconds each).
+ */
+function pgliteAlone(smoke: boolean): { what: string; addedMiB: number; ms: number }[] {
   const tsx = path.join(repoRoot, "node_modules/tsx/dist/cli.mjs")
   const measure = (how: "postgres-defaults" | "console" | "console-initdb", dataDir: string) =>
     pgliteOutput.parse(
@@ -123,11 +126,17 @@ function pgliteAlone(): { what: string; addedMiB: number; ms: number }[] {
     )
   const asItComes = path.join(tempDir("console-bench-pglite-"), "db")
   const consoles = path.join(tempDir("console-bench-pglite-"), "db")
+  const initdb = smoke
+    ? []
+    : [
+        { what: "PGlite.create(), fresh folder, Postgres's settings", ...measure("postgres-defaults", asItComes) },
+        { what: "the console's way, fresh folder, first on this install (initdb in a child process, then opened)", ...measure("console-initdb", path.join(tempDir("console-bench-pglite-"), "db")) },
+      ]
+  const fresh = { what: "the console's way, fresh folder (a copy of the kept new database, then opened)", ...measure("console", consoles) }
   return [
-    { what: "PGlite.create(), fresh folder, Postgres's settings", ...measure("postgres-defaults", asItComes) },
-    { what: "PGlite.create(), existing folder, Postgres's settings", ...measure("postgres-defaults", asItComes) },
-    { what: "the console's way, fresh folder, first on this install (initdb in a child process, then opened)", ...measure("console-initdb", path.join(tempDir("console-bench-pglite-"), "db")) },
-    { what: "the console's way, fresh folder (a copy of the kept new database, then opened)", ...measure("console", consoles) },
+    ...initdb,
+    { what: "PGlite.create(), existing folder, Postgres's settings", ...measure("postgres-defaults", consoles) },
+    fresh,
     { what: "the console's way, existing folder", ...measure("console", consoles) },
   ]
 }
