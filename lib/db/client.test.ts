@@ -99,6 +99,25 @@ describe("PGlite on a data folder", () => {
     }
   }, 60_000)
 
+  it("a second fresh folder is a database of its own: nothing of the first one's rows", async () => {
+    const first = await openDatabase({ dataDir: path.join(root, "first") })
+    try {
+      await first.migrate()
+      await first.db
+        .insert(consoleIntents)
+        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "only-in-first", request: {} })
+    } finally {
+      await first.close()
+    }
+    const second = await openDatabase({ dataDir: path.join(root, "second") })
+    try {
+      await second.migrate()
+      expect(await second.db.select().from(consoleIntents)).toEqual([])
+    } finally {
+      await second.close()
+    }
+  }, 60_000)
+
   it("refuses a folder that holds something other than a database, and leaves it as it was", async () => {
     const dataDir = path.join(root, "not-a-database")
     mkdirSync(dataDir)
