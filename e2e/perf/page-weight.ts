@@ -2,6 +2,8 @@
 // (<script src>, except noModule ones), each compressed with gzip level 9 as Next's own size report did, summed.
 // The baseline is a minimal Next.js app (one page, one layout, no dependencies) built with
 // the same next and react from node_modules, served by `next start`, measured the same way.
+// It also serves the two references for the console's API: a bare route handler (the
+// framework's floor) and a thin proxy to the standalone sandbox.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { gzipSync } from "node:zlib"
@@ -81,6 +83,48 @@ const BASELINE_SOURCES: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
+  // The thin proxy a team would put in front of the service without this console: forwards
+  // /api/proxy/<path> to the sandbox's API with a bearer token it fetches once and keeps
+  // until a minute before it expires.
+  "app/api/proxy/[...path]/route.js": [
+    "const origin = process.env.BENCH_SANDBOX_ORIGIN",
+    "let token = null",
+    "async function bearer() {",
+    "  if (token && Date.now() < token.expiresAt - 60_000) return token.value",
+    "  const res = await fetch(`${origin}/sandbox/oauth2/token`, {",
+    '    method: "POST",',
+    '    headers: { "content-type": "application/x-www-form-urlencoded" },',
+    "    body: new URLSearchParams({",
+    '      grant_type: "client_credentials",',
+    "      client_id: process.env.BENCH_CLIENT_ID,",
+    "      client_secret: process.env.BENCH_CLIENT_SECRET,",
+    "      scope: process.env.BENCH_SCOPES,",
+    "    }),",
+    "  })",
+    "  if (!res.ok) throw new Error(`token: HTTP ${res.status}`)",
+    "  const body = await res.json()",
+    "  token = { value: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 }",
+    "  return token.value",
+    "}",
+    "async function forward(request, { params }) {",
+    "  const { path } = await params",
+    "  const search = new URL(request.url).search",
+    '  const headers = { authorization: `Bearer ${await bearer()}`, accept: "application/json" }',
+    '  const post = request.method === "POST"',
+    '  if (post) headers["content-type"] = "application/json"',
+    '  const res = await fetch(`${origin}/sandbox/v2/${path.join("/")}${search}`, {',
+    "    method: request.method,",
+    "    headers,",
+    "    body: post ? await request.text() : undefined,",
+    "  })",
+    "  return new Response(await res.arrayBuffer(), {",
+    "    status: res.status,",
+    '    headers: { "content-type": res.headers.get("content-type") ?? "application/json" },',
+    "  })",
+    "}",
+    "export { forward as GET, forward as POST }",
+    "",
+  ].join("\n"),
 }
 
 export interface BaselineBuild {
@@ -110,27 +154,17 @@ export async function buildBaseline(logDir: string): Promise<BaselineBuild> {
   return { dir, next: versionOf("next"), react: versionOf("react"), buildSeconds: (performance.now() - started) / 1000 }
 }
 
-/** Serves the baseline app, measures its page's weight, then runs `more` against it (route handler timings). */
-export async function measureBaseline<T>(
-  build: BaselineBuild,
-  port: number,
-  logDir: string,
-  more: (origin: string) => Promise<T>,
-): Promise<{ weight: PageWeight; more: T }> {
+/** Serves the baseline app (`env`: what its thin proxy forwards to); stopped by the caller or at the end. */
+export async function startMinimalApp(build: BaselineBuild, port: number, logDir: string, env: Record<string, string>): Promise<{ origin: string; server: Server }> {
   const server: Server = startProcess({
     name: "baseline",
     command: process.execPath,
     args: [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
     cwd: build.dir,
-    env: baseEnv({ NODE_ENV: "production" }),
+    env: baseEnv({ NODE_ENV: "production", ...env }),
     logDir,
   })
-  try {
-    const origin = `http://127.0.0.1:${port}`
-    await waitForHttp(`${origin}/`, server)
-    const weight = await pageWeight(origin, "/")
-    return { weight, more: await more(origin) }
-  } finally {
-    await server.stop()
-  }
+  const origin = `http://127.0.0.1:${port}`
+  await waitForHttp(`${origin}/`, server)
+  return { origin, server }
 }

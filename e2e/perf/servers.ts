@@ -101,6 +101,8 @@ export async function buildConsole(distDir: string, logFile: string): Promise<vo
 export interface ConsoleServer {
   origin: string
   server: Server
+  /** From spawning `next start` to the first 2xx from /api/health. */
+  startMs: number
 }
 
 export async function startConsole(options: {
@@ -113,6 +115,7 @@ export async function startConsole(options: {
   cpuProfileDir?: string | undefined
 }): Promise<ConsoleServer> {
   const origin = `http://127.0.0.1:${options.port}`
+  const started = performance.now()
   const nodeArgs = options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []
   const server = startProcess({
     name: options.name,
@@ -132,7 +135,7 @@ export async function startConsole(options: {
     logDir: options.logDir,
   })
   await waitForHttp(`${origin}/api/health`, server)
-  return { origin, server }
+  return { origin, server, startMs: performance.now() - started }
 }
 
 /** `npm run sandbox` (scripts/sandbox.ts) on its own data folder. */

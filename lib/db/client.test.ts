@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Database, openDatabase } from "@/lib/db/client"
@@ -64,4 +67,63 @@ describe.runIf(testDatabaseUrl())("several instances starting together on Postgr
       await empty.drop()
     }
   })
+})
+
+describe("PGlite on a data folder", () => {
+  let root: string
+  beforeAll(() => {
+    root = mkdtempSync(path.join(tmpdir(), "console-db-test-"))
+  })
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  it("creates the database on a fresh folder, and finds its rows when opened again", async () => {
+    const dataDir = path.join(root, "nested", "pglite")
+    const first = await openDatabase({ dataDir })
+    try {
+      await first.migrate()
+      await first.db
+        .insert(consoleIntents)
+        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "kept", request: {} })
+    } finally {
+      await first.close()
+    }
+    expect(readdirSync(path.join(root, "nested"))).toEqual(["pglite"])
+    const again = await openDatabase({ dataDir })
+    try {
+      const rows = await again.db.select().from(consoleIntents).where(eq(consoleIntents.refId, "kept"))
+      expect(rows).toHaveLength(1)
+    } finally {
+      await again.close()
+    }
+  }, 60_000)
+
+  it("a second fresh folder is a database of its own: nothing of the first one's rows", async () => {
+    const first = await openDatabase({ dataDir: path.join(root, "first") })
+    try {
+      await first.migrate()
+      await first.db
+        .insert(consoleIntents)
+        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "only-in-first", request: {} })
+    } finally {
+      await first.close()
+    }
+    const second = await openDatabase({ dataDir: path.join(root, "second") })
+    try {
+      await second.migrate()
+      expect(await second.db.select().from(consoleIntents)).toEqual([])
+    } finally {
+      await second.close()
+    }
+  }, 60_000)
+
+  it("refuses a folder that holds something other than a database, and leaves it as it was", async () => {
+    const dataDir = path.join(root, "not-a-database")
+    mkdirSync(dataDir)
+    writeFileSync(path.join(dataDir, "notes.txt"), "mine")
+    await expect(openDatabase({ dataDir })).rejects.toThrow(/not-a-database exists and holds something other than a database/)
+    expect(readdirSync(dataDir)).toEqual(["notes.txt"])
+    expect(readdirSync(root).filter((name) => name.includes("creating"))).toEqual([])
+  }, 60_000)
 })

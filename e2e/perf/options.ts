@@ -1,0 +1,95 @@
+// The benchmark's command line, its two presets (full and smoke) and the constants every
+// measurement shares.
+import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
+
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup"] as const
+export type Phase = (typeof PHASES)[number]
+
+export interface Args {
+  smoke: boolean
+  build: "auto" | "always" | "never"
+  dist: string
+  only: Set<Phase>
+  cpuProf: boolean
+  explain: boolean
+  rounds: number
+}
+
+export function parseArgs(argv: string[]): Args {
+  const args: Args = { smoke: false, build: "auto", dist: "", only: new Set<Phase>(PHASES), cpuProf: false, explain: false, rounds: 0 }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === "--smoke") args.smoke = true
+    else if (arg === "--no-build") args.build = "never"
+    else if (arg === "--build") args.build = "always"
+    else if (arg === "--cpu-prof") args.cpuProf = true
+    else if (arg === "--explain") args.explain = true
+    else if (arg === "--rounds") {
+      args.rounds = Number(argv[++i])
+      if (!Number.isInteger(args.rounds) || args.rounds < 1) throw new Error("--rounds takes a whole number ≥ 1")
+    }
+    else if (arg === "--dist") args.dist = argv[++i] ?? ""
+    else if (arg === "--only") {
+      const names = (argv[++i] ?? "").split(",").filter(Boolean)
+      for (const n of names) if (!PHASES.includes(n as Phase)) throw new Error(`--only: unknown phase ${n} (${PHASES.join(", ")})`)
+      args.only = new Set(names as Phase[])
+    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain]`)
+  }
+  return args
+}
+
+export const FULL = {
+  latencyRounds: 5,
+  latencyPairs: 200,
+  warmupPairs: 30,
+  throughputRounds: 3,
+  throughputSeconds: 10,
+  tokenRounds: 3,
+  tokenCalls: 1000,
+  tokenConcurrency: 50,
+  pollClients: 50,
+  pollPeriodMs: 250,
+  pollSeconds: 20,
+  speedRounds: 5,
+  settleMs: 2000,
+  startRounds: 3,
+}
+export type Settings = typeof FULL
+
+export const SMOKE: Settings = {
+  latencyRounds: 1,
+  latencyPairs: 10,
+  warmupPairs: 3,
+  throughputRounds: 1,
+  throughputSeconds: 2,
+  tokenRounds: 1,
+  tokenCalls: 100,
+  tokenConcurrency: 50,
+  pollClients: 10,
+  pollPeriodMs: 250,
+  pollSeconds: 3,
+  speedRounds: 1,
+  settleMs: 500,
+  startRounds: 1,
+}
+
+/** The preset, with `--rounds N` applied to every measurement that has rounds. */
+export function settingsFor(args: Args): Settings {
+  const preset = args.smoke ? SMOKE : FULL
+  return args.rounds
+    ? { ...preset, latencyRounds: args.rounds, throughputRounds: args.rounds, tokenRounds: args.rounds, speedRounds: args.rounds, startRounds: args.rounds }
+    : preset
+}
+
+/**
+ * Requests to /profiles/{id}/quote-executions are sent one at a time, 8 per second: the
+ * service allows 10 per second and the console enforces that locally (it queues anything
+ * faster), so a faster pace would measure the limiter's queue, not the console.
+ */
+export const EXECUTIONS_PACE_MS = 125
+/** The service's other limit (50/s), which the console also enforces: upstream-bound GETs are measured within it. */
+export const PROFILE = "Treasury"
+export const TRADER = { email: "trader@example.com", password: "demo-password" }
+export const SCOPES = UPSTREAM_SCOPES
+export const PAGES = ["/sign-in", "/trade", "/executions", "/conversions/new", "/conversions"] as const
+export const BASE_AMOUNT = "0.0001"
