@@ -75,9 +75,9 @@ function decodesCleanly(pathname: string): boolean {
 }
 
 export const config = {
-  // Everything but the API, the sandbox, Next's assets and the app's one static file: every
+  // Everything but the API, the sandbox, Next's assets and the files of public/: every
   // other path may render a page, whatever it ends with (/conversions/abc.js), so it gets its CSP.
   // API and sandbox paths holding a % come here too, only to have malformed encoding
   // refused with a 400 problem: Next would answer it 500 before any route handler ran.
-  matcher: ["/((?!api/|sandbox/|_next/|icon\\.svg$|favicon\\.ico$).*)", "/:area(api|sandbox)/:rest(.*%.*)"],
+  matcher: ["/((?!api/|sandbox/|_next/|icon\\.svg$|logo\\.svg$|robots\\.txt$|favicon\\.ico$).*)", "/:area(api|sandbox)/:rest(.*%.*)"],
 }
