@@ -14,8 +14,15 @@ export const UPSTREAM_SCOPES = [
   "funding:read_profile",
 ] as const
 
+/**
+ * The scopes of the service's Orchestrations API, which replaces its stablecoin
+ * conversions: asked for instead of the two conversion scopes when the console's
+ * conversions desk uses it.
+ */
+export const ORCHESTRATION_SCOPES = ["orchestration:read_orchestration", "orchestration:write_orchestration"] as const
+
 /** The embedded sandbox's admin API (fault rules, settings); the console gets a token of its own for it. */
 export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 
 /** Every scope the embedded sandbox grants its clients. */
-export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, SANDBOX_ADMIN_SCOPE]
+export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, SANDBOX_ADMIN_SCOPE]

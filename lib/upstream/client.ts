@@ -24,6 +24,7 @@ import {
   type SandboxDeposit,
   type SandboxDepositResponse,
   type SandboxSettings,
+  defaultNetwork,
   sandboxDepositResponseSchema,
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
@@ -328,7 +329,8 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         op: "sandboxDeposit",
         method: "POST",
         url: apiUrl(`/sandbox/profiles/${seg(profileId)}/deposit`),
-        body: { asset: input.asset, amount: input.amount },
+        // A crypto deposit names its network, as the service requires: the asset's first documented one.
+        body: { asset: input.asset, amount: input.amount, crypto_network: defaultNetwork(input.asset) },
         scopes,
         schema: sandboxDepositResponseSchema,
         retry: false,

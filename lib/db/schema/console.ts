@@ -26,6 +26,11 @@ export const consoleIntents = pgTable(
     /** The record a cancel acts on (the conversion's id); null for a create. */
     targetId: text("target_id"),
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    /**
+     * Which of the service's conversion APIs a conversion intent went to
+     * ("stablecoin-conversions" or "orchestrations"); null for quote executions.
+     */
+    upstreamApi: text("upstream_api"),
     state: text("state").$type<IntentState>().notNull().default("PENDING"),
     attempts: integer("attempts").notNull().default(0),
     recordId: text("record_id"),
