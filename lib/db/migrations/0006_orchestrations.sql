@@ -24,3 +24,10 @@ CREATE UNIQUE INDEX "sandbox_orchestrations_client_ref_idx" ON "sandbox_orchestr
 CREATE INDEX "sandbox_orchestrations_client_created_idx" ON "sandbox_orchestrations" USING btree ("client_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "sandbox_orchestrations_pending_idx" ON "sandbox_orchestrations" USING btree ("created_at") WHERE "sandbox_orchestrations"."status" = 'PROCESSING';--> statement-breakpoint
 ALTER TABLE "console_intents" ADD COLUMN "upstream_api" text;
+--> statement-breakpoint
+CREATE TABLE "console_settings" (
+	"key" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL,
+	"updated_at" timestamp (6) with time zone DEFAULT now() NOT NULL,
+	"updated_by" text NOT NULL
+);

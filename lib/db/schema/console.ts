@@ -56,3 +56,14 @@ export const consoleIntents = pgTable(
   ],
 )
 export type ConsoleIntent = typeof consoleIntents.$inferSelect
+
+/**
+ * Console settings changed at runtime, shared by every instance: today only the
+ * conversion API an admin picked for a sandbox demo (key `conversions_api`).
+ */
+export const consoleSettings = pgTable("console_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  updatedBy: text("updated_by").notNull(),
+})
