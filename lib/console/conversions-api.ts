@@ -44,3 +44,14 @@ export async function switchConversionsApi(db: Db, staff: Staff, api: Conversion
   log.info("sandbox.conversions_api_switched", { staff: staff.email, api })
   return api
 }
+
+/** For the banner: the API in use, or the configured one when the database cannot say. Never throws. */
+export async function bannerConversionsApi(): Promise<ConversionsApi> {
+  try {
+    const { consoleRuntime } = await import("@/lib/console/runtime")
+    return await currentConversionsApi((await consoleRuntime()).db)
+  } catch (error) {
+    log.warn("console.conversions_api_unknown", { error: error instanceof Error ? error.name : "unknown" })
+    return env().conversionsApi
+  }
+}

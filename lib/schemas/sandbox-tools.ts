@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { decimalPlaces, isUnsignedDecimalString, toDecimal } from "@/lib/money"
+import { CONVERSIONS_APIS } from "@/lib/schemas/constants"
 import { FIAT_ASSETS, SEED_MARKETS, STABLECOINS, assetDecimals, parseMarket } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { amountSchema } from "@/lib/schemas/money"
@@ -308,3 +309,15 @@ export function faultsStatusOf(settings: { rules: readonly { operation: string; 
     operations: [...new Set(active.map((rule) => rule.operation))],
   }
 }
+
+/** Body of the console's PUT /api/sandbox/conversions-api: the desk's conversion API for a demo. */
+export const conversionsApiSwitchSchema = z.strictObject({
+  api: z.enum(CONVERSIONS_APIS, { error: requiredOr(`must be ${CONVERSIONS_APIS.join(" or ")}`) }),
+})
+
+/** The answer of GET and PUT /api/sandbox/conversions-api: in use now, and what the configuration says. */
+export const conversionsApiStateSchema = z.object({
+  api: z.enum(CONVERSIONS_APIS),
+  configured: z.enum(CONVERSIONS_APIS),
+})
+export type ConversionsApiState = z.infer<typeof conversionsApiStateSchema>
