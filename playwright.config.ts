@@ -3,6 +3,10 @@ import { defineConfig, devices } from "@playwright/test"
 
 const port = Number(process.env.E2E_PORT ?? 3100)
 const baseURL = `http://127.0.0.1:${port}`
+// A second server, started with UPSTREAM_CONVERSIONS_API=orchestrations, for the conversions
+// desk through the service's Orchestrations API (e2e/orchestrations.spec.ts).
+const orchestrationsPort = port + 50
+const orchestrationsURL = `http://127.0.0.1:${orchestrationsPort}`
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 
@@ -36,15 +40,26 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /final\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(final|orchestrations)\.spec\.ts/ },
+    // Signs in on its own server (its own auth secret).
+    { name: "orchestrations", testMatch: /orchestrations\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
     { name: "final", testMatch: /final\.spec\.ts/, dependencies: ["chromium"] },
   ],
-  webServer: {
-    command: "node scripts/e2e-server.mjs",
-    url: `${baseURL}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    env: { E2E_PORT: String(port) },
-  },
+  webServer: [
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${baseURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { E2E_PORT: String(port) },
+    },
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${orchestrationsURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { E2E_PORT: String(orchestrationsPort), UPSTREAM_CONVERSIONS_API: "orchestrations" },
+    },
+  ],
 })

@@ -11,6 +11,7 @@ test.describe("signed in", () => {
         await expect(page.getByTestId("home-email")).toHaveText(emailOf(role))
         await expect(page.getByTestId("home-role")).toHaveText(role)
         await expect(page.getByTestId("env-mode")).toHaveText("SANDBOX")
+        await expect(page.getByTestId("env-conversions-api")).toHaveText("Stablecoin conversions")
         const nav = page.getByRole("navigation", { name: "Main" })
         await expect(nav.getByRole("link", { name: "Trade" })).toBeVisible()
         await expect(nav.getByRole("link", { name: "Audit" })).toHaveCount(role === "admin" ? 1 : 0)

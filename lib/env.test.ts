@@ -112,6 +112,24 @@ describe("configuration", () => {
     expect(errorOf({ UPSTREAM_INSTANCES: "0" })).toContain("UPSTREAM_INSTANCES: must be between 1 and 64")
   })
 
+  it("UPSTREAM_CONVERSIONS_API picks the conversion API and the scopes asked for", () => {
+    expect(parseEnv({}).conversionsApi).toBe("stablecoin-conversions")
+    const sandbox = parseEnv({ UPSTREAM_CONVERSIONS_API: "orchestrations" })
+    expect(sandbox.conversionsApi).toBe("orchestrations")
+    // The sandbox grants every scope: a sandbox console asks for both pairs, so it can switch.
+    expect(sandbox.upstreamScopes).toEqual(expect.arrayContaining(["orchestration:write_orchestration", "conversion:write_conversion_stablecoin"]))
+    const real = parseEnv({ ...upstream, UPSTREAM_CONVERSIONS_API: "orchestrations" })
+    expect(real.upstreamScopes).toContain("orchestration:read_orchestration")
+    expect(real.upstreamScopes).not.toContain("conversion:read_conversion_stablecoin")
+    expect(parseEnv(upstream).upstreamScopes).not.toContain("orchestration:read_orchestration")
+    expect(errorOf({ UPSTREAM_CONVERSIONS_API: "conversions" })).toContain(
+      "UPSTREAM_CONVERSIONS_API: must be stablecoin-conversions or orchestrations",
+    )
+    expect(
+      errorOf({ ...upstream, UPSTREAM_CONVERSIONS_API: "orchestrations", UPSTREAM_SCOPES: "exchange:read_quote funding:read_profile" }),
+    ).toContain("UPSTREAM_SCOPES: must include")
+  })
+
   it("rejects bad values with the variable and the rule", () => {
     expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
     expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")

@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { UPSTREAM_SCOPES } from "./schemas/scopes"
+import { CONVERSIONS_APIS, type ConversionsApi } from "./schemas/constants"
+import { scopesFor } from "./schemas/scopes"
 
 /**
  * The console's configuration, validated once. This is the only module that reads
@@ -105,6 +106,10 @@ const rawSchema = z.object({
   UPSTREAM_CLIENT_ID: optionalText,
   UPSTREAM_CLIENT_SECRET: optionalText,
   UPSTREAM_SCOPES: optionalText,
+  UPSTREAM_CONVERSIONS_API: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined),
+    z.enum(CONVERSIONS_APIS, { error: `must be ${CONVERSIONS_APIS.join(" or ")}` }).default("stablecoin-conversions"),
+  ),
   UPSTREAM_TIMEOUT_MS: intVar(10_000, 100, 600_000),
   UPSTREAM_INSTANCES: intVar(1, 1, 64),
   DATABASE_URL: optionalText.refine(
@@ -149,6 +154,11 @@ export interface Env {
     | { kind: "sandbox" }
     | { kind: "remote"; baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string }
   upstreamScopes: string[]
+  /**
+   * The service's conversion API behind the conversions desk. In sandbox mode it is the
+   * starting choice: an admin can switch it on the sandbox tools page for a demo.
+   */
+  conversionsApi: ConversionsApi
   upstreamTimeoutMs: number
   /** Console instances sharing the service's per-IP rate limits; each keeps 1/N of them. */
   upstreamInstances: number
@@ -249,8 +259,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     }
   }
 
-  const scopes = raw.UPSTREAM_SCOPES ? raw.UPSTREAM_SCOPES.split(/[\s,]+/).filter(Boolean) : [...UPSTREAM_SCOPES]
-  const missingScopes = UPSTREAM_SCOPES.filter((s) => !scopes.includes(s))
+  // The embedded sandbox grants every scope, so a sandbox console can switch API; a real
+  // client asks only for what its conversion API needs.
+  const neededScopes = scopesFor(mode === "sandbox" ? "both" : raw.UPSTREAM_CONVERSIONS_API)
+  const scopes = raw.UPSTREAM_SCOPES ? raw.UPSTREAM_SCOPES.split(/[\s,]+/).filter(Boolean) : neededScopes
+  const missingScopes = scopesFor(raw.UPSTREAM_CONVERSIONS_API).filter((s) => !scopes.includes(s))
   if (raw.UPSTREAM_SCOPES && missingScopes.length > 0) {
     problems.push({ path: ["UPSTREAM_SCOPES"], message: `must include ${missingScopes.join(", ")}` })
   }
@@ -271,6 +284,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
             clientSecret: raw.UPSTREAM_CLIENT_SECRET!,
           },
     upstreamScopes: scopes,
+    conversionsApi: raw.UPSTREAM_CONVERSIONS_API,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     upstreamInstances: raw.UPSTREAM_INSTANCES,
     databaseUrl: raw.DATABASE_URL,

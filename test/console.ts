@@ -1,7 +1,8 @@
 import type { Database } from "@/lib/db/client"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
-import { UPSTREAM_SCOPES } from "@/lib/schemas/scopes"
+import type { ConversionsApi } from "@/lib/schemas/constants"
+import { scopesFor } from "@/lib/schemas/scopes"
 import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox"
 import { type UpstreamClient, createUpstreamClient } from "@/lib/upstream"
 import { type TestDriver, createTestDatabase } from "@/test/db"
@@ -31,7 +32,13 @@ export const FAST_SANDBOX: SandboxConfig = {
  * database, the sandbox on it, and the upstream client calling the sandbox's fetch entry.
  */
 export async function createConsoleHarness(
-  options: { driver?: TestDriver; sandbox?: Partial<SandboxConfig>; timeoutMs?: number } = {},
+  options: {
+    driver?: TestDriver
+    sandbox?: Partial<SandboxConfig>
+    timeoutMs?: number
+    /** The conversion API of the console's client (default stablecoin-conversions). */
+    conversionsApi?: ConversionsApi | (() => Promise<ConversionsApi>)
+  } = {},
 ): Promise<ConsoleHarness> {
   const database = await createTestDatabase(options.driver ?? "pglite")
   const sandbox = createSandbox({ db: database.db, config: { ...FAST_SANDBOX, ...options.sandbox } })
@@ -41,7 +48,8 @@ export async function createConsoleHarness(
       baseUrl: "http://sandbox.internal/sandbox/v2",
       tokenUrl: "http://sandbox.internal/sandbox/oauth2/token",
       ...credentials,
-      scopes: UPSTREAM_SCOPES,
+      scopes: scopesFor("both"),
+      ...(options.conversionsApi ? { conversionsApi: options.conversionsApi } : {}),
       timeoutMs: options.timeoutMs ?? 1000,
       fetch: (request) => sandbox.fetch(request),
       retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },

@@ -7,6 +7,7 @@ import { EnvBanner } from "@/components/layout/env-banner"
 import { Nav } from "@/components/layout/nav"
 import { SessionControls } from "@/components/layout/session-controls"
 import { currentStaff } from "@/lib/auth/session"
+import { bannerConversionsApi } from "@/lib/console/conversions-api"
 import { bannerFaultsStatus } from "@/lib/console/sandbox-tools"
 import { serviceInfo } from "@/lib/console/service-info"
 
@@ -19,12 +20,13 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const service = serviceInfo()
   // Cached a few seconds, capped at 1 s, null on failure: never holds up or breaks the page.
   const faults = service.mode === "sandbox" ? { initial: await bannerFaultsStatus(), tools: staff.role === "admin" } : undefined
+  const conversionsApi = await bannerConversionsApi()
   return (
     <div className="flex min-h-screen flex-col">
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <EnvBanner mode={service.mode} host={service.host} faults={faults} />
+      <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} />
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-2">
           <div className="flex flex-wrap items-center gap-4">

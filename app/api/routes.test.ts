@@ -112,6 +112,11 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; statu
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
   "GET /api/sandbox/status": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/sandbox/conversions-api": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "PUT /api/sandbox/conversions-api": {
+    minimum: "admin",
+    call: () => Promise.resolve({ params: {}, body: { api: "stablecoin-conversions" } }),
+  },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),

@@ -6,6 +6,7 @@ import { Amount } from "@/components/ui/amount"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
+import { CONVERSIONS_API_LABELS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { AuditEntry } from "@/lib/queries/audit"
 
 const STATE_TONES: Record<string, BadgeTone> = {
@@ -60,6 +61,11 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
               </Td>
               <Td data-testid="audit-operation" data-operation={entry.operation}>
                 {OPERATION_LABELS[entry.operation] ?? entry.operation}
+                {entry.upstream_api ? (
+                  <div className="text-xs text-slate-600" data-testid="audit-upstream-api" title="The service's conversion API this went to">
+                    via {CONVERSIONS_API_LABELS[entry.upstream_api as ConversionsApi] ?? entry.upstream_api}
+                  </div>
+                ) : null}
               </Td>
               <Td>
                 {entry.profile_id ? (

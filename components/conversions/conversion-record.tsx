@@ -142,6 +142,11 @@ export function ConversionRecord({
               <Timestamp value={conversion.settled_at} testId="conversion-settled-at" />
             </Row>
           ) : null}
+          {conversion.status === "FAILED" ? (
+            <Row label="Failure reason" testId="conversion-fail-reason">
+              <span className="text-red-800">{conversion.fail_reason?.detail ?? "The service gave no reason."}</span>
+            </Row>
+          ) : null}
           {conversion.cancelled_at ? (
             <Row label="Cancelled">
               <Timestamp value={conversion.cancelled_at} testId="conversion-cancelled-at" />

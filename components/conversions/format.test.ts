@@ -25,6 +25,16 @@ describe("conversionTimeline", () => {
   })
 
   it("shows a status it does not know as it is", () => {
-    expect(conversionTimeline({ id: "c2", status: "PROCESSING" }).map((s) => s.label)).toEqual(["Created", "PROCESSING"])
+    expect(conversionTimeline({ id: "c2", status: "ON_HOLD" }).map((s) => s.label)).toEqual(["Created", "ON_HOLD"])
+  })
+
+  it("an orchestration: processing (no cancel), then completed or failed with the service's reason", () => {
+    const processing = conversionTimeline({ ...base, status: "PROCESSING" })
+    expect(processing[1]).toMatchObject({ label: "Processing", state: "pending" })
+    expect(processing[1]!.note).toContain("cannot be cancelled")
+    const completed = conversionTimeline({ ...base, status: "COMPLETED", updated_at: "2026-01-31T12:00:02Z" })
+    expect(completed[1]).toMatchObject({ label: "Completed", at: "2026-01-31T12:00:02Z", state: "done" })
+    const failed = conversionTimeline({ ...base, status: "FAILED", fail_reason: { detail: "destination transfer failed" } })
+    expect(failed[1]).toMatchObject({ label: "Failed", note: "destination transfer failed" })
   })
 })

@@ -29,6 +29,28 @@ export function conversionTimeline(conversion: Conversion): TimelineStep[] {
     case "CANCELLED":
       steps.push({ key: "cancelled", label: "Cancelled", at: conversion.cancelled_at, state: "done", note: "The source amount was refunded." })
       break
+    // The Orchestrations API's statuses: it has no cancel, and says when it finished only by updated_at.
+    case "PROCESSING":
+      steps.push({
+        key: "processing",
+        label: "Processing",
+        at: undefined,
+        state: "pending",
+        note: "The service is moving the funds; an orchestration cannot be cancelled.",
+      })
+      break
+    case "COMPLETED":
+      steps.push({ key: "completed", label: "Completed", at: conversion.updated_at, state: "done" })
+      break
+    case "FAILED":
+      steps.push({
+        key: "failed",
+        label: "Failed",
+        at: conversion.updated_at,
+        state: "done",
+        note: conversion.fail_reason?.detail ?? "The service gave no reason.",
+      })
+      break
     default:
       steps.push({ key: "status", label: conversion.status, at: undefined, state: "done" })
   }

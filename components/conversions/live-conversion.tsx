@@ -6,7 +6,7 @@ import { useConversionQuery } from "@/lib/queries/conversions"
 import type { Conversion } from "@/lib/schemas/records"
 import { ConversionRecord } from "./conversion-record"
 
-/** A conversion followed live: polled every second until it is SETTLED or CANCELLED. */
+/** A conversion followed live: polled every second until it ends (SETTLED, CANCELLED, COMPLETED or FAILED). */
 export function LiveConversion({ initial, heading, headingRef }: { initial: Conversion; heading?: string; headingRef?: Ref<HTMLHeadingElement> }) {
   const query = useConversionQuery(initial.id, { initialData: initial })
   const conversion = query.data ?? initial

@@ -1,5 +1,6 @@
 import { FaultsIndicator } from "@/components/sandbox-tools/faults-indicator"
 import { cn } from "@/components/ui/cn"
+import { CONVERSIONS_API_LABELS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
 /** Always on screen: which service the console talks to, so nobody mistakes a demo for production. */
@@ -7,9 +8,12 @@ export function EnvBanner({
   mode,
   host,
   faults,
+  conversionsApi,
 }: {
   mode: "sandbox" | "upstream"
   host: string
+  /** The service's conversion API the conversions desk uses. */
+  conversionsApi?: ConversionsApi | undefined
   /** Sandbox mode: the fault status at render time (kept fresh in the browser); `tools`: link to /sandbox (admins). */
   faults?: { initial: SandboxFaultsStatus | null; tools: boolean } | undefined
 }) {
@@ -30,6 +34,14 @@ export function EnvBanner({
           {host}
         </span>
       </span>
+      {conversionsApi ? (
+        <span className="font-normal">
+          · conversions via{" "}
+          <span data-testid="env-conversions-api" data-api={conversionsApi}>
+            {CONVERSIONS_API_LABELS[conversionsApi]}
+          </span>
+        </span>
+      ) : null}
       {sandbox && faults ? <FaultsIndicator initial={faults.initial} tools={faults.tools} /> : null}
     </div>
   )

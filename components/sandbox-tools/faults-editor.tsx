@@ -4,6 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod"
 import { type Control, type FieldErrors, type UseFormRegister, useFieldArray, useForm, useWatch } from "react-hook-form"
 import {
   COMMIT_OPERATIONS,
+  FAILING_OPERATIONS,
   FAULT_ERROR_STATUSES,
   FAULT_HINTS,
   FAULT_KINDS,
@@ -60,7 +61,10 @@ function RuleRow({
           {(a11y) => (
             <Select {...a11y} {...register(`rules.${index}.fault`)}>
               {FAULT_KINDS.map((kind) => (
-                <option key={kind} value={kind} disabled={kind === "commit_then_fail" && !COMMIT_OPERATIONS.includes(operation)}>
+                <option key={kind} value={kind} disabled={
+                  (kind === "commit_then_fail" && !COMMIT_OPERATIONS.includes(operation)) ||
+                  (kind === "fail_processing" && !FAILING_OPERATIONS.includes(operation))
+                }>
                   {FAULT_LABELS[kind]}
                 </option>
               ))}

@@ -57,7 +57,7 @@ describe("fault rule form", () => {
     expect(fieldErrors(rule({ status: "418" }))).toEqual({ status: "must be one of 500, 502, 503, 504" })
     expect(fieldErrors(rule({ fault: "error", status: "drop" }))).toHaveProperty("status")
     expect(fieldErrors(rule({ operation: "quotes", fault: "commit_then_fail", status: "503" }))).toEqual({
-      operation: "commit_then_fail applies to create_execution, create_conversion only",
+      operation: "commit_then_fail applies to create_execution, create_conversion, create_orchestration only",
     })
   })
 

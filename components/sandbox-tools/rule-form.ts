@@ -2,6 +2,7 @@ import { z } from "zod"
 import { Decimal, toDecimal } from "@/lib/money"
 import {
   COMMIT_OPERATIONS,
+  FAILING_OPERATIONS,
   FAULT_ERROR_STATUSES,
   FAULT_KINDS,
   FAULT_OPERATIONS,
@@ -17,6 +18,7 @@ export const OPERATION_LABELS: Record<FaultOperation, string> = {
   quotes: "Quotes",
   create_execution: "Create execution",
   create_conversion: "Create conversion",
+  create_orchestration: "Create orchestration",
   get: "Get one record",
   list: "List records and balances",
   cancel: "Cancel conversion",
@@ -28,6 +30,7 @@ export const FAULT_LABELS: Record<FaultKind, string> = {
   rate_limit: "Rate limit (429)",
   hang: "Hang",
   commit_then_fail: "Commit then fail",
+  fail_processing: "Fail processing",
 }
 
 export const FAULT_HINTS: Record<FaultKind, string> = {
@@ -36,9 +39,10 @@ export const FAULT_HINTS: Record<FaultKind, string> = {
   rate_limit: "Answers 429 Too Many Requests with Retry-After: 1.",
   hang: "Never answers, until the caller gives up (504 after 2 minutes).",
   commit_then_fail: "Stores the record, then answers an error or drops the connection: the caller can't tell it went through.",
+  fail_processing: "Accepts the orchestration (PROCESSING), then it ends FAILED with its source refunded when it falls due.",
 }
 
-export { COMMIT_OPERATIONS, FAULT_ERROR_STATUSES, FAULT_KINDS, FAULT_OPERATIONS, MAX_LATENCY_MS }
+export { COMMIT_OPERATIONS, FAILING_OPERATIONS, FAULT_ERROR_STATUSES, FAULT_KINDS, FAULT_OPERATIONS, MAX_LATENCY_MS }
 
 const PERCENT = /^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$/
 

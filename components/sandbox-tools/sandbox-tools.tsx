@@ -1,5 +1,6 @@
 "use client"
 
+import { ConversionsApiSwitch } from "@/components/sandbox-tools/conversions-api-switch"
 import { DepositForm } from "@/components/sandbox-tools/deposit-form"
 import { FaultsEditor } from "@/components/sandbox-tools/faults-editor"
 import { SettingsFormCard } from "@/components/sandbox-tools/settings-form"
@@ -7,12 +8,16 @@ import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { formatAmount } from "@/lib/money"
 import { useSandboxSettingsQuery } from "@/lib/queries/sandbox"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 
 export interface SandboxFixedConfig {
   quoteTtlMs: number
   tokenTtlS: number
   maxExecutionUsd: string
   maxConversionUsd: string
+  /** The conversion API the desk uses now, and the one UPSTREAM_CONVERSIONS_API names. */
+  conversionsApi: ConversionsApi
+  configuredConversionsApi: ConversionsApi
 }
 
 /** Deposits, runtime settings and fault injection of the embedded sandbox. */
@@ -48,6 +53,9 @@ export function SandboxTools({ fixed }: { fixed: SandboxFixedConfig }) {
           </dl>
         </Card>
       </div>
+      <Card title="Conversion API">
+        <ConversionsApiSwitch current={fixed.conversionsApi} configured={fixed.configuredConversionsApi} />
+      </Card>
       <Card title="Fault injection">
         {settings.data ? (
           <FaultsEditor settings={settings.data} />

@@ -19,9 +19,21 @@ export function Badge({ tone = "neutral", children, className }: { tone?: BadgeT
   )
 }
 
-/** Status of a record: CREATED is in flight, SETTLED done, CANCELLED stopped. */
+const STATUS_TONES: Record<string, BadgeTone> = {
+  CREATED: "info",
+  PROCESSING: "info",
+  SETTLED: "success",
+  COMPLETED: "success",
+  CANCELLED: "danger",
+  FAILED: "danger",
+}
+
+/**
+ * Status of a record: CREATED and PROCESSING (Orchestrations) are in flight, SETTLED and
+ * COMPLETED done, CANCELLED and FAILED stopped.
+ */
 export function StatusBadge({ status }: { status: string }) {
-  const tone: BadgeTone = status === "SETTLED" ? "success" : status === "CANCELLED" ? "danger" : status === "CREATED" ? "info" : "neutral"
+  const tone: BadgeTone = STATUS_TONES[status] ?? "neutral"
   return (
     <Badge tone={tone}>
       <span data-testid="status">{status}</span>

@@ -67,6 +67,7 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
       profile_id: intent.profileId,
       ref_id: intent.refId,
       target_id: intent.targetId,
+      upstream_api: intent.upstreamApi,
       state: intent.state,
       record_id: intent.recordId,
       record_status: intent.recordStatus,

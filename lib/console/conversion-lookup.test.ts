@@ -94,6 +94,16 @@ describe("lookupConversion of a ref_id this console placed", () => {
     expect(upstream.listConversions).not.toHaveBeenCalled()
   })
 
+  it("fetches it through the conversion API that placed it, when the desk has switched since", async () => {
+    const current = upstreamWith(() => Promise.reject(notFound), [])
+    const placedVia = { getConversion: vi.fn((id: string) => (id === record.id ? Promise.resolve(record) : Promise.reject(notFound))) }
+    const via = vi.fn(() => placedVia)
+    const intent = vi.fn((): Promise<CreateIntentView> => Promise.resolve({ state: "SUCCEEDED", recordId: record.id, upstreamApi: "orchestrations" }))
+    await expect(lookupConversion(current, "ref-1", intent, via)).resolves.toEqual({ conversion: record, matched_by: "ref_id" })
+    expect(via).toHaveBeenCalledWith("orchestrations")
+    expect(current.getConversion).not.toHaveBeenCalled()
+  })
+
   it("asks the service when the intent failed (nothing was placed under it)", async () => {
     const upstream = upstreamWith(() => Promise.reject(notFound), [])
     const intent = vi.fn((): Promise<CreateIntentView> => Promise.resolve({ state: "FAILED", recordId: null }))
@@ -125,6 +135,7 @@ describe("conversionCreateIntent", () => {
         request: {},
         state,
         recordId: state === "SUCCEEDED" ? record.id : null,
+        upstreamApi: refId === "ref-done" ? "orchestrations" : null,
       })
       await db
         .insert(consoleIntents)
@@ -134,9 +145,9 @@ describe("conversionCreateIntent", () => {
           row("ref-unknown", "create_conversion", "UNKNOWN"),
           row("ref-trade", "create_execution", "PENDING"),
         ])
-      expect(await conversionCreateIntent(db, "ref-pending")).toEqual({ state: "PENDING", recordId: null })
-      expect(await conversionCreateIntent(db, "ref-done")).toEqual({ state: "SUCCEEDED", recordId: record.id })
-      expect(await conversionCreateIntent(db, "ref-unknown")).toEqual({ state: "UNKNOWN", recordId: null })
+      expect(await conversionCreateIntent(db, "ref-pending")).toEqual({ state: "PENDING", recordId: null, upstreamApi: null })
+      expect(await conversionCreateIntent(db, "ref-done")).toEqual({ state: "SUCCEEDED", recordId: record.id, upstreamApi: "orchestrations" })
+      expect(await conversionCreateIntent(db, "ref-unknown")).toEqual({ state: "UNKNOWN", recordId: null, upstreamApi: null })
       expect(await conversionCreateIntent(db, "ref-trade")).toBeNull()
       expect(await conversionCreateIntent(db, "ref-none")).toBeNull()
     } finally {

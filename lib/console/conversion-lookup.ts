@@ -2,6 +2,7 @@ import "server-only"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type CreateIntentView, conversionCreateIntent } from "@/lib/console/intents"
 import { HttpProblem } from "@/lib/problem"
+import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
 import { type UpstreamClient, UpstreamProblemError } from "@/lib/upstream"
 
@@ -12,7 +13,7 @@ export interface ConversionLookup {
 
 /** GET /api/conversions/lookup: the console's own intent log first, then the service. */
 export function lookupConversionFor(deps: ConsoleDeps, q: string): Promise<ConversionLookup> {
-  return lookupConversion(deps.upstream, q, (refId) => conversionCreateIntent(deps.db, refId))
+  return lookupConversion(deps.upstream, q, (refId) => conversionCreateIntent(deps.db, refId), (api) => deps.upstream.conversionsVia(api))
 }
 
 /**
@@ -32,12 +33,17 @@ export async function lookupConversion(
   upstream: Pick<UpstreamClient, "getConversion" | "listConversions">,
   q: string,
   createIntent: (refId: string) => Promise<CreateIntentView | null> = () => Promise.resolve(null),
+  /** The conversion API that placed a record, when it is not the one in use (a demo switched). */
+  via: (api: ConversionsApi) => Pick<UpstreamClient, "getConversion"> = () => upstream,
 ): Promise<ConversionLookup> {
   // As pasted first, then without the spaces around it (ref_ids are kept exactly as sent).
   const candidates = [...new Set([q, q.trim()])].filter((c) => c !== "")
   const intents = (await Promise.all(candidates.map((c) => createIntent(c)))).filter((i) => i !== null)
   const placed = intents.find((i) => i.state === "SUCCEEDED" && i.recordId !== null)
-  if (placed?.recordId) return { conversion: await upstream.getConversion(placed.recordId), matched_by: "ref_id" }
+  if (placed?.recordId) {
+    const placedVia = isConversionsApi(placed.upstreamApi) ? via(placed.upstreamApi) : upstream
+    return { conversion: await placedVia.getConversion(placed.recordId), matched_by: "ref_id" }
+  }
   const inFlight = intents.some((i) => i.state === "PENDING" || i.state === "UNKNOWN")
   for (const candidate of candidates) {
     try {
@@ -62,4 +68,8 @@ export async function lookupConversion(
     status: 404,
     detail: `No conversion has the id or ref_id “${shown}”. Check it for typos; ids and ref_ids are matched exactly.`,
   })
+}
+
+function isConversionsApi(value: unknown): value is ConversionsApi {
+  return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
 }

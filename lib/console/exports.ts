@@ -89,6 +89,7 @@ export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Conversion>[] = [
   { header: "account_id", value: (c) => c.account_id },
   { header: "recipient_profile_id", value: (c) => c.recipient_profile_id },
   { header: "metadata", value: (c) => metadataJson(c.metadata) },
+  { header: "fail_reason", value: (c) => c.fail_reason?.detail },
 ]
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)
@@ -105,6 +106,7 @@ export const AUDIT_CSV_COLUMNS: readonly CsvColumn<AuditEntry>[] = [
   { header: "target_id", value: (r) => r.target_id },
   { header: "record_id", value: (r) => r.record_id },
   { header: "record_status", value: (r) => r.record_status },
+  { header: "upstream_api", value: (r) => r.upstream_api },
   { header: "quote_id", value: (r) => text(r.request.quote_id) },
   { header: "base_amount", value: (r) => text(r.request.base_amount) },
   { header: "quote_amount", value: (r) => text(r.request.quote_amount) },

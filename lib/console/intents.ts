@@ -4,6 +4,7 @@ import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { sameAmount } from "@/lib/money"
 import { type ConsoleIntent, type IntentOperation, type IntentState, consoleIntents } from "@/lib/db/schema"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export type IntentOutcome =
@@ -19,7 +20,14 @@ export type IntentKey = { refId: string } | { targetId: string }
  */
 export async function openIntent(
   db: Db,
-  input: { staff: Staff; operation: IntentOperation; profileId: string | null; request: Record<string, unknown> } & IntentKey,
+  input: {
+    staff: Staff
+    operation: IntentOperation
+    profileId: string | null
+    request: Record<string, unknown>
+    /** Which conversion API a conversion's create or cancel goes to. */
+    upstreamApi?: ConversionsApi | undefined
+  } & IntentKey,
 ): Promise<{ intent: ConsoleIntent; created: boolean }> {
   const refId = "refId" in input ? input.refId : null
   const inserted = await db
@@ -32,6 +40,7 @@ export async function openIntent(
       refId,
       targetId: "targetId" in input ? input.targetId : null,
       request: input.request,
+      upstreamApi: input.upstreamApi ?? null,
     })
     .onConflictDoNothing()
     .returning()
@@ -127,6 +136,8 @@ function canonicalJson(value: unknown): string {
 export interface CreateIntentView {
   state: IntentState
   recordId: string | null
+  /** The conversion API that placed it (null: written before the console recorded it). */
+  upstreamApi?: string | null
 }
 
 /**
@@ -136,7 +147,7 @@ export interface CreateIntentView {
  */
 export async function conversionCreateIntent(db: Db, refId: string): Promise<CreateIntentView | null> {
   const [row] = await db
-    .select({ state: consoleIntents.state, recordId: consoleIntents.recordId })
+    .select({ state: consoleIntents.state, recordId: consoleIntents.recordId, upstreamApi: consoleIntents.upstreamApi })
     .from(consoleIntents)
     .where(and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.refId, refId)))
     .limit(1)

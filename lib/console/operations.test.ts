@@ -9,6 +9,8 @@ import { reconcileIntents } from "@/lib/console/reconciler"
 import { consoleIntents } from "@/lib/db/schema"
 import { unitDraw } from "@/lib/sandbox/random"
 import type { Quote } from "@/lib/schemas/records"
+import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
+import type { Conversion } from "@/lib/schemas/records"
 import { type FaultRule } from "@/lib/schemas/sandbox-tools"
 import { UpstreamProblemError } from "@/lib/upstream"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
@@ -215,22 +217,6 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     })
   }
 
-  it("a conversion meeting commit-then-drop is created once and its intent SUCCEEDED", async () => {
-    await h.setFaults({ rules: [{ operation: "create_conversion", fault: "commit_then_fail", rate: 1, status: "drop" }] })
-    const refId = randomUUID()
-    const placed = await createConversion(h, trader, {
-      profile_id: profileId,
-      amount: "12.34",
-      source_asset: "USD",
-      target_asset: "PYUSD",
-      ref_id: refId,
-    })
-    expect(placed.replayed).toBe(true)
-    const found = await h.upstream.listConversions({ ref_id: refId })
-    expect(found.items.map((c) => c.id)).toEqual([placed.record.id])
-    expect((await intentOf(refId))?.state).toBe("SUCCEEDED")
-  })
-
   it("an outage past every retry leaves the intent UNKNOWN until the reconciler learns the outcome", async () => {
     const quote = await heldQuote()
     await placedThenOutage(503)
@@ -348,25 +334,6 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect((await through("2020-01-01T00:00:00.122Z")).items).toEqual([])
   })
 
-  it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
-    const refId = randomUUID()
-    await h.db.insert(consoleIntents).values({
-      staffEmail: trader.email,
-      staffRole: trader.role,
-      operation: "create_conversion",
-      profileId,
-      refId,
-      request: { profile_id: profileId, amount: "5.00", source_asset: "USD", target_asset: "USDG", ref_id: refId },
-    })
-    const young = await reconcileIntents(h, { olderThanMs: 30_000 })
-    expect((await intentOf(refId))?.state).toBe("PENDING")
-    expect(young.examined).toBe(0)
-    await reconcileIntents(h, { olderThanMs: 0 })
-    const found = await h.upstream.listConversions({ ref_id: refId })
-    expect(found.items).toHaveLength(1)
-    expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: found.items[0]!.id })
-  })
-
   it("cancels a pending conversion, and a cancel of a settled one is the service's conflict", async () => {
     const created = await createConversion(h, trader, {
       profile_id: profileId,
@@ -458,3 +425,171 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 })
   })
 })
+
+/**
+ * Exactly once for conversions, through either of the service's conversion APIs: the
+ * same faults, concurrency and reconciler guarantees whichever one places the record.
+ */
+describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [api, driver] as const)))(
+  "conversions exactly once through %s on %s",
+  (api, driver) => {
+    let h: ConsoleHarness
+    let profileId: string
+    let inUse: ConversionsApi = api
+    const createOperation = api === "orchestrations" ? "create_orchestration" : "create_conversion"
+
+    beforeAll(async () => {
+      h = await createConsoleHarness({ driver, timeoutMs: 400, conversionsApi: () => Promise.resolve(inUse) })
+      profileId = (await h.upstream.listProfiles()).items[0]!.id
+    })
+    afterEach(async () => {
+      inUse = api
+      await h.setFaults({ rules: [] })
+    })
+    afterAll(async () => {
+      await h?.close()
+    })
+
+    const request = (refId: string, amount = "1.00") => ({ profile_id: profileId, amount, source_asset: "USD" as const, target_asset: "USDP" as const, ref_id: refId })
+
+    /** Every record of the profile carrying `refId`, read page by page (not through a ref_id filter). */
+    async function recordsWithRef(refId: string, via: ConversionsApi = api): Promise<Conversion[]> {
+      const found: Conversion[] = []
+      let cursor: string | undefined
+      do {
+        const page = await h.upstream.conversionsVia(via).listConversions({ profile_id: profileId, limit: 1000, page_cursor: cursor })
+        found.push(...page.items.filter((c) => c.ref_id === refId))
+        cursor = page.next_page_cursor || undefined
+      } while (cursor)
+      return found
+    }
+
+    async function intentOf(refId: string) {
+      const [row] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
+      return row
+    }
+
+    it("a create meeting commit-then-drop is placed once, the intent SUCCEEDED and naming the API", async () => {
+      await h.setFaults({ rules: [{ operation: createOperation, fault: "commit_then_fail", rate: 1, status: "drop" }] })
+      const refId = randomUUID()
+      const placed = await createConversion(h, trader, request(refId, "12.34"))
+      expect(placed.replayed).toBe(true)
+      expect(placed.record).toMatchObject({ ref_id: refId, profile_id: profileId, amount: "12.34", source_asset: "USD", target_asset: "USDP" })
+      expect((await recordsWithRef(refId)).map((c) => c.id)).toEqual([placed.record.id])
+      expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: placed.record.id, upstreamApi: api })
+    })
+
+    it("an outage past every retry after the record was stored: UNKNOWN, then the reconciler finds the one record", async () => {
+      await h.setFaults({
+        seed: seedFor(createOperation, 0.8, [false, true, true]),
+        rules: [
+          { operation: createOperation, fault: "error", rate: 0.8, status: 503 },
+          { operation: createOperation, fault: "commit_then_fail", rate: 1, status: 503 },
+        ],
+      })
+      const refId = randomUUID()
+      await expect(createConversion(h, trader, request(refId, "2.00"))).rejects.toThrow()
+      expect((await intentOf(refId))?.state).toBe("UNKNOWN")
+      await h.setFaults({ rules: [] })
+      expect((await reconcileIntents(h, { olderThanMs: 0 })).unresolved).toBe(0)
+      const records = await recordsWithRef(refId)
+      expect(records).toHaveLength(1)
+      expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
+    })
+
+    it("a refusal (Insufficient Funds) ends FAILED with the service's problem and places nothing", async () => {
+      const refId = randomUUID()
+      const error = await createConversion(h, trader, { ...request(refId), amount: "999999.00", source_asset: "USDG", target_asset: "USD" }).catch(
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(UpstreamProblemError)
+      expect((error as UpstreamProblemError).status).toBe(403)
+      expect(await intentOf(refId)).toMatchObject({ state: "FAILED", upstreamApi: api })
+      expect(await recordsWithRef(refId)).toEqual([])
+    })
+
+    it("60 identical submissions spread over 3 console instances make one record, and every answer carries its id", async () => {
+      const refId = randomUUID()
+      const instances = [h, h.anotherInstance(), h.anotherInstance()]
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => createConversion(instances[i % 3]!, trader, request(refId, "3.00"))))
+      const ids = new Set(results.map((r) => r.record.id))
+      expect(ids.size).toBe(1)
+      expect((await recordsWithRef(refId)).map((c) => c.id)).toEqual([...ids])
+    })
+
+    it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
+      const refId = randomUUID()
+      await h.db.insert(consoleIntents).values({
+        staffEmail: trader.email,
+        staffRole: trader.role,
+        operation: "create_conversion",
+        profileId,
+        refId,
+        upstreamApi: api,
+        request: request(refId, "5.00"),
+      })
+      await reconcileIntents(h, { olderThanMs: 0 })
+      const records = await recordsWithRef(refId)
+      expect(records).toHaveLength(1)
+      expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id })
+    })
+
+    it("an intent is reconciled through the API that placed it, even after the desk switched", async () => {
+      const other: ConversionsApi = api === "orchestrations" ? "stablecoin-conversions" : "orchestrations"
+      await h.setFaults({ rules: [{ operation: createOperation, fault: "error", rate: 1, status: 503 }] })
+      const refId = randomUUID()
+      await expect(createConversion(h, trader, request(refId, "6.00"))).rejects.toThrow()
+      await h.setFaults({ rules: [] })
+      inUse = other
+      await reconcileIntents(h, { olderThanMs: 0 })
+      const records = await recordsWithRef(refId)
+      expect(records).toHaveLength(1)
+      expect(await recordsWithRef(refId, other)).toEqual([])
+      expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id, upstreamApi: api })
+    })
+
+    const trials = Math.ceil(Number(process.env.FAULT_TRIALS ?? 40) / 2)
+    it("randomized fault trials: no duplicates, nothing lost, every intent resolved", { timeout: 30_000 + trials * 2_000 }, async () => {
+      const kinds: Omit<FaultRule, "operation" | "rate">[] = [
+        { fault: "error", status: 503 },
+        { fault: "rate_limit" },
+        { fault: "commit_then_fail", status: 503 },
+        { fault: "commit_then_fail", status: "drop" },
+        { fault: "hang" },
+      ]
+      const refs: string[] = []
+      for (let trial = 0; trial < trials; trial++) {
+        const kind = kinds[Math.floor(unitDraw("conversion-trial-kind", trial) * kinds.length)]!
+        await h.setFaults({ seed: trial + 1, rules: [{ operation: createOperation, rate: 0.6, ...kind }] })
+        const refId = randomUUID()
+        refs.push(refId)
+        await createConversion(h, trader, request(refId)).catch(() => undefined)
+      }
+      await h.setFaults({ rules: [] })
+      await reconcileIntents(h, { olderThanMs: 0 })
+      let duplicates = 0
+      let lost = 0
+      for (const refId of refs) {
+        const intent = await intentOf(refId)
+        expect(intent?.state === "SUCCEEDED" || intent?.state === "FAILED").toBe(true)
+        const records = await recordsWithRef(refId)
+        if (records.length > 1) duplicates += 1
+        if (intent?.state === "SUCCEEDED" && records[0]?.id !== intent.recordId) lost += 1
+        if (intent?.state === "FAILED" && records.length > 0) lost += 1
+      }
+      expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 })
+    })
+
+    if (api === "orchestrations") {
+      it("offers no cancel: the console refuses it before asking the service, and writes no intent", async () => {
+        const placed = await createConversion(h, trader, request(randomUUID(), "4.00"))
+        const error = await cancelConversion(h, trader, placed.record.id).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(HttpProblem)
+        expect((error as HttpProblem).problem.status).toBe(409)
+        expect((await listAudit(h.db, { operation: "cancel_conversion", limit: 50 })).items.filter((i) => i.target_id === placed.record.id)).toEqual([])
+        await h.sandbox.settleDue()
+        expect((await h.upstream.getConversion(placed.record.id)).status).toBe("COMPLETED")
+      })
+    }
+  },
+)

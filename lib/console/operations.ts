@@ -8,6 +8,7 @@ import { log } from "@/lib/log"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { UpstreamClient } from "@/lib/upstream"
 
 /** What the console's operations need: the database and the service. */
@@ -73,20 +74,24 @@ async function placeCreate<T extends { id: string; status: string }>(
     profileId: string
     refId: string
     request: Record<string, unknown>
-    create: () => Promise<{ record: T; replayed: boolean; attempts: number }>
-    fetchExisting: (id: string) => Promise<T>
+    /** The conversion API a conversion goes to; none for executions. */
+    upstreamApi?: ConversionsApi
+    /** `api`: the conversion API of the intent (a retry goes where the first attempt went). */
+    create: (api: ConversionsApi | undefined) => Promise<{ record: T; replayed: boolean; attempts: number }>
+    fetchExisting: (id: string, api: ConversionsApi | undefined) => Promise<T>
   },
 ): Promise<Placed<T>> {
   const { intent, created } = await openIntent(deps.db, input)
+  const api = (intent.upstreamApi as ConversionsApi | null) ?? input.upstreamApi
   if (!created) {
     if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
     if (intent.state === "SUCCEEDED" && intent.recordId) {
-      return { record: await input.fetchExisting(intent.recordId), replayed: true, intentId: intent.id }
+      return { record: await input.fetchExisting(intent.recordId, api), replayed: true, intentId: intent.id }
     }
   }
   let result: { record: T; replayed: boolean; attempts: number }
   try {
-    result = await input.create()
+    result = await input.create(api)
   } catch (error) {
     await settleIntent(deps.db, intent.id, failureOutcome(error)).catch((dbError: unknown) =>
       log.error("intent.settle_failed", { intentId: intent.id, error: String(dbError) }),
@@ -136,28 +141,45 @@ export function executeQuote(
   )
 }
 
-/** Creates a stablecoin conversion exactly once per ref_id (the caller's: the same one on every retry). */
+/**
+ * Creates a stablecoin conversion exactly once per ref_id (the caller's: the same one on
+ * every retry), through the conversion API in use; the intent records which one.
+ */
 export function createConversion(
   deps: ConsoleDeps,
   staff: Staff,
   body: ConversionCreate & { ref_id: string },
 ): Promise<Placed<Conversion>> {
-  return coalesce(deps, `create_conversion:${body.ref_id}`, body.ref_id, body, () =>
+  return coalesce(deps, `create_conversion:${body.ref_id}`, body.ref_id, body, async () =>
     placeCreate(deps, {
       staff,
       operation: "create_conversion",
       profileId: body.profile_id,
       refId: body.ref_id,
       request: body,
-      create: () => deps.upstream.createConversion(body),
-      fetchExisting: (id) => deps.upstream.getConversion(id),
+      upstreamApi: await deps.upstream.conversionsApi(),
+      create: (api) => conversionsOf(deps, api).createConversion(body),
+      fetchExisting: (id, api) => conversionsOf(deps, api).getConversion(id),
     }),
   )
 }
 
+function conversionsOf(deps: ConsoleDeps, api: ConversionsApi | undefined) {
+  return api === undefined ? deps.upstream : deps.upstream.conversionsVia(api)
+}
+
 /** Cancels a pending conversion; the intent records who asked and what the service said. */
 export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: string): Promise<Placed<Conversion>> {
+  const upstreamApi = await deps.upstream.conversionsApi()
+  if (upstreamApi === "orchestrations") {
+    throw new HttpProblem({
+      status: 409,
+      title: "Conflict",
+      detail: "Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.",
+    })
+  }
   const { intent } = await openIntent(deps.db, {
+    upstreamApi,
     staff,
     operation: "cancel_conversion",
     profileId: null,

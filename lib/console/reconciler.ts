@@ -87,6 +87,11 @@ async function findExecutionByRefId(
   throw new Error(`more than ${LOOKUP_MAX_PAGES * 1000} executions since the intent; look-up stopped`)
 }
 
+/** The conversion API an intent went to; stablecoin conversions for intents written before it was recorded. */
+function conversionsOf(deps: ConsoleDeps, intent: ConsoleIntent) {
+  return deps.upstream.conversionsVia(intent.upstreamApi === "orchestrations" ? "orchestrations" : "stablecoin-conversions")
+}
+
 /** A look-up that could not be made proves nothing either way. */
 class LookupFailed extends Error {
   constructor(readonly reason: unknown) {
@@ -139,19 +144,21 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         const body = conversionCreateSchema.parse(intent.request)
         const refId = body.ref_id
         if (!refId) throw new Error("intent request lacks ref_id")
-        const found = await lookUp(() => deps.upstream.listConversions({ ref_id: refId, profile_id: body.profile_id, limit: 1 }))
+        // Through the API the intent went to, whichever is in use now.
+        const conversions = conversionsOf(deps, intent)
+        const found = await lookUp(() => conversions.listConversions({ ref_id: refId, profile_id: body.profile_id, limit: 1 }))
         const existing = found.items[0]
         if (existing) {
           if (!isSameConversion(body, existing)) return refIdTaken("conversion", existing)
           return { state: "SUCCEEDED", recordId: existing.id, recordStatus: existing.status, attempts: 1 }
         }
-        const result = await deps.upstream.createConversion({ ...body, ref_id: refId })
+        const result = await conversions.createConversion({ ...body, ref_id: refId })
         return { state: "SUCCEEDED", recordId: result.record.id, recordStatus: result.record.status, attempts: result.attempts + 1 }
       }
       case "cancel_conversion": {
         const conversionId = intent.targetId
         if (!conversionId) throw new Error("cancel intent lacks the conversion's id")
-        const conversion = await lookUp(() => deps.upstream.getConversion(conversionId))
+        const conversion = await lookUp(() => conversionsOf(deps, intent).getConversion(conversionId))
         if (conversion.status === "CANCELLED") {
           return { state: "SUCCEEDED", recordId: conversion.id, recordStatus: conversion.status, attempts: 1, profileId: conversion.profile_id }
         }

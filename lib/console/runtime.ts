@@ -2,6 +2,7 @@ import "server-only"
 import path from "node:path"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
+import { currentConversionsApi } from "@/lib/console/conversions-api"
 import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, env } from "@/lib/env"
@@ -57,6 +58,7 @@ async function build(): Promise<ConsoleRuntime> {
     timeoutMs: config.upstreamTimeoutMs,
     limits: sharedRateLimits(config.upstreamInstances),
     log: (event) => log.debug("upstream.call", { ...event }),
+    conversionsApi: () => currentConversionsApi(db),
   })
   const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
   return { db, upstream, quotes, sandbox }

@@ -5,11 +5,14 @@ import { apiFetch } from "@/lib/queries/api"
 import { profileKeys, sandboxKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import { sandboxStatusKey } from "@/lib/queries/sandbox-status"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import {
+  type ConversionsApiState,
   type FaultSettingsUpdate,
   type SandboxDepositAnswer,
   type SandboxDepositRequest,
   type SandboxSettings,
+  conversionsApiStateSchema,
   sandboxDepositAnswerSchema,
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
@@ -50,5 +53,14 @@ export function useSandboxDepositMutation(options?: MutationOptions<SandboxDepos
       void queryClient.invalidateQueries({ queryKey: profileKeys.balances(deposit.profile_id) })
       return options?.onSuccess?.(deposit, ...rest)
     },
+  })
+}
+
+/** Switches the desk's conversion API (sandbox mode, for demos). */
+export function useSwitchConversionsApiMutation(options?: MutationOptions<ConversionsApiState, ConversionsApi>) {
+  return useMutation({
+    ...options,
+    mutationFn: (api: ConversionsApi) =>
+      apiFetch("/api/sandbox/conversions-api", { method: "PUT", body: { api }, schema: conversionsApiStateSchema }),
   })
 }

@@ -10,6 +10,7 @@ import { conversionRoutes } from "@/lib/sandbox/routes/conversions"
 import { depositRoutes } from "@/lib/sandbox/routes/deposits"
 import { executionRoutes } from "@/lib/sandbox/routes/executions"
 import { oauthRoutes } from "@/lib/sandbox/routes/oauth"
+import { orchestrationRoutes } from "@/lib/sandbox/routes/orchestrations"
 import { profileRoutes } from "@/lib/sandbox/routes/profiles"
 import { quoteRoutes } from "@/lib/sandbox/routes/quotes"
 
@@ -50,6 +51,7 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
   app.route("/v2/profiles/:profileId/quote-executions", executionRoutes(s, m))
   app.route("/v2/profiles", profileRoutes(s, m))
   app.route("/v2/conversion/stablecoins", conversionRoutes(s, m))
+  app.route("/v2/orchestration/orchestrations", orchestrationRoutes(s, m))
   app.route("/v2/sandbox/profiles/:profileId/deposit", depositRoutes(s, m))
   app.route("/admin", adminRoutes(s))
   return app

@@ -11,6 +11,7 @@ type FaultOutcome =
   | { kind: "rate_limit" }
   | { kind: "hang" }
   | { kind: "commit_then_fail"; status: number | "drop" }
+  | { kind: "fail_processing" }
 
 interface FaultDecision {
   latencyMs: number
@@ -55,6 +56,9 @@ export class FaultInjector {
           break
         case "commit_then_fail":
           decision.outcome = { kind: "commit_then_fail", status: rule.status ?? 503 }
+          break
+        case "fail_processing":
+          decision.outcome = { kind: "fail_processing" }
           break
       }
     })

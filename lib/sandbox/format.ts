@@ -1,6 +1,12 @@
 import "server-only"
 import { type Decimal, toDecimal } from "@/lib/money"
-import type { SandboxConversionRow, SandboxExecutionRow, SandboxProfileRow, SandboxQuoteRow } from "@/lib/db/schema"
+import type {
+  SandboxConversionRow,
+  SandboxExecutionRow,
+  SandboxOrchestrationRow,
+  SandboxProfileRow,
+  SandboxQuoteRow,
+} from "@/lib/db/schema"
 import { isFiat } from "@/lib/schemas/assets"
 
 /** Wire formats: RFC 3339 UTC timestamps with Z, amounts as plain decimal strings. */
@@ -91,6 +97,40 @@ export function wireConversion(row: SandboxConversionRow): WireConversion {
   if (row.cancelledAt !== null) out.cancelled_at = timestamp(row.cancelledAt)
   if (row.metadata !== null) out.metadata = row.metadata
   if (row.recipientProfileId !== null) out.recipient_profile_id = row.recipientProfileId
+  return out
+}
+
+export type WireOrchestration = Record<string, unknown> & { id: string; status: string }
+
+/** Transfer status of each leg: both complete together; a failure stops the source leg and never starts the destination's. */
+const TRANSFER_STATUS = {
+  PROCESSING: { source: "PROCESSING", destination: "PENDING" },
+  COMPLETED: { source: "COMPLETED", destination: "COMPLETED" },
+  FAILED: { source: "FAILED", destination: "PENDING" },
+} as const
+
+export function wireOrchestration(row: SandboxOrchestrationRow): WireOrchestration {
+  const legs = TRANSFER_STATUS[row.status]
+  const out: WireOrchestration = {
+    id: row.id,
+    profile_id: row.sourceProfileId,
+    identity_id: row.identityId,
+    account_id: row.accountId,
+    customer_id: row.clientId,
+    ref_id: row.refId,
+    source_asset: row.sourceAsset,
+    destination_asset: row.destinationAsset,
+    source_amount: plain(row.sourceAmount),
+    source_transfer: { transfer_id: row.sourceTransferId, status: legs.source },
+    destination_transfer: { transfer_id: row.destinationTransferId, status: legs.destination },
+    status: row.status,
+    source: { profile: { profile_id: row.sourceProfileId } },
+    destination: { profile: { profile_id: row.destinationProfileId } },
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
+  }
+  if (row.status === "FAILED") out.fail_reason = { detail: row.failDetail ?? "the orchestration failed" }
+  if (row.metadata !== null) out.metadata = row.metadata
   return out
 }
 

@@ -102,11 +102,20 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
       expect((await balanceOf(http, t.profiles.float, "BTC")).available).toBe(toDecimal(before.available).plus("0.12345678").toString())
       const usd = await http.request("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, { body: { asset: "USD", amount: "1000.10" } })
       expect(usd.status).toBe(200)
+      const onSolana = await http.request("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, {
+        body: { asset: "PYUSD", amount: "5", crypto_network: "SOLANA" },
+      })
+      expect(onSolana.status).toBe(200)
     })
 
     it("refuses malformed deposits with 400 naming the field", async () => {
       const cases: [unknown, string][] = [
-        [{ asset: "BTC", amount: "0.123456789" }, "amount"],
+        [{ asset: "BTC", amount: "0.123456789", crypto_network: "BITCOIN" }, "amount"],
+        // The service's docs: always name the network of a crypto deposit, one documented for the asset.
+        [{ asset: "BTC", amount: "1" }, "crypto_network"],
+        [{ asset: "BTC", amount: "1", crypto_network: "ETHEREUM" }, "crypto_network"],
+        [{ asset: "USDG", amount: "1", crypto_network: "BITCOIN" }, "crypto_network"],
+        [{ asset: "USD", amount: "1", crypto_network: "ETHEREUM" }, "crypto_network"],
         [{ asset: "USD", amount: "1.001" }, "amount"],
         [{ asset: "USD", amount: "-1" }, "amount"],
         [{ asset: "DOGE", amount: "1" }, "asset"],

@@ -9,6 +9,7 @@ import { QuoteExecutions } from "@/lib/sandbox/executions"
 import { ensureClient } from "@/lib/sandbox/credentials"
 import { FaultInjector, abortReason, droppedConnection } from "@/lib/sandbox/faults"
 import { OAuthService } from "@/lib/sandbox/oauth"
+import { Orchestrations } from "@/lib/sandbox/orchestrations"
 import { problemResponse, genericProblem } from "@/lib/problem"
 import { ProfileDirectory, seedProfiles } from "@/lib/sandbox/profiles"
 import { QuoteBook } from "@/lib/sandbox/quotes"
@@ -52,8 +53,8 @@ export { isDroppedConnection } from "@/lib/sandbox/faults"
 
 /**
  * The embedded sandbox: a faithful, stateful implementation of the service interface
- * (OAuth, quotes, profiles, balances, quote executions, stablecoin conversions, sandbox
- * deposits) plus fault injection, on the given database (tables `sandbox_*`, which the
+ * (OAuth, quotes, profiles, balances, quote executions, stablecoin conversions,
+ * orchestrations, sandbox deposits) plus fault injection, on the given database (tables `sandbox_*`, which the
  * caller has migrated). Paths: /sandbox/oauth2/token, /sandbox/v2/…, /sandbox/admin/….
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
@@ -76,7 +77,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   })
   const executions = new QuoteExecutions({ db, now, quotes, profiles, maxExecutionUsd: config.maxExecutionUsd })
   const conversions = new Conversions({ db, now, profiles, maxConversionUsd: config.maxConversionUsd })
-  const worker = new SettlementWorker(db, now, settings, { executions, conversions }, (error) =>
+  const orchestrations = new Orchestrations({ db, now, profiles, maxConversionUsd: config.maxConversionUsd })
+  const worker = new SettlementWorker(db, now, settings, { executions, conversions, orchestrations }, (error) =>
     logError("sandbox.settlement_failed", { error: describeError(error) }),
   )
 
@@ -102,6 +104,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     profiles,
     executions,
     conversions,
+    orchestrations,
     deposits: new Deposits({ db, now, profiles }),
     settings,
     faults: new FaultInjector(),

@@ -89,6 +89,29 @@ describe.each(testDrivers())("OAuth and scopes on %s", (driver) => {
       expect(answer.body.error).toBe("invalid_scope")
     })
 
+    it("takes the form as multipart/form-data, as the service's docs send it with curl -F", async () => {
+      const form = new FormData()
+      form.append("grant_type", "client_credentials")
+      form.append("client_id", clientId)
+      form.append("client_secret", secret)
+      form.append("scope", "orchestration:read_orchestration orchestration:write_orchestration")
+      // fetch writes the multipart boundary into the content type itself.
+      const response = await t.client.raw("/oauth2/token", { method: "POST", body: form })
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as Record<string, unknown>
+      expect(body).toMatchObject({ scope: "orchestration:read_orchestration orchestration:write_orchestration", token_type: "bearer" })
+      const orchestrations = await t.client.request("GET", "/v2/orchestration/orchestrations", { token: body.access_token as string })
+      expect(orchestrations.status).toBe(200)
+
+      const withFile = new FormData()
+      withFile.append("grant_type", "client_credentials")
+      withFile.append("client_secret", new Blob([secret]), "secret.txt")
+      const refused = await t.client.raw("/oauth2/token", { method: "POST", body: withFile })
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as { error: string }).error).toBe("invalid_request")
+    })
+
     it("answers invalid_request for credentials sent two ways, a repeated parameter or a JSON body", async () => {
       const both = await t.client.tokenRequest(
         { grant_type: "client_credentials", client_secret: secret },

@@ -1,8 +1,9 @@
 import "server-only"
 import { and, asc, eq, lte, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
-import { sandboxConversions, sandboxExecutions } from "@/lib/db/schema"
+import { sandboxConversions, sandboxExecutions, sandboxOrchestrations } from "@/lib/db/schema"
 import type { Conversions } from "@/lib/sandbox/conversions"
+import type { Orchestrations } from "@/lib/sandbox/orchestrations"
 import type { QuoteExecutions } from "@/lib/sandbox/executions"
 import type { SettingsStore } from "@/lib/sandbox/settings"
 
@@ -11,7 +12,7 @@ const BATCH = 200
 const POLL_MS = 500
 
 /**
- * CREATED → SETTLED once a record is `settle_delay_ms` old. The work list is the database
+ * CREATED → SETTLED (PROCESSING → COMPLETED or FAILED for orchestrations) once a record is `settle_delay_ms` old. The work list is the database
  * (pending rows by created_at), not timers, so settlements pending at a restart complete
  * after it, and a changed delay applies to everything still pending. Each settlement is a
  * conditional update, so two workers never settle one record twice.
@@ -27,7 +28,7 @@ export class SettlementWorker {
     private readonly db: Db,
     private readonly now: () => Date,
     private readonly settings: SettingsStore,
-    private readonly records: { executions: QuoteExecutions; conversions: Conversions },
+    private readonly records: { executions: QuoteExecutions; conversions: Conversions; orchestrations: Orchestrations },
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -67,6 +68,7 @@ export class SettlementWorker {
     let settled = 0
     const failedExecutions: string[] = []
     const failedConversions: string[] = []
+    const failedOrchestrations: string[] = []
     const settle = async (id: string, work: () => Promise<boolean>, failed: string[]) => {
       try {
         if (await work()) settled++
@@ -102,9 +104,22 @@ export class SettlementWorker {
         )
         .orderBy(asc(sandboxConversions.createdAt))
         .limit(BATCH)
+      const orchestrations = await this.db
+        .select({ id: sandboxOrchestrations.id })
+        .from(sandboxOrchestrations)
+        .where(
+          and(
+            eq(sandboxOrchestrations.status, "PROCESSING"),
+            lte(sandboxOrchestrations.createdAt, cutoff),
+            failedOrchestrations.length > 0 ? notInArray(sandboxOrchestrations.id, failedOrchestrations) : undefined,
+          ),
+        )
+        .orderBy(asc(sandboxOrchestrations.createdAt))
+        .limit(BATCH)
       for (const { id } of executions) await settle(id, () => this.records.executions.settle(id, now), failedExecutions)
       for (const { id } of conversions) await settle(id, () => this.records.conversions.settle(id, now), failedConversions)
-      if (executions.length < BATCH && conversions.length < BATCH) return settled
+      for (const { id } of orchestrations) await settle(id, () => this.records.orchestrations.settle(id, now), failedOrchestrations)
+      if (executions.length < BATCH && conversions.length < BATCH && orchestrations.length < BATCH) return settled
     }
   }
 

@@ -18,6 +18,8 @@ export const auditEntrySchema = z.object({
   ref_id: z.string().nullable(),
   /** The record a cancel acts on (the conversion's id); null for a create. */
   target_id: z.string().nullable(),
+  /** Which of the service's conversion APIs a conversion went to; null for an execution. */
+  upstream_api: z.string().nullable().default(null),
   state: z.string(),
   record_id: z.string().nullable(),
   record_status: z.string().nullable(),

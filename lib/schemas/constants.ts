@@ -8,7 +8,21 @@ export const EXECUTION_STATUSES = ["CREATED", "SETTLED"] as const
 /** RFC 3339 date-time, fractional seconds from none to nanoseconds, Z or an offset. */
 export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
-/** Terminal states: polling stops once a record reaches one. */
+/**
+ * Terminal states: polling stops once a record reaches one (a conversion placed through
+ * the Orchestrations API ends COMPLETED or FAILED).
+ */
 export function isTerminalStatus(status: string): boolean {
-  return status === "SETTLED" || status === "CANCELLED"
+  return status === "SETTLED" || status === "CANCELLED" || status === "COMPLETED" || status === "FAILED"
+}
+
+/**
+ * The service's two conversion APIs: stablecoin conversions (deprecated by the service)
+ * and Orchestrations, its replacement. UPSTREAM_CONVERSIONS_API picks one.
+ */
+export const CONVERSIONS_APIS = ["stablecoin-conversions", "orchestrations"] as const
+export type ConversionsApi = (typeof CONVERSIONS_APIS)[number]
+export const CONVERSIONS_API_LABELS: Record<ConversionsApi, string> = {
+  "stablecoin-conversions": "Stablecoin conversions",
+  orchestrations: "Orchestrations",
 }

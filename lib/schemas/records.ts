@@ -73,6 +73,8 @@ export const conversionSchema = z.object({
   cancelled_at: dateTimeSchema.optional(),
   metadata: stringMap.optional(),
   recipient_profile_id: z.string().optional(),
+  /** Why a conversion placed through the Orchestrations API ended FAILED. */
+  fail_reason: z.object({ detail: z.string().optional() }).optional(),
 })
 export type Conversion = z.infer<typeof conversionSchema>
 export const conversionPageSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { decimalPlaces, isUnsignedDecimalString, toDecimal } from "@/lib/money"
+import { CONVERSIONS_APIS } from "@/lib/schemas/constants"
 import { FIAT_ASSETS, SEED_MARKETS, STABLECOINS, assetDecimals, parseMarket } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { amountSchema } from "@/lib/schemas/money"
@@ -32,13 +33,14 @@ export const FAULT_OPERATIONS = [
   "quotes",
   "create_execution",
   "create_conversion",
+  "create_orchestration",
   "get",
   "list",
   "cancel",
 ] as const
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number]
 
-export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail"] as const
+export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail", "fail_processing"] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
@@ -46,7 +48,13 @@ export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
  * Operations that store a new record, the only ones "commit then fail" applies to: a
  * cancel changes a record's status but stores none, so its failures are plain `error`s.
  */
-export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution", "create_conversion"]
+export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution", "create_conversion", "create_orchestration"]
+/**
+ * Operations whose records can end in a failure status, the only ones "fail_processing"
+ * applies to: the orchestration is accepted (PROCESSING) and ends FAILED, its source
+ * refunded, when it falls due.
+ */
+export const FAILING_OPERATIONS: readonly FaultOperation[] = ["create_orchestration"]
 export const MAX_LATENCY_MS = 120_000
 
 export const faultRuleSchema = z
@@ -87,6 +95,13 @@ export const faultRuleSchema = z
         code: "custom",
         path: ["operation"],
         message: `commit_then_fail applies to ${COMMIT_OPERATIONS.join(", ")} only`,
+      })
+    }
+    if (rule.fault === "fail_processing" && !FAILING_OPERATIONS.includes(rule.operation)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["operation"],
+        message: `fail_processing applies to ${FAILING_OPERATIONS.join(", ")} only`,
       })
     }
     if (rule.fault === "latency" && rule.latency_ms === undefined) {
@@ -161,6 +176,31 @@ export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>
 /** A sandbox deposit never exceeds this, so balances stay inside numeric(38, 18). */
 export const MAX_DEPOSIT = "1000000000"
 
+/**
+ * The networks the service documents for each crypto asset a sandbox profile can hold
+ * (values of its CryptoNetwork enum); the first is the one the console deposits on.
+ * Fiat takes no network.
+ */
+export const CRYPTO_NETWORKS: Readonly<Record<string, readonly string[]>> = {
+  BTC: ["BITCOIN"],
+  ETH: ["ETHEREUM"],
+  PAXG: ["ETHEREUM"],
+  USDP: ["ETHEREUM", "SOLANA"],
+  PYUSD: ["ETHEREUM", "SOLANA", "ARBITRUM_ONE", "STELLAR"],
+  USDG: ["ETHEREUM", "SOLANA", "INK", "XLAYER"],
+  BCH: ["BITCOIN_CASH"],
+  LTC: ["LITECOIN"],
+  LINK: ["ETHEREUM"],
+  MATIC: ["ETHEREUM", "POLYGON_POS"],
+  AAVE: ["ETHEREUM"],
+  UNI: ["ETHEREUM"],
+}
+
+/** The network a deposit of `asset` goes on when none is chosen; undefined for fiat. */
+export function defaultNetwork(asset: string): string | undefined {
+  return CRYPTO_NETWORKS[asset]?.[0]
+}
+
 /** Body of POST /sandbox/v2/sandbox/profiles/{profile_id}/deposit. */
 export const sandboxDepositSchema = z
   .strictObject({
@@ -171,6 +211,14 @@ export const sandboxDepositSchema = z
     crypto_address: z.string().max(200, "at most 200 characters").optional(),
   })
   .superRefine((body, ctx) => {
+    const networks = CRYPTO_NETWORKS[body.asset]
+    if (networks === undefined && body.crypto_network !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["crypto_network"], message: `must be left out for ${body.asset} (fiat)` })
+    } else if (networks !== undefined && body.crypto_network === undefined) {
+      ctx.addIssue({ code: "custom", path: ["crypto_network"], message: `is required for ${body.asset}: one of ${networks.join(", ")}` })
+    } else if (networks !== undefined && body.crypto_network !== undefined && !networks.includes(body.crypto_network)) {
+      ctx.addIssue({ code: "custom", path: ["crypto_network"], message: `must be one of ${networks.join(", ")} for ${body.asset}` })
+    }
     const places = assetDecimals(body.asset)
     const issue = (message: string) => ctx.addIssue({ code: "custom", path: ["amount"], message })
     if (body.amount.trim() === "") return issue("is required")
@@ -261,3 +309,15 @@ export function faultsStatusOf(settings: { rules: readonly { operation: string; 
     operations: [...new Set(active.map((rule) => rule.operation))],
   }
 }
+
+/** Body of the console's PUT /api/sandbox/conversions-api: the desk's conversion API for a demo. */
+export const conversionsApiSwitchSchema = z.strictObject({
+  api: z.enum(CONVERSIONS_APIS, { error: requiredOr(`must be ${CONVERSIONS_APIS.join(" or ")}`) }),
+})
+
+/** The answer of GET and PUT /api/sandbox/conversions-api: in use now, and what the configuration says. */
+export const conversionsApiStateSchema = z.object({
+  api: z.enum(CONVERSIONS_APIS),
+  configured: z.enum(CONVERSIONS_APIS),
+})
+export type ConversionsApiState = z.infer<typeof conversionsApiStateSchema>

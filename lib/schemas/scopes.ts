@@ -14,8 +14,29 @@ export const UPSTREAM_SCOPES = [
   "funding:read_profile",
 ] as const
 
+/**
+ * The scopes of the service's Orchestrations API, which replaces its stablecoin
+ * conversions: asked for instead of the two conversion scopes when the console's
+ * conversions desk uses it.
+ */
+export const ORCHESTRATION_SCOPES = ["orchestration:read_orchestration", "orchestration:write_orchestration"] as const
+
+const STABLECOIN_CONVERSION_SCOPES: readonly string[] = ["conversion:write_conversion_stablecoin", "conversion:read_conversion_stablecoin"]
+
+/**
+ * The scopes the console needs with the given conversion API: the orchestration pair
+ * replaces the conversion pair when the desk uses Orchestrations; `both` for a console
+ * that may switch between them (the embedded sandbox grants every scope).
+ */
+export function scopesFor(api: "stablecoin-conversions" | "orchestrations" | "both"): string[] {
+  const base = UPSTREAM_SCOPES.filter((s) => !STABLECOIN_CONVERSION_SCOPES.includes(s))
+  if (api === "stablecoin-conversions") return [...UPSTREAM_SCOPES]
+  if (api === "orchestrations") return [...base, ...ORCHESTRATION_SCOPES]
+  return [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES]
+}
+
 /** The embedded sandbox's admin API (fault rules, settings); the console gets a token of its own for it. */
 export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 
 /** Every scope the embedded sandbox grants its clients. */
-export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, SANDBOX_ADMIN_SCOPE]
+export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, SANDBOX_ADMIN_SCOPE]

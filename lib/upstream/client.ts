@@ -24,12 +24,15 @@ import {
   type SandboxDeposit,
   type SandboxDepositResponse,
   type SandboxSettings,
+  defaultNetwork,
   sandboxDepositResponseSchema,
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
+import { createOrchestrationAdapter } from "@/lib/upstream/orchestrations"
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
 import { type AlreadyExistsVerdict, type CallSpec, createCaller, DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
 import { createTokenManager } from "@/lib/upstream/token-manager"
@@ -57,6 +60,11 @@ export interface UpstreamClientConfig {
   limits?: Partial<RateLimits>
   retry?: Partial<RetryPolicy>
   log?: (event: UpstreamLogEvent) => void
+  /**
+   * Which of the service's conversion APIs the conversion calls use (default
+   * stablecoin-conversions); a function when it can change while the process runs.
+   */
+  conversionsApi?: ConversionsApi | (() => Promise<ConversionsApi>)
 }
 
 /** Every create names its ref_id: the only thing that makes a retry safe. */
@@ -114,8 +122,16 @@ export interface SandboxOperations {
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>
 }
 
+/**
+ * The client. Its conversion calls go to the conversion API in use when they are made;
+ * `conversionsVia` reaches one API whatever is in use (a record is looked up through the
+ * API that placed it).
+ */
 export interface UpstreamClient
-  extends QuoteOperations, ProfileOperations, QuoteExecutionOperations, ConversionOperations, SandboxOperations {}
+  extends QuoteOperations, ProfileOperations, QuoteExecutionOperations, ConversionOperations, SandboxOperations {
+  conversionsApi(): Promise<ConversionsApi>
+  conversionsVia(api: ConversionsApi): ConversionOperations
+}
 
 type QueryValue = string | number | readonly string[] | undefined
 function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL {
@@ -128,7 +144,7 @@ function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL
   return url
 }
 
-const seg = (value: string) => encodeURIComponent(value)
+export const seg = (value: string) => encodeURIComponent(value)
 
 /** The part of the calls every adapter shares: URLs, scopes, the caller. */
 export interface ApiContext {
@@ -137,7 +153,7 @@ export interface ApiContext {
   scopes: readonly string[]
 }
 
-function alreadyExists<T>(
+export function alreadyExists<T>(
   kind: "quote_execution" | "conversion",
   schema: z.ZodType<T>,
   op: string,
@@ -165,7 +181,7 @@ function alreadyExists<T>(
   }
 }
 
-function requireRefId(op: string, refId: string | undefined): void {
+export function requireRefId(op: string, refId: string | undefined): void {
   if (typeof refId !== "string" || refId.trim() === "") {
     throw new UpstreamConfigError(`${op} needs a ref_id: without one a retry could place it twice`, { operation: op })
   }
@@ -269,7 +285,21 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
   const adminScopes = [SANDBOX_ADMIN_SCOPE]
   const read = { method: "GET" as const, scopes, retry: true, mutating: false }
 
-  const conversions = createStablecoinConversionAdapter({ call, apiUrl, scopes })
+  const adapters: Record<ConversionsApi, ConversionOperations> = {
+    "stablecoin-conversions": createStablecoinConversionAdapter({ call, apiUrl, scopes }),
+    orchestrations: createOrchestrationAdapter({ call, apiUrl, scopes }),
+  }
+  const chosen = config.conversionsApi ?? "stablecoin-conversions"
+  const conversionsApi = typeof chosen === "function" ? chosen : () => Promise.resolve(chosen)
+  const inUse = async () => adapters[await conversionsApi()]
+  const conversions: ConversionOperations & Pick<UpstreamClient, "conversionsApi" | "conversionsVia"> = {
+    conversionsApi,
+    conversionsVia: (api) => adapters[api],
+    createConversion: async (body) => (await inUse()).createConversion(body),
+    getConversion: async (id) => (await inUse()).getConversion(id),
+    listConversions: async (query) => (await inUse()).listConversions(query),
+    cancelConversion: async (id) => (await inUse()).cancelConversion(id),
+  }
 
   return {
     async listQuotes(markets) {
@@ -328,7 +358,8 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         op: "sandboxDeposit",
         method: "POST",
         url: apiUrl(`/sandbox/profiles/${seg(profileId)}/deposit`),
-        body: { asset: input.asset, amount: input.amount },
+        // A crypto deposit names its network, as the service requires: the asset's first documented one.
+        body: { asset: input.asset, amount: input.amount, crypto_network: defaultNetwork(input.asset) },
         scopes,
         schema: sandboxDepositResponseSchema,
         retry: false,

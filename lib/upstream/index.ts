@@ -1,7 +1,8 @@
 import "server-only"
 
 /**
- * The server-only typed client of the trading and stablecoin-conversion service.
+ * The server-only typed client of the trading and stablecoin-conversion service (its
+ * conversions through either of its conversion APIs).
  * The console wires configuration into `createUpstreamClient`; nothing here reads env.
  */
 export {
@@ -36,6 +37,7 @@ export {
   UpstreamUnavailableError,
 } from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
+export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
 export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits, sharedRateLimits } from "@/lib/upstream/rate-limiter"
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"

@@ -4,6 +4,8 @@ import { SandboxTools } from "@/components/sandbox-tools/sandbox-tools"
 import { Alert } from "@/components/ui/alert"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
+import { currentConversionsApi } from "@/lib/console/conversions-api"
+import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 
 export const metadata: Metadata = { title: "Sandbox" }
@@ -31,6 +33,8 @@ export default async function SandboxPage() {
         tokenTtlS: config.sandbox.tokenTtlS,
         maxExecutionUsd: String(config.sandbox.maxExecutionUsd),
         maxConversionUsd: String(config.sandbox.maxConversionUsd),
+        conversionsApi: await currentConversionsApi((await consoleRuntime()).db),
+        configuredConversionsApi: config.conversionsApi,
       }}
     />
   )

@@ -251,3 +251,58 @@ describe("GET /api/audit", () => {
     })
   })
 })
+
+describe("/api/sandbox/conversions-api", () => {
+  const switchRoute = () => import("@/app/api/sandbox/conversions-api/route")
+  const conversions = () => import("@/app/api/conversions/route")
+  const lookup = () => import("@/app/api/conversions/lookup/route")
+  const audit = () => import("@/app/api/audit/route")
+
+  afterAll(async () => {
+    const { PUT } = await switchRoute()
+    await call(PUT, "PUT", "/api/sandbox/conversions-api", { api: "stablecoin-conversions" })
+  })
+
+  it("is for admins, and names the field of a bad body", async () => {
+    const { GET, PUT } = await switchRoute()
+    expect((await call(PUT, "PUT", "/api/sandbox/conversions-api", { api: "orchestrations" }, "trader")).status).toBe(403)
+    const bad = await call(PUT, "PUT", "/api/sandbox/conversions-api", { api: "swaps" })
+    expect(bad.status).toBe(400)
+    expect(bad.headers.get("content-type")).toBe("application/problem+json")
+    expect(((await bad.json()) as { meta: { fields: Record<string, string> } }).meta.fields).toEqual({
+      api: "must be stablecoin-conversions or orchestrations",
+    })
+    expect(await (await call(GET, "GET", "/api/sandbox/conversions-api")).json()).toEqual({
+      api: "stablecoin-conversions",
+      configured: "stablecoin-conversions",
+    })
+  })
+
+  it("switches the desk to Orchestrations: same balances, the service's statuses, look-up by ref_id, the API in the audit", async () => {
+    const { GET, PUT } = await switchRoute()
+    const before = (await runtime.upstream.listBalances(profileId, ["USD"]))[0]!
+    const switched = await call(PUT, "PUT", "/api/sandbox/conversions-api", { api: "orchestrations" })
+    expect(await switched.json()).toEqual({ api: "orchestrations", configured: "stablecoin-conversions" })
+    expect(await (await call(GET, "GET", "/api/sandbox/conversions-api")).json()).toMatchObject({ api: "orchestrations" })
+    expect((await runtime.upstream.listBalances(profileId, ["USD"]))[0]).toEqual(before)
+
+    const refId = randomUUID()
+    const created = await call((await conversions()).POST, "POST", "/api/conversions", {
+      profile_id: profileId,
+      amount: "10.00",
+      source_asset: "USD",
+      target_asset: "USDG",
+      ref_id: refId,
+    }, "trader")
+    expect(created.status).toBe(200)
+    const record = (await created.json()) as { id: string; status: string; amount: string; target_asset: string }
+    expect(record).toMatchObject({ status: "PROCESSING", amount: "10", target_asset: "USDG" })
+    const found = await call((await lookup()).GET, "GET", `/api/conversions/lookup?q=${refId}`, undefined, "support")
+    expect(((await found.json()) as { conversion: { id: string }; matched_by: string })).toMatchObject({ conversion: { id: record.id }, matched_by: "ref_id" })
+    const listed = await call((await conversions()).GET, "GET", `/api/conversions?profile_id=${profileId}&limit=5`, undefined, "support")
+    expect(((await listed.json()) as { items: { id: string }[] }).items.map((c) => c.id)).toContain(record.id)
+    const trail = await call((await audit()).GET, "GET", "/api/audit?operation=create_conversion&limit=5")
+    const entry = ((await trail.json()) as { items: { ref_id: string; upstream_api: string | null }[] }).items.find((i) => i.ref_id === refId)
+    expect(entry?.upstream_api).toBe("orchestrations")
+  })
+})

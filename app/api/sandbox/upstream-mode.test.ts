@@ -38,17 +38,25 @@ describe("sandbox tools in upstream mode", () => {
     const settings = await import("@/app/api/sandbox/settings/route")
     const status = await import("@/app/api/sandbox/status/route")
     const deposit = await import("@/app/api/sandbox/deposit/route")
+    const conversionsApi = await import("@/app/api/sandbox/conversions-api/route")
     const answers = [
       await call(settings.GET, "GET", "/api/sandbox/settings"),
       await call(settings.PUT, "PUT", "/api/sandbox/settings", { rules: [] }),
       await call(status.GET, "GET", "/api/sandbox/status"),
       await call(deposit.POST, "POST", "/api/sandbox/deposit", { profile_id: "p", asset: "USD", amount: "1.00" }),
+      await call(conversionsApi.GET, "GET", "/api/sandbox/conversions-api"),
+      await call(conversionsApi.PUT, "PUT", "/api/sandbox/conversions-api", { api: "orchestrations" }),
     ]
     for (const res of answers) {
       expect(res.status).toBe(404)
       expect(res.headers.get("content-type")).toBe("application/problem+json")
       expect(await res.json()).toMatchObject({ status: 404, detail: "The sandbox tools exist in sandbox mode only." })
     }
+  })
+
+  it("the banner names the configured conversion API; nothing can switch it", async () => {
+    const { bannerConversionsApi } = await import("@/lib/console/conversions-api")
+    expect(await bannerConversionsApi()).toBe("stablecoin-conversions")
   })
 
   it("the banner does not ask about faults", async () => {

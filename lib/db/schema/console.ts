@@ -26,6 +26,11 @@ export const consoleIntents = pgTable(
     /** The record a cancel acts on (the conversion's id); null for a create. */
     targetId: text("target_id"),
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    /**
+     * Which of the service's conversion APIs a conversion intent went to
+     * ("stablecoin-conversions" or "orchestrations"); null for quote executions.
+     */
+    upstreamApi: text("upstream_api"),
     state: text("state").$type<IntentState>().notNull().default("PENDING"),
     attempts: integer("attempts").notNull().default(0),
     recordId: text("record_id"),
@@ -51,3 +56,14 @@ export const consoleIntents = pgTable(
   ],
 )
 export type ConsoleIntent = typeof consoleIntents.$inferSelect
+
+/**
+ * Console settings changed at runtime, shared by every instance: today only the
+ * conversion API an admin picked for a sandbox demo (key `conversions_api`).
+ */
+export const consoleSettings = pgTable("console_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  updatedBy: text("updated_by").notNull(),
+})

@@ -179,6 +179,47 @@ export const sandboxConversions = pgTable(
   ],
 )
 
+/**
+ * Orchestrations (the service's replacement of stablecoin conversions), profile to
+ * profile. Same ledger as conversions: the source is debited at PROCESSING, the
+ * destination credited at COMPLETED, the source refunded at FAILED.
+ */
+export const sandboxOrchestrations = pgTable(
+  "sandbox_orchestrations",
+  {
+    id: uuid("id").primaryKey(),
+    /** Orchestrations belong to the OAuth client (the "customer") that created them. */
+    clientId: text("client_id").notNull(),
+    sourceProfileId: uuid("source_profile_id")
+      .notNull()
+      .references(() => sandboxProfiles.id),
+    destinationProfileId: uuid("destination_profile_id")
+      .notNull()
+      .references(() => sandboxProfiles.id),
+    sourceAmount: amount("source_amount").notNull(),
+    sourceAsset: text("source_asset").notNull(),
+    destinationAsset: text("destination_asset").notNull(),
+    status: text("status").$type<"PROCESSING" | "COMPLETED" | "FAILED">().notNull(),
+    refId: text("ref_id").notNull(),
+    identityId: text("identity_id").notNull(),
+    accountId: text("account_id").notNull(),
+    metadata: jsonb("metadata").$type<Record<string, string>>(),
+    sourceTransferId: uuid("source_transfer_id").notNull(),
+    destinationTransferId: uuid("destination_transfer_id").notNull(),
+    /** Set at creation when a fault rule decided it fails at settlement; the detail shown then. */
+    failDetail: text("fail_detail"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("sandbox_orchestrations_client_ref_idx").on(t.clientId, t.refId),
+    index("sandbox_orchestrations_client_created_idx").on(t.clientId, t.createdAt, t.id),
+    index("sandbox_orchestrations_pending_idx")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'PROCESSING'`),
+  ],
+)
+
 /** Sandbox deposits (funding), kept as an activity log. */
 export const sandboxDeposits = pgTable("sandbox_deposits", {
   id: uuid("id").primaryKey(),
@@ -216,5 +257,6 @@ export const sandboxSettings = pgTable("sandbox_settings", {
 
 export type SandboxExecutionRow = typeof sandboxExecutions.$inferSelect
 export type SandboxConversionRow = typeof sandboxConversions.$inferSelect
+export type SandboxOrchestrationRow = typeof sandboxOrchestrations.$inferSelect
 export type SandboxQuoteRow = typeof sandboxQuotes.$inferSelect
 export type SandboxProfileRow = typeof sandboxProfiles.$inferSelect

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono"
 import type { Db } from "@/lib/db/client"
 import { genericProblem } from "@/lib/problem"
 import type { FaultOperation } from "@/lib/schemas/sandbox-tools"
+import type { Orchestrations } from "@/lib/sandbox/orchestrations"
 import type { Conversions } from "@/lib/sandbox/conversions"
 import type { Deposits } from "@/lib/sandbox/deposits"
 import type { QuoteExecutions } from "@/lib/sandbox/executions"
@@ -27,6 +28,7 @@ export interface SandboxServices {
   profiles: ProfileDirectory
   executions: QuoteExecutions
   conversions: Conversions
+  orchestrations: Orchestrations
   deposits: Deposits
   settings: SettingsStore
   faults: FaultInjector
@@ -44,7 +46,14 @@ export interface SandboxServices {
 export type TokenClient = { client: SandboxClient } | { error: unknown }
 
 export type SandboxEnv = {
-  Variables: { principal: Principal; stored: boolean; form: URLSearchParams; tokenClient: TokenClient }
+  Variables: {
+    principal: Principal
+    stored: boolean
+    form: URLSearchParams
+    tokenClient: TokenClient
+    /** Set when a fault rule decided that the record this request creates ends FAILED. */
+    failProcessing: boolean
+  }
 }
 
 /** A router of one resource. */
@@ -98,6 +107,9 @@ export function middleware(s: SandboxServices) {
             s.afterCommit.set(c.req.raw, outcome.status === "drop" ? { kind: "drop" } : { kind: "status", status: outcome.status })
           }
           return
+        case "fail_processing":
+          c.set("failProcessing", true)
+          return next()
       }
     }
 

@@ -1,5 +1,5 @@
 import "server-only"
-import { readBoundedText } from "@/lib/http/bounded-body"
+import { readBoundedBody } from "@/lib/http/bounded-body"
 import { OAuthError, presentedClientId } from "@/lib/sandbox/oauth"
 import { type Middleware, type SandboxServices, type TokenClient, router } from "@/lib/sandbox/routes/context"
 
@@ -12,13 +12,7 @@ export function oauthRoutes(s: SandboxServices, m: Middleware) {
   return router().post(
     "/token",
     async (c, next) => {
-      const type = c.req.header("content-type") ?? ""
-      if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-        throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded")
-      }
-      // Anyone may call this: the body is never held past 8 KiB.
-      const text = await readBoundedText(c.req.raw, TOKEN_BODY_LIMIT)
-      const form = new URLSearchParams(text)
+      const form = await readTokenForm(c.req.raw)
       const authorization = c.req.header("authorization")
       // Credentials first, so that only requests that prove to be the client spend its
       // rate limit: a caller without the secret spends the bucket of failed requests that
@@ -42,4 +36,32 @@ export function oauthRoutes(s: SandboxServices, m: Middleware) {
       return c.json(grant, 200, { "cache-control": "no-store", pragma: "no-cache" })
     },
   )
+}
+
+/**
+ * The token request's form. The service takes it form-encoded or as multipart/form-data
+ * (its docs use `curl -F`); either way only text fields count.
+ */
+async function readTokenForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type") ?? ""
+  const urlEncoded = /^application\/x-www-form-urlencoded\b/i.test(type)
+  const multipart = /^multipart\/form-data\b/i.test(type)
+  if (!urlEncoded && !multipart) {
+    throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded or multipart/form-data")
+  }
+  // Anyone may call this: the body is never held past 8 KiB.
+  const body = await readBoundedBody(request, TOKEN_BODY_LIMIT)
+  if (urlEncoded) return new URLSearchParams(new TextDecoder().decode(body))
+  let parts: FormData
+  try {
+    parts = await new Response(body, { headers: { "content-type": type } }).formData()
+  } catch {
+    throw new OAuthError("invalid_request", "the multipart/form-data body could not be read")
+  }
+  const form = new URLSearchParams()
+  for (const [name, value] of parts) {
+    if (typeof value !== "string") throw new OAuthError("invalid_request", `${name} must be a text field, not a file`)
+    form.append(name, value)
+  }
+  return form
 }

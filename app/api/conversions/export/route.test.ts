@@ -71,6 +71,7 @@ describe("GET /api/conversions/export", () => {
     expect(header).toEqual([
       "id", "ref_id", "status", "profile_id", "source_asset", "target_asset", "amount", "created_at", "updated_at", "settled_at",
       "cancelled_at", "identity_id", "account_id", "recipient_profile_id", "metadata",
+      "fail_reason",
     ])
     const expected = ROWS.filter((r) => r.profile_id === "profile-1" && (r.created_at ?? "") >= begin)
     expect(expected.length).toBeGreaterThan(1000)

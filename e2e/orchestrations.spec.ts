@@ -1,0 +1,192 @@
+import { mkdirSync } from "node:fs"
+import path from "node:path"
+import { type APIRequestContext, type Browser, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
+import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
+
+// The conversions desk through the service's Orchestrations API: a server started with
+// UPSTREAM_CONVERSIONS_API=orchestrations (playwright.config.ts), the embedded sandbox
+// behind it. Create, follow PROCESSING → COMPLETED live, a FAILED one with its reason,
+// no cancel, look-up by ref_id, export.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+interface Conversion {
+  id: string
+  status: string
+  ref_id?: string
+  amount?: string
+  fail_reason?: { detail?: string }
+}
+
+let origin = ""
+const states = new Map<Role, string>()
+
+/** Signs `role` in on this server once (its auth secret is not the main server's). */
+async function stateOf(browser: Browser, role: Role): Promise<string> {
+  const known = states.get(role)
+  if (known) return known
+  const file = path.join("e2e", ".auth", new URL(origin).port, `${role}.json`)
+  mkdirSync(path.dirname(file), { recursive: true })
+  const context = await browser.newContext({ baseURL: origin })
+  const page = await context.newPage()
+  await page.goto("/sign-in")
+  await signIn(page, emailOf(role), DEMO_PASSWORD)
+  await expect(page.getByTestId("staff-role")).toHaveText(role)
+  await context.storageState({ path: file })
+  await context.close()
+  states.set(role, file)
+  return file
+}
+
+async function pageAs(browser: Browser, role: Role): Promise<Page> {
+  const context = await browser.newContext({ baseURL: origin, storageState: await stateOf(browser, role) })
+  return context.newPage()
+}
+
+async function apiAs(browser: Browser, role: Role): Promise<APIRequestContext> {
+  return playwrightRequest.newContext({ baseURL: origin, storageState: await stateOf(browser, role), extraHTTPHeaders: { origin } })
+}
+
+async function profileId(api: APIRequestContext, nickname: string): Promise<string> {
+  const { items } = (await (await api.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
+  const found = items.find((p) => p.nickname === nickname)
+  if (!found) throw new Error(`no profile ${nickname}`)
+  return found.id
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: `test-results/${new URL(origin).port}/screens/orchestrations-${name}.png`, fullPage: true })
+}
+
+test.beforeAll(({ baseURL }) => {
+  origin = baseURL ?? ""
+})
+
+test("a trader mints USD → USDG through Orchestrations and watches PROCESSING turn COMPLETED; no Cancel is offered", async ({ browser }) => {
+  const page = await pageAs(browser, "trader")
+  await page.goto("/conversions/new")
+  await expect(page.getByTestId("env-conversions-api")).toHaveText("Orchestrations")
+  await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Treasury" })
+  await page.getByLabel("From (source asset)").selectOption("USD")
+  await page.getByLabel("To (target asset)").selectOption("USDG")
+  await page.getByLabel(/^Amount/).fill("150.25")
+  await page.getByRole("button", { name: "Review" }).click()
+  const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+  const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+  expect(refId).toMatch(UUID)
+  let posts = 0
+  page.on("request", (r) => {
+    if (r.method() === "POST" && new URL(r.url()).pathname === "/api/conversions") posts++
+  })
+  await dialog.getByRole("button", { name: "Confirm conversion" }).dblclick()
+
+  const record = page.getByTestId("conversion-record")
+  await expect(record.getByTestId("conversion-ref-id")).toContainText(refId)
+  await expect(record.getByTestId("status")).toHaveText("PROCESSING")
+  await expect(record.getByTestId("timeline-processing")).toContainText("cannot be cancelled")
+  await expect(page.getByRole("button", { name: /^Cancel/ })).toHaveCount(0)
+  await shot(page, "processing")
+  await expect(record.getByTestId("status")).toHaveText("COMPLETED", { timeout: 15_000 })
+  await expect(record.getByTestId("timeline-completed")).toBeVisible()
+  await shot(page, "completed")
+  expect(posts).toBe(1)
+
+  // The record page after a reload: still no cancel, the service's status as it is.
+  const id = (await record.getByTestId("conversion-id").textContent())?.match(UUID)?.[0] ?? ""
+  await page.goto(`/conversions/${id}`)
+  await expect(page.getByTestId("status")).toHaveText("COMPLETED")
+  await expect(page.getByRole("button", { name: /^Cancel/ })).toHaveCount(0)
+  await page.context().close()
+})
+
+test("a failed orchestration shows FAILED with the service's reason, and its source is refunded", async ({ browser }) => {
+  const admin = await apiAs(browser, "admin")
+  const trader = await apiAs(browser, "trader")
+  const profile = await profileId(trader, "Treasury")
+  const usdBefore = async () =>
+    ((await (await trader.get(`/api/profiles/${profile}/balances`)).json()) as { items: { asset: string; available: string }[] }).items.find(
+      (b) => b.asset === "USD",
+    )?.available
+  const before = await usdBefore()
+  expect(
+    (await admin.put("/api/sandbox/settings", { data: { rules: [{ operation: "create_orchestration", fault: "fail_processing", rate: 1 }] } })).status(),
+  ).toBe(200)
+  try {
+    const res = await trader.post("/api/conversions", {
+      data: { profile_id: profile, amount: "20.00", source_asset: "USD", target_asset: "PYUSD", ref_id: crypto.randomUUID() },
+    })
+    expect(res.status(), await res.text()).toBe(200)
+    const created = (await res.json()) as Conversion
+    expect(created.status).toBe("PROCESSING")
+    const page = await pageAs(browser, "support")
+    await page.goto(`/conversions/${created.id}`)
+    await expect(page.getByTestId("status")).toHaveText("FAILED", { timeout: 15_000 })
+    await expect(page.getByTestId("conversion-fail-reason")).toContainText("injected fault: the destination transfer failed")
+    await shot(page, "failed")
+    await page.context().close()
+    await expect.poll(usdBefore).toBe(before)
+  } finally {
+    await admin.put("/api/sandbox/settings", { data: { rules: [] } })
+    await admin.dispose()
+    await trader.dispose()
+  }
+})
+
+test("support finds an orchestration by ref_id, and the CSV export holds the filtered rows with their status", async ({ browser }) => {
+  const trader = await apiAs(browser, "trader")
+  const profile = await profileId(trader, "Client omnibus")
+  const placed: Conversion[] = []
+  for (let i = 0; i < 3; i++) {
+    const res = await trader.post("/api/conversions", {
+      data: { profile_id: profile, amount: `${i + 1}.50`, source_asset: "USD", target_asset: "USDP", ref_id: crypto.randomUUID() },
+    })
+    expect(res.status(), await res.text()).toBe(200)
+    placed.push((await res.json()) as Conversion)
+  }
+  await trader.dispose()
+
+  const page = await pageAs(browser, "support")
+  await page.goto("/conversions")
+  await page.getByLabel("Conversion id or ref_id").fill(placed[1]!.ref_id ?? "")
+  await page.getByRole("button", { name: "Find" }).click()
+  await expect(page).toHaveURL(`/conversions/${placed[1]!.id}`)
+  await expect(page.getByTestId("conversion-amount")).toHaveText(/2\.50\s*USD/)
+  await expect(page.getByTestId("status")).toHaveText(/PROCESSING|COMPLETED/)
+
+  const today = new Date().toISOString().slice(0, 10)
+  await page.goto("/conversions")
+  await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Client omnibus" })
+  await page.getByLabel("Created from (UTC)").fill(today)
+  await page.getByRole("button", { name: "Apply filters" }).click()
+  const rows = page.getByTestId("conversion-row")
+  await expect(rows).toHaveCount(3)
+  const ids = await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-id") ?? ""))
+  expect([...ids].sort()).toEqual(placed.map((c) => c.id).sort())
+
+  const csv = await page.request.get((await page.getByTestId("export-csv").getAttribute("href")) ?? "")
+  expect(csv.status()).toBe(200)
+  const lines = (await csv.text()).trim().split("\r\n")
+  const header = lines[0]?.split(",") ?? []
+  expect(header.at(-1)).toBe("fail_reason")
+  const csvRows = lines.slice(1).map((line) => line.split(","))
+  expect(csvRows.map((r) => r[0])).toEqual(ids)
+  for (const row of csvRows) expect(row[2]).toMatch(/^(PROCESSING|COMPLETED)$/)
+  await shot(page, "table")
+  await page.context().close()
+})
+
+test("an admin switches the desk's API on the sandbox tools page; the banner follows", async ({ browser }) => {
+  const page = await pageAs(browser, "admin")
+  await page.goto("/sandbox")
+  const form = page.getByRole("form", { name: "Conversion API" })
+  await expect(page.getByTestId("env-conversions-api")).toHaveText("Orchestrations")
+  await form.getByLabel(/Stablecoin conversions/).check()
+  await form.getByRole("button", { name: "Switch" }).click()
+  await expect(page.getByTestId("conversions-api-in-use")).toContainText("Stablecoin conversions")
+  await expect(page.getByTestId("env-conversions-api")).toHaveText("Stablecoin conversions")
+  await shot(page, "switched")
+  await form.getByLabel(/Orchestrations/).check()
+  await form.getByRole("button", { name: "Switch" }).click()
+  await expect(page.getByTestId("env-conversions-api")).toHaveText("Orchestrations")
+  await page.context().close()
+})
