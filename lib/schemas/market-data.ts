@@ -92,12 +92,17 @@ export const PRICE_MARKETS = [
   "UNIUSD",
 ] as const
 
-/** The console's chart ranges: how far back, and how many points the service is asked for. */
+/**
+ * The console's chart ranges: how far back, and the `max_data_points` asked for. Each is
+ * the range's count at the wanted increment (1 h by the minute, 24 h by 5 minutes, 7 d by
+ * the hour, 30 d by 2 hours) plus 2: the range's start is a moment before the service's
+ * now, and the last point is the current mid.
+ */
 export const CHART_RANGES = {
-  "1h": { seconds: 3600, points: 60 },
-  "24h": { seconds: 86_400, points: 288 },
-  "7d": { seconds: 604_800, points: 168 },
-  "30d": { seconds: 2_592_000, points: 360 },
+  "1h": { seconds: 3600, points: 62 },
+  "24h": { seconds: 86_400, points: 290 },
+  "7d": { seconds: 604_800, points: 170 },
+  "30d": { seconds: 2_592_000, points: 362 },
 } as const
 export type ChartRange = keyof typeof CHART_RANGES
 export const CHART_RANGE_NAMES = Object.keys(CHART_RANGES) as ChartRange[]
@@ -111,9 +116,10 @@ export const marketHistorySchema = z.object({
   range: chartRangeSchema,
   items: z.array(historicalPriceSchema),
   fetched_at: dateTimeSchema,
+  stale: z.boolean(),
 })
 export type MarketHistory = z.infer<typeof marketHistorySchema>
 
 /** GET /api/markets/prices: current and 24-hours-ago prices of the USD markets. */
-export const marketPricesSchema = z.object({ items: z.array(marketPriceSchema), fetched_at: dateTimeSchema })
+export const marketPricesSchema = z.object({ items: z.array(marketPriceSchema), fetched_at: dateTimeSchema, stale: z.boolean() })
 export type MarketPrices = z.infer<typeof marketPricesSchema>

@@ -27,6 +27,17 @@ import {
   sandboxDepositResponseSchema,
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
+import {
+  type HistoricalPrice,
+  type HistoryIncrement,
+  type MarketPrice,
+  type Ticker,
+  listHistoricalPricesResponseSchema,
+  listMarketsResponseSchema,
+  listPricesResponseSchema,
+  listTickersResponseSchema,
+  tickerSchema,
+} from "@/lib/schemas/market-data"
 import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
@@ -114,8 +125,29 @@ export interface SandboxOperations {
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>
 }
 
+export interface HistoricalPricesQuery {
+  /** Exactly one of `increment` and `maxDataPoints`. */
+  increment?: HistoryIncrement | undefined
+  maxDataPoints?: number | undefined
+  begin?: Date | undefined
+  end?: Date | undefined
+  /** At most 1,000 (the service's maximum); 100 when left out. */
+  limit?: number | undefined
+  offset?: number | undefined
+}
+
+export interface MarketDataOperations {
+  listMarkets(): Promise<{ market: string; base_asset: string; quote_asset: string; tick_rate: string }[]>
+  getTicker(market: string): Promise<Ticker>
+  listTickers(): Promise<Ticker[]>
+  /** Current and 24-hours-ago prices of USD markets. */
+  listPrices(markets: readonly string[]): Promise<MarketPrice[]>
+  listHistoricalPrices(market: string, query: HistoricalPricesQuery): Promise<{ total_count: number; items: HistoricalPrice[] }>
+}
+
 export interface UpstreamClient
-  extends QuoteOperations, ProfileOperations, QuoteExecutionOperations, ConversionOperations, SandboxOperations {}
+  extends MarketDataOperations,
+    QuoteOperations, ProfileOperations, QuoteExecutionOperations, ConversionOperations, SandboxOperations {}
 
 type QueryValue = string | number | readonly string[] | undefined
 function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL {
@@ -322,6 +354,36 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
     },
 
     ...conversions,
+
+    async listMarkets() {
+      return (await call({ ...read, op: "listMarkets", url: apiUrl("/markets"), schema: listMarketsResponseSchema })).value.markets
+    },
+
+    async getTicker(market) {
+      const url = apiUrl(`/markets/${seg(market)}/ticker`)
+      return (await call({ ...read, op: "getTicker", url, schema: tickerSchema })).value
+    },
+
+    async listTickers() {
+      return (await call({ ...read, op: "listTickers", url: apiUrl("/all-markets/ticker"), schema: listTickersResponseSchema })).value.tickers
+    },
+
+    async listPrices(markets) {
+      const url = apiUrl("/all-markets/prices", { markets })
+      return (await call({ ...read, op: "listPrices", url, schema: listPricesResponseSchema })).value.items
+    },
+
+    async listHistoricalPrices(market, query) {
+      const url = apiUrl(`/markets/${seg(market)}/historical-prices`, {
+        increment: query.increment,
+        max_data_points: query.maxDataPoints,
+        "range.begin": query.begin?.toISOString(),
+        "range.end": query.end?.toISOString(),
+        "pagination.limit": query.limit,
+        "pagination.offset": query.offset,
+      })
+      return (await call({ ...read, op: "listHistoricalPrices", url, schema: listHistoricalPricesResponseSchema })).value
+    },
 
     async sandboxDeposit(profileId, input) {
       const { value } = await call({

@@ -8,6 +8,8 @@ export {
   type ApiContext,
   type ConversionCreateInput,
   type ConversionOperations,
+  type HistoricalPricesQuery,
+  type MarketDataOperations,
   type CreateResult,
   createStablecoinConversionAdapter,
   createUpstreamClient,
