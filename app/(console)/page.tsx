@@ -1,11 +1,12 @@
 import type { Metadata } from "next"
 import Link from "next/link"
+import { Overview } from "@/components/overview/overview"
 import { Card } from "@/components/ui/card"
 import { ROLE_DESCRIPTIONS, roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { serviceInfo } from "@/lib/console/service-info"
 
-export const metadata: Metadata = { title: "Home" }
+export const metadata: Metadata = { title: "Overview" }
 
 export default async function HomePage() {
   const staff = await currentStaff()
@@ -13,7 +14,8 @@ export default async function HomePage() {
   const service = serviceInfo()
   return (
     <div className="space-y-6">
-      <h1 className="text-2xl font-semibold">Welcome</h1>
+      <h1 className="text-2xl font-semibold">Overview</h1>
+      <Overview isAdmin={staff.role === "admin"} />
       <div className="grid gap-4 md:grid-cols-2">
         <Card title="You">
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
