@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs"
-import path from "node:path"
 import { type Page, expect, test } from "@playwright/test"
 import { toDecimal } from "@/lib/money"
 import { storageStateOf } from "./helpers"
@@ -18,7 +16,7 @@ test.describe("the overview at /", () => {
   test("shows holdings valued in USD, the allocation chart and the feed; the numbers are also a table", async ({ page }) => {
     await page.goto("/")
     await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible()
-    await expect(page.getByTestId("total-usd")).toHaveText(/^\$\d+\.\d{2}$/)
+    await expect(page.getByTestId("total-usd")).toHaveText(/^\$\d{1,3}(,\d{3})*\.\d{2}$/)
     await expect(page.getByTestId("profile-totals").locator("li")).not.toHaveCount(0)
     const chart = page.getByTestId("allocation-chart")
     await expect(chart.locator("svg[role=img] path").first()).toBeVisible()
@@ -56,7 +54,7 @@ test.describe("the overview at /", () => {
 
       const item = page.getByTestId("feed").locator(`[data-id="${execution.id}"]`)
       await expect(item).toBeVisible({ timeout: 15_000 })
-      await expect(item).toContainText("BUY 0.5 ETH")
+      await expect(item).toContainText(/BUY 0\.50* ETH/)
       await expect(item.getByTestId("status")).toHaveText(/CREATED|SETTLED/)
       await expect.poll(() => holdingAmount(page, "Treasury", "ETH"), { timeout: 15_000 }).toBe(toDecimal(ethBefore).plus("0.5").toString())
       await expect(page.getByTestId("total-usd")).not.toHaveText(totalBefore ?? "")
@@ -69,14 +67,13 @@ test.describe("the overview at /", () => {
 
   test("screenshots of / in light and dark go with the report", async ({ page }, testInfo) => {
     await page.setViewportSize({ width: 1280, height: 1000 })
-    const folder = path.resolve("playwright-report", process.env.E2E_PORT ?? "3100")
-    mkdirSync(folder, { recursive: true })
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme })
       await page.goto("/")
       await expect(page.getByTestId("allocation-chart").locator("svg path").first()).toBeVisible()
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
-      const file = path.join(folder, `overview-${scheme}.png`)
+      // Attached, so the HTML report (playwright-report/<port>/) carries both.
+      const file = testInfo.outputPath(`overview-${scheme}.png`)
       await page.screenshot({ path: file, fullPage: true })
       await testInfo.attach(`overview-${scheme}`, { path: file, contentType: "image/png" })
       // The dark theme really is dark: the page's background is darker than mid-grey.

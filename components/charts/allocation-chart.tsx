@@ -2,6 +2,7 @@
 
 import { arc, pie } from "d3-shape"
 import { useId } from "react"
+import { formatAmount } from "@/lib/money"
 
 export interface Slice {
   asset: string
@@ -42,7 +43,7 @@ export function AllocationChart({ slices, testId }: { slices: readonly Slice[]; 
               <span aria-hidden="true" className="inline-block h-3 w-3 rounded-sm" style={{ background: COLOURS[i % COLOURS.length] }} />
               <span className="w-14 font-semibold">{s.asset}</span>
               <span className="tabular w-14 text-right">{s.share}%</span>
-              <span className="tabular text-slate-600">${s.value}</span>
+              <span className="tabular text-slate-600">${formatAmount(s.value)}</span>
             </li>
           ))}
         </ul>

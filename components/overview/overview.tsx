@@ -7,6 +7,7 @@ import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
+import { formatAmount } from "@/lib/money"
 import { useOverviewQuery } from "@/lib/queries/market-data"
 import type { ActivityRow, Overview as OverviewData } from "@/lib/schemas/overview"
 
@@ -27,7 +28,7 @@ export function Overview({ isAdmin }: { isAdmin: boolean }) {
       <div className="grid gap-4 lg:grid-cols-3">
         <Card title="Total holdings" className="lg:col-span-1">
           <p className="tabular text-3xl font-semibold" data-testid="total-usd" aria-live="polite">
-            ${data.total_usd}
+            ${formatAmount(data.total_usd)}
           </p>
           <p className="mt-1 text-sm text-slate-600">
             USD at current mids, priced <Timestamp value={data.priced_at} />
@@ -37,7 +38,7 @@ export function Overview({ isAdmin }: { isAdmin: boolean }) {
             {data.profiles.map((p) => (
               <li key={p.id} className="flex justify-between gap-4">
                 <span>{p.nickname}</span>
-                <span className="tabular font-medium">${p.total_usd}</span>
+                <span className="tabular font-medium">${formatAmount(p.total_usd)}</span>
               </li>
             ))}
           </ul>
@@ -128,7 +129,7 @@ function Activity({ label, rows, testId }: { label: string; rows: ActivityRow[];
                   <StatusBadge status={r.status} />
                 </Td>
                 <Td align="right" className="tabular">{r.count}</Td>
-                <Td align="right" className="tabular">{r.notional_usd}</Td>
+                <Td align="right" className="tabular">{formatAmount(r.notional_usd)}</Td>
               </Tr>
             ))}
           </TableBody>
@@ -175,7 +176,7 @@ function HoldingsTable({ data }: { data: OverviewData }) {
               <Td>{h.asset}</Td>
               <Td align="right" className="tabular">{h.amount}</Td>
               <Td align="right" className="tabular">{h.price_usd ?? "—"}</Td>
-              <Td align="right" className="tabular">{h.value_usd ?? "no price"}</Td>
+              <Td align="right" className="tabular">{h.value_usd ? formatAmount(h.value_usd) : "no price"}</Td>
             </Tr>
           )),
         )}
