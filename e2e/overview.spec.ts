@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright"
 import { type Page, expect, test } from "@playwright/test"
 import { toDecimal } from "@/lib/money"
 import { storageStateOf } from "./helpers"
@@ -86,6 +87,10 @@ test.describe("the overview at /", () => {
       }, background)
       if (scheme === "dark") expect(lightness).toBeLessThan(80)
       else expect(lightness).toBeGreaterThan(200)
+      // Readable in both themes: axe finds no serious or critical violation (contrast included).
+      const results = await new AxeBuilder({ page }).analyze()
+      const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      expect(serious.map((v) => `${scheme} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([])
     }
   })
 
