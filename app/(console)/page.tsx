@@ -4,7 +4,10 @@ import { Overview } from "@/components/overview/overview"
 import { Card } from "@/components/ui/card"
 import { ROLE_DESCRIPTIONS, roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
+import { buildOverview } from "@/lib/console/overview"
+import { consoleRuntime } from "@/lib/console/runtime"
 import { serviceInfo } from "@/lib/console/service-info"
+import { log } from "@/lib/log"
 
 export const metadata: Metadata = { title: "Overview" }
 
@@ -12,10 +15,18 @@ export default async function HomePage() {
   const staff = await currentStaff()
   if (!staff) return null
   const service = serviceInfo()
+  // The first overview is rendered here (no jump when it arrives); if the service fails, the browser asks again.
+  const runtime = await consoleRuntime()
+  const initial = await buildOverview({ db: runtime.db, staff, source: runtime.overview, quotes: runtime.quotes, marketData: runtime.marketData }).catch(
+    (error: unknown) => {
+      log.warn("overview.initial_failed", { error: error instanceof Error ? error.message.slice(0, 200) : "unknown error" })
+      return null
+    },
+  )
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Overview</h1>
-      <Overview isAdmin={staff.role === "admin"} />
+      <Overview isAdmin={staff.role === "admin"} initial={initial} />
       <div className="grid gap-4 md:grid-cols-2">
         <Card title="You">
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">

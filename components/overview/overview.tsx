@@ -2,24 +2,29 @@
 
 import dynamic from "next/dynamic"
 import Link from "next/link"
+import { AllocationLegend } from "@/components/charts/allocation-legend"
 import { Badge, StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
-import { formatAmount } from "@/lib/money"
+import { formatAmount, toDecimal } from "@/lib/money"
 import { useOverviewQuery } from "@/lib/queries/market-data"
 import type { ActivityRow, Overview as OverviewData } from "@/lib/schemas/overview"
 
-// The chart (d3-shape) loads after the first paint; the same numbers are in the table beside it.
-const AllocationChart = dynamic(() => import("@/components/charts/allocation-chart").then((m) => m.AllocationChart), {
+// The donut (d3-shape) loads after the first paint into a box of its own size; its legend and table come with the page.
+const AllocationDonut = dynamic(() => import("@/components/charts/allocation-chart").then((m) => m.AllocationDonut), {
   ssr: false,
-  loading: () => <p className="text-sm text-slate-600">Drawing the chart…</p>,
+  loading: () => <div className="h-48 w-48" aria-hidden="true" />,
 })
 
 /** The desk at a glance: what we hold and what it is worth, how prices moved, what happened today. */
-export function Overview({ isAdmin }: { isAdmin: boolean }) {
-  const { data, error, isPending } = useOverviewQuery()
+export function Overview({ isAdmin, initial }: { isAdmin: boolean; initial: OverviewData | null }) {
+  // The server renders the first overview, so the page does not jump when it arrives.
+  const { data, error, isPending } = useOverviewQuery(initial ? { initialData: initial, initialDataUpdatedAt: Date.parse(initial.priced_at) } : undefined)
+  const slices = (data?.allocation ?? []).flatMap((h) =>
+    h.value_usd && h.share && toDecimal(h.value_usd).gt(0) ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : [],
+  )
   if (isPending) return <p className="text-sm text-slate-600">Loading the overview…</p>
   if (!data) return <ProblemAlert error={error} />
   return (
@@ -44,10 +49,18 @@ export function Overview({ isAdmin }: { isAdmin: boolean }) {
           </ul>
         </Card>
         <Card title="Allocation by asset" className="lg:col-span-2">
-          <AllocationChart
-            testId="allocation-chart"
-            slices={data.allocation.flatMap((h) => (h.value_usd && h.share ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : []))}
-          />
+          {slices.length === 0 ? (
+            <p className="text-sm text-slate-600">No holdings with a price yet.</p>
+          ) : (
+            <figure className="flex flex-wrap items-center gap-6" data-testid="allocation-chart">
+              <div className="h-48 w-48 shrink-0">
+                <AllocationDonut slices={slices} />
+              </div>
+              <figcaption>
+                <AllocationLegend slices={slices} />
+              </figcaption>
+            </figure>
+          )}
           <details className="mt-3">
             <summary className="cursor-pointer text-sm text-blue-700 underline">Show holdings as a table</summary>
             <HoldingsTable data={data} />

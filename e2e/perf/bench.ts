@@ -612,6 +612,7 @@ async function main(): Promise<void> {
         rps: poll.rps,
       })
       if (poll.errors > 0) failures.push(`quote fan-out: ${poll.errors} errors (${poll.firstError})`)
+      logLine(`  round ${r + 1}: ${cfg.pollClients} clients polling every ${cfg.pollPeriodMs} ms for ${cfg.pollSeconds} s: ${poll.requests} polls (${round(poll.rps)} /s), ${poll.errors} errors; quotes calls the service received: ${calls.length} (${round(calls.length / ((t1 - t0) / 1000), 2)}/s)`)
 
       // History fan-out: every open chart of one market and range shares one service call per 10 s.
       const h0 = Date.now()
@@ -627,7 +628,6 @@ async function main(): Promise<void> {
       historyFanout.push({ calls: historyCalls, seconds: (h1 - h0) / 1000, requests: historyPoll.requests, errors: historyPoll.errors })
       if (historyPoll.errors > 0) failures.push(`history fan-out: ${historyPoll.errors} errors (${historyPoll.firstError})`)
       logLine(`  round ${r + 1}: ${cfg.pollClients} clients polling BTCUSD 24 h history for ${cfg.pollSeconds} s: ${historyPoll.requests} polls; history calls the service received: ${historyCalls}`)
-      logLine(`  round ${r + 1}: ${cfg.pollClients} clients polling every ${cfg.pollPeriodMs} ms for ${cfg.pollSeconds} s: ${poll.requests} polls (${round(poll.rps)} /s), ${poll.errors} errors; quotes calls the service received: ${calls.length} (${round(calls.length / ((t1 - t0) / 1000), 2)}/s)`)
       await app.server.stop(20_000)
     }
     results.tokens = tokenRounds
