@@ -147,7 +147,7 @@ export class MarketData {
   async prices(markets: readonly string[]) {
     const fields: Record<string, string> = {}
     if (markets.length === 0) fields.markets = "is required"
-    const unknown = markets.filter((m) => !(PRICE_MARKETS as readonly string[]).includes(m))
+    const unknown = markets.filter((m) => !(PRICE_MARKETS).includes(m))
     if (unknown.length > 0) fields.markets = `unknown market ${unknown.join(", ")}; markets are ${PRICE_MARKETS.join(", ")}`
     if (Object.keys(fields).length > 0) throw badRequest(fields)
     const nowMs = this.now().getTime()

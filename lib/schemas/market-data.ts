@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { SEED_MARKETS } from "@/lib/schemas/assets"
 import { dateTimeSchema } from "@/lib/schemas/common"
 import { decimalString, marketSchema } from "@/lib/schemas/records"
 
@@ -78,19 +79,8 @@ export const HISTORY_INCREMENT_NAMES = Object.keys(HISTORY_INCREMENTS) as Histor
 export const HISTORY_DEFAULT_LIMIT = 100
 export const HISTORY_MAX_LIMIT = 1000
 
-/** The markets List Prices takes (its `markets` enum): the USD markets. */
-export const PRICE_MARKETS = [
-  "ETHUSD",
-  "BTCUSD",
-  "PAXGUSD",
-  "BCHUSD",
-  "LTCUSD",
-  "USDPUSD",
-  "LINKUSD",
-  "MATICUSD",
-  "AAVEUSD",
-  "UNIUSD",
-] as const
+/** The markets List Prices takes (its `markets` enum): the USD markets, which are exactly the seed markets quoted in USD. */
+export const PRICE_MARKETS: readonly string[] = SEED_MARKETS.filter((m) => m.endsWith("USD"))
 
 /**
  * The console's chart ranges: how far back, and the `max_data_points` asked for. Each is
