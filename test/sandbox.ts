@@ -121,6 +121,51 @@ export const openapi = {
   }),
 }
 
+/** Market data (paxos-v2-market-data.openapi.json): its schemas, which win over its examples. */
+const HISTORY_MARKETS = [
+  "ETHEUR", "ETHUSD", "BTCEUR", "BTCUSD", "PAXGUSD", "BCHUSD", "LTCUSD", "ETHGBP", "BTCGBP", "LTCGBP", "BCHGBP",
+  "USDPUSD", "ETHBRL", "BTCBRL", "LTCBRL", "BCHBRL", "USDPGBP", "USDPBRL", "LINKUSD", "MATICUSD", "AAVEUSD", "UNIUSD",
+  "AAVEMXN", "BCHMXN", "BTCMXN", "ETHMXN", "LTCMXN", "USDPMXN", "AAVEEUR", "BCHEUR", "LTCEUR", "LINKEUR", "MATICEUR",
+  "PAXGEUR", "SOLEUR", "USDPEUR", "UNIEUR", "PYUSDEUR", "PYUSDGBP",
+  // The sandbox's SGD crosses, which the Market enum lists.
+  "ETHSGD", "BTCSGD",
+] as const
+const PRICE_MARKETS = ["ETHUSD", "BTCUSD", "PAXGUSD", "BCHUSD", "LTCUSD", "USDPUSD", "LINKUSD", "MATICUSD", "AAVEUSD", "UNIUSD"] as const
+const bookLevel = z.strictObject({ price: decimal, amount: decimal })
+const exchangeStats = z.strictObject({
+  high: decimal,
+  low: decimal,
+  open: decimal,
+  volume: decimal,
+  volume_weighted_average_price: decimal.optional(),
+  range: z.strictObject({ begin: dateTime, end: dateTime }).optional(),
+})
+export const marketData = {
+  ListMarketsResponse: z.strictObject({
+    markets: z.array(
+      z.strictObject({ market: z.enum(OPENAPI_MARKETS), base_asset: z.string(), quote_asset: z.string(), tick_rate: decimal }),
+    ),
+  }),
+  TickerRecord: z.strictObject({
+    market: z.enum(HISTORY_MARKETS),
+    best_bid: bookLevel,
+    best_ask: bookLevel,
+    last_execution: bookLevel.optional(),
+    last_day: exchangeStats,
+    today: exchangeStats,
+    snapshot_at: dateTime,
+  }),
+  ListPricesResponse: z.strictObject({
+    items: z.array(
+      z.strictObject({ market: z.enum(PRICE_MARKETS), current_price: decimal, yesterday_price: decimal, snapshot_at: dateTime }),
+    ),
+  }),
+  ListHistoricalPricesResponse: z.strictObject({
+    total_count: z.number().int().min(0).max(2_147_483_647),
+    items: z.array(z.strictObject({ average_price: decimal, timestamp: dateTime })),
+  }),
+}
+
 export const responses = {
   ListQuotesResponse: z.strictObject({ items: z.array(openapi.Quote) }),
   ListProfilesResponse: z.strictObject({
@@ -183,6 +228,11 @@ function successSchema(method: string, path: string): z.ZodType | null {
     ["GET", /^\/v2\/orchestration\/orchestrations$/, responses.ListOrchestrationsResponse],
     ["GET", /^\/v2\/orchestration\/orchestrations\/[^/]+$/, openapi.Orchestration],
     ["POST", /^\/v2\/sandbox\/profiles\/[^/]+\/deposit$/, openapi.CreateSandboxDepositResponse],
+    ["GET", /^\/v2\/markets$/, marketData.ListMarketsResponse],
+    ["GET", /^\/v2\/markets\/[^/]+\/ticker$/, marketData.TickerRecord],
+    ["GET", /^\/v2\/markets\/[^/]+\/historical-prices$/, marketData.ListHistoricalPricesResponse],
+    ["GET", /^\/v2\/all-markets\/ticker$/, z.strictObject({ tickers: z.array(marketData.TickerRecord) })],
+    ["GET", /^\/v2\/all-markets\/prices$/, marketData.ListPricesResponse],
     ["GET", /^\/admin\/faults$/, responses.FaultSettings],
     ["PUT", /^\/admin\/faults$/, responses.FaultSettings],
   ]

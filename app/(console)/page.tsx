@@ -1,64 +1,44 @@
 import type { Metadata } from "next"
-import Link from "next/link"
-import { Card } from "@/components/ui/card"
-import { ROLE_DESCRIPTIONS, roleAtLeast } from "@/lib/auth/roles"
+import { Overview } from "@/components/overview/overview"
+import { ROLE_DESCRIPTIONS } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
+import { buildOverview } from "@/lib/console/overview"
+import { consoleRuntime } from "@/lib/console/runtime"
 import { serviceInfo } from "@/lib/console/service-info"
+import { log } from "@/lib/log"
 
-export const metadata: Metadata = { title: "Home" }
+export const metadata: Metadata = { title: "Overview" }
+
+/** How long the page waits for the overview before sending the shell and letting the browser ask. */
+const INITIAL_WAIT_MS = 250
 
 export default async function HomePage() {
   const staff = await currentStaff()
   if (!staff) return null
   const service = serviceInfo()
+  // With the shared caches warm (another dashboard is open) the overview comes with the page;
+  // cold, the shell goes first and the overview arrives below it, moving nothing.
+  const runtime = await consoleRuntime()
+  const building = buildOverview({ db: runtime.db, staff, source: runtime.overview, quotes: runtime.quotes, marketData: runtime.marketData }).catch(
+    (error: unknown) => {
+      log.warn("overview.initial_failed", { error: error instanceof Error ? error.message.slice(0, 200) : "unknown error" })
+      return null
+    },
+  )
+  const initial = await Promise.race([building, new Promise<null>((resolve) => setTimeout(() => resolve(null), INITIAL_WAIT_MS))])
   return (
-    <div className="space-y-6">
-      <h1 className="text-2xl font-semibold">Welcome</h1>
-      <div className="grid gap-4 md:grid-cols-2">
-        <Card title="You">
-          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <dt className="font-medium text-slate-600">Signed in as</dt>
-            <dd data-testid="home-email">{staff.email}</dd>
-            <dt className="font-medium text-slate-600">Role</dt>
-            <dd>
-              <span data-testid="home-role" className="font-semibold">
-                {staff.role}
-              </span>{" "}
-              — {ROLE_DESCRIPTIONS[staff.role]}
-            </dd>
-          </dl>
-        </Card>
-        <Card title="Service">
-          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <dt className="font-medium text-slate-600">Mode</dt>
-            <dd data-testid="home-mode">{service.mode === "sandbox" ? "Sandbox" : "Production"}</dd>
-            <dt className="font-medium text-slate-600">Connected to</dt>
-            <dd>{service.description}</dd>
-          </dl>
-        </Card>
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
+        <h1 className="text-2xl font-semibold">Overview</h1>
+        <p className="text-sm text-slate-600">
+          Signed in as <span data-testid="home-email">{staff.email}</span>,{" "}
+          <span data-testid="home-role" className="font-semibold" title={ROLE_DESCRIPTIONS[staff.role]}>
+            {staff.role}
+          </span>{" "}
+          · <span data-testid="home-mode">{service.mode === "sandbox" ? "Sandbox" : "Production"}</span>: {service.description}
+        </p>
       </div>
-      <Card title="Where to go">
-        <ul className="list-inside list-disc space-y-1 text-sm">
-          <li>
-            <Link className="text-blue-700 underline" href="/trade">
-              Trade
-            </Link>{" "}
-            — live held quotes{roleAtLeast(staff.role, "trader") ? ", execute buys and sells" : ""}
-          </li>
-          <li>
-            <Link className="text-blue-700 underline" href="/executions">
-              Executions
-            </Link>{" "}
-            — history of quote executions
-          </li>
-          <li>
-            <Link className="text-blue-700 underline" href="/conversions">
-              Conversions
-            </Link>{" "}
-            — stablecoin mints and redemptions
-          </li>
-        </ul>
-      </Card>
+      <Overview isAdmin={staff.role === "admin"} initial={initial} />
     </div>
   )
 }

@@ -10,6 +10,7 @@ import { sessionCookie } from "@/test/session"
 import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { consoleIntents } from "@/lib/db/schema"
+import { toDecimal } from "@/lib/money"
 import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
@@ -117,6 +118,9 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; statu
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { api: "stablecoin-conversions" } }),
   },
+  "GET /api/markets/[market]/history": { minimum: "viewer", call: () => Promise.resolve({ params: { market: "BTCUSD" }, query: "range=24h" }) },
+  "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),
@@ -248,6 +252,38 @@ describe("routes' answers", () => {
     const bad = await invoke(handler, "GET", route, { params: {}, query: "limit=0" }, { role: "viewer" })
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ meta: { fields: { limit: "at least 1" } } })
+  })
+
+  it("GET /api/markets/{market}/history answers the range's points ending at the current mid, and refuses a bad range naming it", async () => {
+    const handler = (await import("@/app/api/markets/[market]/history/route")).GET as unknown as Handler
+    const ok = await invoke(handler, "GET", "/api/markets/[market]/history", { params: { market: "ETHUSD" }, query: "range=1h" }, { role: "viewer" })
+    expect(ok.status).toBe(200)
+    const body = (await ok.json()) as { items: { timestamp: string; average_price: string }[] }
+    // 1 h at ONE_MINUTE: the whole minutes of the last hour, then the current mid.
+    expect(body.items.length).toBeGreaterThanOrEqual(59)
+    expect(body.items.length).toBeLessThanOrEqual(61)
+    const bad = await invoke(handler, "GET", "/api/markets/[market]/history", { params: { market: "ETHUSD" }, query: "range=2h" }, { role: "viewer" })
+    expect(bad.status).toBe(400)
+    expect(bad.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect(((await bad.json()) as { meta: { fields: Record<string, string> } }).meta.fields).toHaveProperty("range")
+  })
+
+  it("GET /api/overview values every profile's holdings in USD, and shows unresolved intents to admins only", async () => {
+    const handler = (await import("@/app/api/overview/route")).GET as unknown as Handler
+    const asViewer = (await (await invoke(handler, "GET", "/api/overview", { params: {} }, { role: "viewer" })).json()) as {
+      total_usd: string
+      profiles: { total_usd: string }[]
+      unresolved_intents: number | null
+    }
+    expect(asViewer.profiles.length).toBeGreaterThan(0)
+    const sum = asViewer.profiles.reduce((a, p) => a.plus(toDecimal(p.total_usd)), toDecimal("0"))
+    expect(sum.toFixed(2)).toBe(asViewer.total_usd)
+    expect(toDecimal(asViewer.total_usd).gt(0)).toBe(true)
+    expect(asViewer.unresolved_intents).toBeNull()
+    const asAdmin = (await (await invoke(handler, "GET", "/api/overview", { params: {} }, { role: "admin" })).json()) as {
+      unresolved_intents: number | null
+    }
+    expect(typeof asAdmin.unresolved_intents).toBe("number")
   })
 
   it("an unknown /api path is a 404 problem naming it, for a signed-in caller only", async () => {

@@ -34,6 +34,9 @@ const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => 
   ),
 })
 
+// The price chart comes after the board's first paint.
+const MarketChart = dynamic(() => import("@/components/trade/market-chart").then((m) => m.MarketChart), { ssr: false })
+
 interface Ticket {
   key: string
   quote: Quote
@@ -140,6 +143,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
         </div>
         <div className="min-w-0 space-y-6">
           <QuotesBoard market={market} canTrade={canTrade} onChoose={onChoose} onMarketsSeen={onMarketsSeen} />
+          <MarketChart market={market} reviewing={ticket?.quote ?? null} />
           {canTrade && ticket && profileId ? (
             <ExecutePanel
               key={`${ticket.key}:${ticket.quote.market}`}

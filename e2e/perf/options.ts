@@ -91,5 +91,7 @@ export const EXECUTIONS_PACE_MS = 125
 export const PROFILE = "Treasury"
 export const TRADER = { email: "trader@example.com", password: "demo-password" }
 export const SCOPES = UPSTREAM_SCOPES
-export const PAGES = ["/sign-in", "/trade", "/executions", "/conversions/new", "/conversions"] as const
+export const PAGES = ["/sign-in", "/", "/trade", "/executions", "/conversions/new", "/conversions"] as const
+/** First-load JS goal (gzip) of the pages that have one: the overview and the trade desk. */
+export const WEIGHT_GOAL_KB: Readonly<Record<string, number>> = { "/": 210, "/trade": 210 }
 export const BASE_AMOUNT = "0.0001"

@@ -1,7 +1,7 @@
 // 6, 7. Page weight (first-load JS of each page, gzip -9) and page speed (LCP, CLS, INP in
 // headless Chromium, a fresh browser context per load).
 import { type Bench, logLine } from "./context"
-import { PAGES } from "./options"
+import { PAGES, WEIGHT_GOAL_KB } from "./options"
 import { Browsing, type PageSpeed } from "./page-speed"
 import { type PageWeight, pageWeight } from "./page-weight"
 import { onCleanup } from "./processes"
@@ -24,20 +24,20 @@ export async function measurePageWeight(bench: Bench, app: ConsoleUnderTest): Pr
       console: w.missing ? "missing" : `${round(w.gzipBytes / 1024)} kB`,
       baseline: "",
       value: w.missing ? "" : `${w.scripts.length} files, ${round(w.rawBytes / 1024)} kB raw`,
-      goal: w.path === "/trade" ? "≤ 190 kB" : "report",
-      ok: w.path === "/trade" ? !w.missing && w.gzipBytes / 1024 <= 190 : !w.missing,
+      goal: WEIGHT_GOAL_KB[w.path] ? `≤ ${WEIGHT_GOAL_KB[w.path]} kB` : "report",
+      ok: WEIGHT_GOAL_KB[w.path] ? !w.missing && w.gzipBytes / 1024 <= (WEIGHT_GOAL_KB[w.path] ?? 0) : !w.missing,
     })
   }
 }
 
 export async function measurePageSpeed(bench: Bench, app: ConsoleUnderTest): Promise<void> {
   const { cfg, rows } = bench
-  logLine(`page speed: ${cfg.speedRounds} loads each of /trade and /conversions in headless Chromium`)
+  logLine(`page speed: ${cfg.speedRounds} loads each of /, /trade and /conversions in headless Chromium`)
   const browsing = await Browsing.open(app.origin, app.cookie)
   onCleanup(() => browsing.close())
   const speeds = new Map<string, PageSpeed[]>()
   for (let r = 0; r < cfg.speedRounds; r++) {
-    for (const page of ["/trade", "/conversions"]) {
+    for (const page of ["/", "/trade", "/conversions"]) {
       const result = await browsing.measure(page, { settleMs: cfg.settleMs, ...(page === "/trade" ? { typeAmount: "0.0125" } : {}) })
       speeds.set(page, [...(speeds.get(page) ?? []), result])
       app.apiRequests++

@@ -61,6 +61,7 @@ export async function measureTokensAndFanout(bench: Bench, sandbox: DirectSandbo
     errors: number
     rps: number
   }[] = []
+  const historyFanout: { calls: number; seconds: number; requests: number; errors: number }[] = []
   logLine(`token economy and quote fan-out: ${cfg.tokenRounds} rounds, each on a fresh console pointed at the sandbox through a counting proxy`)
   for (let r = 0; r < cfg.tokenRounds; r++) {
     const port = await freePort(3500, 3599, new Set())
@@ -119,6 +120,21 @@ export async function measureTokensAndFanout(bench: Bench, sandbox: DirectSandbo
     })
     if (poll.errors > 0) failures.push(`quote fan-out: ${poll.errors} errors (${poll.firstError})`)
     logLine(`  round ${r + 1}: ${cfg.pollClients} clients polling every ${cfg.pollPeriodMs} ms for ${cfg.pollSeconds} s: ${poll.requests} polls (${round(poll.rps)} /s), ${poll.errors} errors; quotes calls the service received: ${calls.length} (${round(calls.length / ((t1 - t0) / 1000), 2)}/s)`)
+
+    // History fan-out: every open chart of one market and range shares one service call per 10 s.
+    const h0 = Date.now()
+    const historyPoll = await pollers({
+      origin: app.origin,
+      clients: cfg.pollClients,
+      periodMs: cfg.pollPeriodMs,
+      durationMs: cfg.pollSeconds * 1000,
+      request: { path: "/api/markets/BTCUSD/history?range=24h", headers },
+    })
+    const h1 = Date.now()
+    const historyCalls = proxy.arrivals.filter((a) => a.at >= h0 && a.at <= h1 && a.method === "GET" && /\/historical-prices$/.test(a.path)).length
+    historyFanout.push({ calls: historyCalls, seconds: (h1 - h0) / 1000, requests: historyPoll.requests, errors: historyPoll.errors })
+    if (historyPoll.errors > 0) failures.push(`history fan-out: ${historyPoll.errors} errors (${historyPoll.firstError})`)
+    logLine(`  round ${r + 1}: ${cfg.pollClients} clients polling BTCUSD 24 h history for ${cfg.pollSeconds} s: ${historyPoll.requests} polls; history calls the service received: ${historyCalls}`)
     await app.server.stop(20_000)
   }
   results.tokens = tokenRounds
@@ -144,6 +160,18 @@ export async function measureTokensAndFanout(bench: Bench, sandbox: DirectSandbo
     // To the precision of the measurement: the console spaces its calls 1,000 ms apart by
     // its own clock; arrival jitter of a few ms shows up in single gaps, not in the rate.
     ok: round(rate, 2) <= 1,
+  })
+  results.historyFanout = historyFanout
+  // At most one call per 10 s window the polling touched.
+  const allowed = (x: { seconds: number }) => Math.ceil(x.seconds / 10) + 1
+  rows.push({
+    group: "5. quote fan-out",
+    what: `${cfg.pollClients} clients polling /api/markets/BTCUSD/history?range=24h every ${cfg.pollPeriodMs} ms for ${cfg.pollSeconds} s`,
+    console: `${median(historyFanout.map((x) => x.calls))} history calls at the service`,
+    baseline: `${median(historyFanout.map((x) => x.requests))} polls to the console`,
+    value: `${historyFanout.reduce((a, x) => a + x.errors, 0)} errors`,
+    goal: "≤ 1 per market and range per 10 s",
+    ok: historyFanout.every((x) => x.calls <= allowed(x)),
   })
 }
 

@@ -3,6 +3,8 @@ import path from "node:path"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
+import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
+import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
 import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, env } from "@/lib/env"
@@ -18,6 +20,10 @@ export const SANDBOX_INTERNAL_ORIGIN = "http://sandbox.internal"
 export interface ConsoleRuntime extends ConsoleDeps {
   upstream: UpstreamClient
   quotes: QuoteCache
+  /** Shared market data (history, prices): at most one service call per key per 10 s. */
+  marketData: MarketDataCache
+  /** The overview's shared reads of profiles, balances and the latest records. */
+  overview: OverviewSource
   /** The embedded sandbox, in sandbox mode only. */
   sandbox: Sandbox | null
 }
@@ -61,7 +67,9 @@ async function build(): Promise<ConsoleRuntime> {
     conversionsApi: () => currentConversionsApi(db),
   })
   const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
-  return { db, upstream, quotes, sandbox }
+  const marketData = createMarketData({ upstream })
+  const overview = createOverviewSource({ upstream })
+  return { db, upstream, quotes, marketData, overview, sandbox }
 }
 
 /** The process's console runtime: database, service client, quote cache, sandbox. */

@@ -31,3 +31,12 @@ export const sandboxKeys = {
   all: ["sandbox"] as const,
   faults: () => [...sandboxKeys.all, "faults"] as const,
 }
+
+export const marketKeys = {
+  all: ["markets"] as const,
+  history: (market: string, range: string) => [...marketKeys.all, "history", market, range] as const,
+}
+
+export const overviewKeys = {
+  all: ["overview"] as const,
+}

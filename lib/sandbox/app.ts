@@ -9,6 +9,7 @@ import { type SandboxEnv, type SandboxServices, middleware } from "@/lib/sandbox
 import { conversionRoutes } from "@/lib/sandbox/routes/conversions"
 import { depositRoutes } from "@/lib/sandbox/routes/deposits"
 import { executionRoutes } from "@/lib/sandbox/routes/executions"
+import { marketRoutes } from "@/lib/sandbox/routes/markets"
 import { oauthRoutes } from "@/lib/sandbox/routes/oauth"
 import { orchestrationRoutes } from "@/lib/sandbox/routes/orchestrations"
 import { profileRoutes } from "@/lib/sandbox/routes/profiles"
@@ -53,6 +54,7 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
   app.route("/v2/conversion/stablecoins", conversionRoutes(s, m))
   app.route("/v2/orchestration/orchestrations", orchestrationRoutes(s, m))
   app.route("/v2/sandbox/profiles/:profileId/deposit", depositRoutes(s, m))
+  app.route("/v2", marketRoutes(s, m))
   app.route("/admin", adminRoutes(s))
   return app
 }

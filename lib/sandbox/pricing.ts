@@ -133,3 +133,49 @@ export function usdValue(asset: string, amount: Decimal): Decimal | null {
   const rate = USD_REFERENCE_RATES[asset]
   return rate === undefined ? null : amount.mul(toDecimal(rate))
 }
+
+/**
+ * The walk's past: an asset's log deviation at second `t`, a deterministic function of
+ * (seed, asset, t) so any point of the last 90 days costs a few draws, never a replay of
+ * every second. Layers of smoothly interpolated normal draws, from minutes to weeks, each
+ * scaled by the walk's stationary spread (σ / √(2θ)), give its look: small noise minute to
+ * minute, swings of a few spreads over days, pulled back to the reference over weeks.
+ */
+export function historyDeviation(asset: string, t: number, seed: number): number {
+  const pricing = ASSET_PRICING[asset]
+  if (!pricing || pricing.sigma === 0) return 0
+  const stationary = pricing.sigma / Math.sqrt(2 * THETA)
+  let sum = 0
+  for (const [spacing, weight] of HISTORY_LAYERS) {
+    const i = Math.floor(t / spacing)
+    const f = t / spacing - i
+    const smooth = f * f * (3 - 2 * f)
+    const a = layerDraw(seed, asset, spacing, i)
+    const b = layerDraw(seed, asset, spacing, i + 1)
+    sum += weight * (a + (b - a) * smooth)
+  }
+  return stationary * sum
+}
+
+/** [spacing in seconds, weight in stationary spreads] of the history's layers. */
+const HISTORY_LAYERS: readonly (readonly [number, number])[] = [
+  [60, 0.12],
+  [900, 0.3],
+  [3600, 0.5],
+  [21_600, 0.8],
+  [86_400, 1.2],
+  [604_800, 1.5],
+]
+
+const layerCache = new Map<string, number>()
+function layerDraw(seed: number, asset: string, spacing: number, i: number): number {
+  const key = `${seed}|${asset}|${spacing}|${i}`
+  let value = layerCache.get(key)
+  if (value === undefined) {
+    // Bounded: a long-running sandbox draws new points as time passes.
+    if (layerCache.size > 200_000) layerCache.clear()
+    value = normalDraw("history", seed, asset, spacing, i)
+    layerCache.set(key, value)
+  }
+  return value
+}

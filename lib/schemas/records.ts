@@ -6,15 +6,15 @@ import { EXECUTION_SIDES, EXECUTION_STATUSES } from "@/lib/schemas/quote-executi
  * The service's records as they cross the wire. Amounts and prices stay decimal strings.
  * Unknown fields are dropped on parse, so nothing the service adds leaks through the console.
  */
-const decimalString = z
+export const decimalString = z
   .string({ error: requiredOr("must be a decimal string, not a number") })
   .regex(/^-?[0-9]*\.?[0-9]+$/, "must be a decimal string")
-const market = z.string().regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
+export const marketSchema = z.string().regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
 const stringMap = z.record(z.string(), z.string())
 
 export const quoteSchema = z.object({
   id: z.string().min(1),
-  market,
+  market: marketSchema,
   side: z.enum(EXECUTION_SIDES),
   price: decimalString,
   base_asset: z.string().min(1),
@@ -31,7 +31,7 @@ export const quoteExecutionSchema = z.object({
   quote_id: z.string().min(1),
   ref_id: z.string().optional(),
   status: z.enum(EXECUTION_STATUSES),
-  market,
+  market: marketSchema,
   side: z.enum(EXECUTION_SIDES),
   price: decimalString,
   base_amount: decimalString,

@@ -12,6 +12,7 @@ export const UPSTREAM_SCOPES = [
   "conversion:write_conversion_stablecoin",
   "conversion:read_conversion_stablecoin",
   "funding:read_profile",
+  "exchange:historical_prices",
 ] as const
 
 /**
@@ -34,6 +35,9 @@ export function scopesFor(api: "stablecoin-conversions" | "orchestrations" | "bo
   if (api === "orchestrations") return [...base, ...ORCHESTRATION_SCOPES]
   return [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES]
 }
+
+/** List Historical Prices needs this scope; the other market-data operations need only a token. */
+export const HISTORICAL_PRICES_SCOPE = "exchange:historical_prices"
 
 /** The embedded sandbox's admin API (fault rules, settings); the console gets a token of its own for it. */
 export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"

@@ -29,6 +29,17 @@ import {
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
+import {
+  type HistoricalPrice,
+  type HistoryIncrement,
+  type MarketPrice,
+  type Ticker,
+  listHistoricalPricesResponseSchema,
+  listMarketsResponseSchema,
+  listPricesResponseSchema,
+  listTickersResponseSchema,
+  tickerSchema,
+} from "@/lib/schemas/market-data"
 import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
@@ -122,13 +133,38 @@ export interface SandboxOperations {
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>
 }
 
+export interface HistoricalPricesQuery {
+  /** Exactly one of `increment` and `maxDataPoints`. */
+  increment?: HistoryIncrement | undefined
+  maxDataPoints?: number | undefined
+  begin?: Date | undefined
+  end?: Date | undefined
+  /** At most 1,000 (the service's maximum); 100 when left out. */
+  limit?: number | undefined
+  offset?: number | undefined
+}
+
+export interface MarketDataOperations {
+  listMarkets(): Promise<{ market: string; base_asset: string; quote_asset: string; tick_rate: string }[]>
+  getTicker(market: string): Promise<Ticker>
+  listTickers(): Promise<Ticker[]>
+  /** Current and 24-hours-ago prices of USD markets. */
+  listPrices(markets: readonly string[]): Promise<MarketPrice[]>
+  listHistoricalPrices(market: string, query: HistoricalPricesQuery): Promise<{ total_count: number; items: HistoricalPrice[] }>
+}
+
 /**
  * The client. Its conversion calls go to the conversion API in use when they are made;
  * `conversionsVia` reaches one API whatever is in use (a record is looked up through the
  * API that placed it).
  */
 export interface UpstreamClient
-  extends QuoteOperations, ProfileOperations, QuoteExecutionOperations, ConversionOperations, SandboxOperations {
+  extends MarketDataOperations,
+    QuoteOperations,
+    ProfileOperations,
+    QuoteExecutionOperations,
+    ConversionOperations,
+    SandboxOperations {
   conversionsApi(): Promise<ConversionsApi>
   conversionsVia(api: ConversionsApi): ConversionOperations
 }
@@ -352,6 +388,36 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
     },
 
     ...conversions,
+
+    async listMarkets() {
+      return (await call({ ...read, op: "listMarkets", url: apiUrl("/markets"), schema: listMarketsResponseSchema })).value.markets
+    },
+
+    async getTicker(market) {
+      const url = apiUrl(`/markets/${seg(market)}/ticker`)
+      return (await call({ ...read, op: "getTicker", url, schema: tickerSchema })).value
+    },
+
+    async listTickers() {
+      return (await call({ ...read, op: "listTickers", url: apiUrl("/all-markets/ticker"), schema: listTickersResponseSchema })).value.tickers
+    },
+
+    async listPrices(markets) {
+      const url = apiUrl("/all-markets/prices", { markets })
+      return (await call({ ...read, op: "listPrices", url, schema: listPricesResponseSchema })).value.items
+    },
+
+    async listHistoricalPrices(market, query) {
+      const url = apiUrl(`/markets/${seg(market)}/historical-prices`, {
+        increment: query.increment,
+        max_data_points: query.maxDataPoints,
+        "range.begin": query.begin?.toISOString(),
+        "range.end": query.end?.toISOString(),
+        "pagination.limit": query.limit,
+        "pagination.offset": query.offset,
+      })
+      return (await call({ ...read, op: "listHistoricalPrices", url, schema: listHistoricalPricesResponseSchema })).value
+    },
 
     async sandboxDeposit(profileId, input) {
       const { value } = await call({

@@ -9,6 +9,8 @@ export {
   type ApiContext,
   type ConversionCreateInput,
   type ConversionOperations,
+  type HistoricalPricesQuery,
+  type MarketDataOperations,
   type CreateResult,
   createStablecoinConversionAdapter,
   createUpstreamClient,

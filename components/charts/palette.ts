@@ -1,0 +1,6 @@
+/** Slice colours, distinct on light and dark backgrounds; a legend always names each slice, so colour is never the only cue. */
+export const SLICE_COLOURS = ["#2563eb", "#16a34a", "#d97706", "#9333ea", "#dc2626", "#0891b2", "#65a30d", "#db2777", "#64748b", "#ca8a04"]
+
+export function sliceColour(index: number): string {
+  return SLICE_COLOURS[index % SLICE_COLOURS.length] ?? "#64748b"
+}

@@ -1,0 +1,45 @@
+"use client"
+
+import { useQuery } from "@tanstack/react-query"
+import { apiFetch, toQuery } from "@/lib/queries/api"
+import { marketKeys, overviewKeys } from "@/lib/queries/keys"
+import { type QueryOptions, gated } from "@/lib/queries/options"
+import type { ChartRange, MarketHistory } from "@/lib/schemas/market-data"
+import type { Overview } from "@/lib/schemas/overview"
+
+// Schemas load with the first answer: zod stays out of the pages' first load.
+const historySchema = () => import("@/lib/schemas/market-data").then((m) => m.marketHistorySchema)
+const overviewSchema = () => import("@/lib/schemas/overview").then((m) => m.overviewSchema)
+
+export function fetchMarketHistory(market: string, range: ChartRange, signal?: AbortSignal): Promise<MarketHistory> {
+  return apiFetch(`/api/markets/${encodeURIComponent(market)}/history${toQuery({ range })}`, { signal, schema: historySchema })
+}
+
+/** A chart range's prices; the server's cache refreshes them at most every 10 s, so asking more often gains nothing. */
+export function useMarketHistoryQuery(market: string | null, range: ChartRange, options?: QueryOptions<MarketHistory>) {
+  return useQuery({
+    refetchInterval: 10_000,
+    staleTime: 10_000,
+    placeholderData: (previous) => previous,
+    ...options,
+    queryKey: marketKeys.history(market ?? "", range),
+    queryFn: ({ signal }) => fetchMarketHistory(market ?? "", range, signal),
+    enabled: gated(market !== null && market !== "", options?.enabled),
+  })
+}
+
+export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
+  return apiFetch("/api/overview", { signal, schema: overviewSchema })
+}
+
+/** The overview, refreshed every 3 s (the server shares one round of service calls between dashboards). */
+export function useOverviewQuery(options?: QueryOptions<Overview>) {
+  return useQuery({
+    refetchInterval: 3_000,
+    refetchIntervalInBackground: false,
+    ...options,
+    queryKey: overviewKeys.all,
+    queryFn: ({ signal }) => fetchOverview(signal),
+    enabled: gated(true, options?.enabled),
+  })
+}
