@@ -40,6 +40,24 @@ export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs"
   return { windowMs, maxWaitMs: DEFAULT_RATE_LIMITS.maxWaitMs - DEFAULT_RATE_LIMITS.windowMs + windowMs }
 }
 
+/**
+ * What the client asks of a limiter: this process's own (RateLimiter), or one shared by
+ * every instance through the database (lib/console/shared-limiter.ts).
+ */
+export interface Limiter {
+  /** Waits for a send slot in `bucket`; returns the wait in ms, or throws RateLimitedError. */
+  acquire(bucket: RateLimitBucket): Promise<number>
+  /** The service answered 429 with Retry-After: hold the whole bucket until `time` (ms since the epoch). */
+  pauseUntil(bucket: RateLimitBucket, time: number): void
+}
+
+/** The limit of `bucket` under `limits`. */
+export function limitOf(limits: RateLimits, bucket: RateLimitBucket): number {
+  if (bucket === "token") return limits.token
+  if (bucket === "quote_executions") return limits.quoteExecutions
+  return limits.other
+}
+
 export interface LimiterClock {
   now: () => number
   sleep: (ms: number) => Promise<void>
@@ -52,7 +70,7 @@ export function bucketForPath(pathname: string): RateLimitBucket {
   return QUOTE_EXECUTIONS_PATH.test(pathname) ? "quote_executions" : "other"
 }
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly slots = new Map<RateLimitBucket, number[]>()
   private readonly blockedUntil = new Map<RateLimitBucket, number>()
 
@@ -61,12 +79,6 @@ export class RateLimiter {
     private readonly clock: LimiterClock,
   ) {}
 
-  private limitOf(bucket: RateLimitBucket): number {
-    if (bucket === "token") return this.limits.token
-    if (bucket === "quote_executions") return this.limits.quoteExecutions
-    return this.limits.other
-  }
-
   /**
    * Reserves the earliest send time for one request in `bucket` and waits until then.
    * Reservations are made synchronously, so concurrent callers are served in order.
@@ -74,7 +86,7 @@ export class RateLimiter {
    * when the wait would exceed `maxWaitMs`.
    */
   async acquire(bucket: RateLimitBucket): Promise<number> {
-    const limit = this.limitOf(bucket)
+    const limit = limitOf(this.limits, bucket)
     const now = this.clock.now()
     const blocked = this.blockedUntil.get(bucket) ?? 0
     const { windowMs } = this.limits

@@ -1,2 +1,3 @@
 export * from "./console"
 export * from "./sandbox"
+export * from "./scale"
