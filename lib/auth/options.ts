@@ -6,6 +6,7 @@ import { isRole } from "@/lib/auth/roles"
 import { authSecret } from "@/lib/auth/secret"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { recordSignInFailure } from "@/lib/metrics"
 
 /** Idle sign-out: the session cookie lives this long after the last activity. */
 export const SESSION_IDLE_S = 30 * 60
@@ -27,6 +28,7 @@ export function authOptions(): NextAuthOptions {
         const staff = await verifyStaffPassword(email, credentials?.password ?? "")
         if (!staff) {
           log.warn("auth.sign_in_refused", { email: email.slice(0, 200), reason: "bad credentials" })
+          recordSignInFailure()
           return null
         }
         log.info("auth.signed_in", { email: staff.email, role: staff.role })
