@@ -96,7 +96,15 @@ export function createQuoteFeed(options: {
     if (poller !== wasPoller) log.info(poller ? "quotes.poller_started" : "quotes.poller_stopped", { instance: id })
     local = false
     const wanted = wantedUntil > now()
-    if (poller && wanted) await publish(await cache.get(null))
+    if (poller && wanted) {
+      let snapshot: QuoteSnapshot | null = null
+      try {
+        snapshot = await cache.get(null)
+      } catch {
+        // The service failed and nothing held is left: readers see the old row go stale.
+      }
+      if (snapshot) await publish(snapshot)
+    }
     if (!wanted) stopLoop(true)
   }
 

@@ -40,7 +40,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 beforeAll(async () => {
   const { consoleRuntime } = await import("@/lib/console/runtime")
   runtime = await consoleRuntime()
-  metricsGet = ((await import("@/app/api/metrics/route")) as { GET: Handler }).GET
+  const route = await import("@/app/api/metrics/route")
+  metricsGet = (req) => route.GET(req, { params: Promise.resolve({}) })
 })
 
 afterAll(async () => {
