@@ -27,14 +27,17 @@ import { cleanupAll, freePort, groupMemory, loadAverage, onCleanup, sampleMemory
 import { type Row, printTable, tableMarkdown } from "./report"
 import { buildConsole, freshBuild, repoRoot, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
 import { max, median, percentile, round, sleep } from "./stats"
+import { SCALE_FULL, SCALE_SMOKE, scaleDatabaseServer, scaleSection } from "./scale"
 
 // ---------------------------------------------------------------- options
 
-const PHASES = ["latency", "throughput", "pages", "tokens", "baseline"] as const
+const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "scale"] as const
 type Phase = (typeof PHASES)[number]
 
 function parseArgs(argv: string[]) {
-  const args = { smoke: false, build: "auto" as "auto" | "always" | "never", dist: "", only: new Set<Phase>(PHASES), cpuProf: false, explain: false, rounds: 0 }
+  // scale needs a Postgres server: it runs by default only when one is configured.
+  const only = new Set<Phase>(PHASES.filter((p) => p !== "scale" || scaleDatabaseServer()))
+  const args = { smoke: false, build: "auto" as "auto" | "always" | "never", dist: "", only, cpuProf: false, explain: false, rounds: 0 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true
@@ -212,7 +215,7 @@ async function main(): Promise<void> {
 
   // -------------------------------------------------------------- build
   let distDir = args.dist || process.env.BENCH_DIST_DIR || ".next-bench"
-  const needsConsole = args.only.has("latency") || args.only.has("throughput") || args.only.has("pages") || args.only.has("tokens")
+  const needsConsole = ["latency", "throughput", "pages", "tokens", "scale"].some((p) => args.only.has(p as Phase))
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (args.only.has("baseline") && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
   if (needsConsole) {
@@ -637,6 +640,9 @@ async function main(): Promise<void> {
       ok: round(rate, 2) <= 1,
     })
   }
+
+  // -------------------------------------------------------------- 9: scale-out (e2e/perf/scale.ts)
+  if (args.only.has("scale")) await scaleSection({ distDir, logDir, settings: args.smoke ? SCALE_SMOKE : SCALE_FULL, logLine, rows, results, failures })
 
   // -------------------------------------------------------------- 6b: the minimal Next.js page
   if (args.only.has("baseline") && baselineBuild) {
