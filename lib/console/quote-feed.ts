@@ -143,7 +143,21 @@ export function createQuoteFeed(options: {
     wantedUntil = Math.max(wantedUntil, t + wantedMs)
   }
 
-  async function readRow(): Promise<void> {
+  let reading: Promise<void> | null = null
+  let readAt = Number.NEGATIVE_INFINITY
+
+  /** The row's newest snapshot; readers arriving together share one query, and at most one per `tickMs / 2`. */
+  function readRow(): Promise<void> {
+    if (reading) return reading
+    if (now() - readAt < tickMs / 2) return Promise.resolve()
+    reading = readRowOnce().finally(() => {
+      readAt = now()
+      reading = null
+    })
+    return reading
+  }
+
+  async function readRowOnce(): Promise<void> {
     const [row] = await queryRows<{ version: string | number; snapshot: unknown }>(
       db,
       sql`select version, snapshot from console_quote_feed where id = 1`,
