@@ -137,7 +137,7 @@ export function measured<P extends RouteParams>(
   return async (req, route) => {
     const started = performance.now()
     const response = await handler(req, route)
-    const params = await route.params.catch(() => ({}))
+    const params: RouteParams = (await Promise.resolve(route?.params).catch(() => undefined)) ?? {}
     recordRequest(routePattern(req.nextUrl.pathname, params), req.method, response.status, (performance.now() - started) / 1000)
     return response
   }
