@@ -71,9 +71,10 @@ describe("GET /api/metrics", () => {
       maxAge: 30 * 60,
     })
     const quotesGet = ((await import("@/app/api/quotes/route")) as { GET: Handler }).GET
+    // Next hands a route without dynamic segments no params at all.
     const quotes = await quotesGet(
       new NextRequest("http://localhost/api/quotes?markets=BTCUSD", { headers: { cookie: `next-auth.session-token=${cookie}` } }),
-      { params: Promise.resolve({}) },
+      { params: undefined as unknown as Promise<Record<string, string>> },
     )
     expect(quotes.status).toBe(200)
     // An execution read by id: its route is counted under the route's pattern, not the id.
