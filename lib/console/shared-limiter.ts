@@ -9,10 +9,10 @@ import {
   type Limiter,
   limitOf,
   type RateLimitBucket,
+  instanceShare,
   RateLimitedError,
   RateLimiter,
   type RateLimits,
-  sharedRateLimits,
 } from "@/lib/upstream"
 
 export interface LimiterStatus {
@@ -34,7 +34,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * The service's rate limits for the sum of every console instance on one database: each
  * send reserves its slot in the bucket's row (`console_rate_acquire`), so an idle
  * instance's share is anyone's, and waiters are served in the order they reached the
- * database. When the database does not answer within `databaseTimeoutMs`, the instance
+ * database. When the database fails or does not answer within `databaseTimeoutMs`, the instance
  * falls back to a local limiter with 1/N of every limit (N: the instances last seen
  * alive) and tries the database again after `retryDatabaseAfterMs`.
  */
@@ -54,7 +54,9 @@ export function createSharedLimiter(options: {
   const now = options.now ?? Date.now
   const sleep = options.sleep ?? wait
   const useDatabaseClock = options.databaseClock ?? true
-  const databaseTimeoutMs = options.databaseTimeoutMs ?? 1000
+  // Long enough for a busy database (a burst queues for the pool's connections), short
+  // enough that callers do not hang on a lost one.
+  const databaseTimeoutMs = options.databaseTimeoutMs ?? 3000
   const retryAfterMs = options.retryDatabaseAfterMs ?? 1000
   let local: { limiter: RateLimiter; since: number; instances: number; retryAt: number } | null = null
 
@@ -66,7 +68,7 @@ export function createSharedLimiter(options: {
     }
     const instances = Math.max(1, options.instances())
     local = {
-      limiter: new RateLimiter({ ...limits, ...sharedRateLimits(instances) }, { now, sleep }),
+      limiter: new RateLimiter(instanceShare(limits, instances), { now, sleep }),
       since: t,
       instances,
       retryAt: t + retryAfterMs,

@@ -44,7 +44,7 @@ export {
   type RateLimitBucket,
   RateLimiter,
   type RateLimits,
-  sharedRateLimits,
+  instanceShare,
 } from "@/lib/upstream/rate-limiter"
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
 export type { RequestTimer, UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"

@@ -30,14 +30,15 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 }
 
 /**
- * The limits of one of `instances` console instances behind one address: the service
- * counts per IP over a five-minute average, so each instance keeps 1/N of every limit by
- * allowing the same count in an N times longer window.
+ * The share of one of `instances` console instances behind one address that cannot
+ * coordinate (the database is gone): 1/N of every count in the same window, so N instances
+ * together stay within the limits in every second, not only on average (at least one
+ * request per window each: a token request is rare enough).
  */
-export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs" | "maxWaitMs"> {
-  const windowMs = DEFAULT_RATE_LIMITS.windowMs * Math.max(1, Math.floor(instances))
-  // A caller over the count waits for the next window, as with one instance, not a 429.
-  return { windowMs, maxWaitMs: DEFAULT_RATE_LIMITS.maxWaitMs - DEFAULT_RATE_LIMITS.windowMs + windowMs }
+export function instanceShare(limits: RateLimits, instances: number): RateLimits {
+  const n = Math.max(1, Math.floor(instances))
+  const share = (limit: number) => (Number.isFinite(limit) && limit > 0 ? Math.max(1, Math.floor(limit / n)) : limit)
+  return { ...limits, token: share(limits.token), quoteExecutions: share(limits.quoteExecutions), other: share(limits.other) }
 }
 
 /**
