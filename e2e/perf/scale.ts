@@ -83,10 +83,20 @@ async function createDatabase(serverUrl: string): Promise<string> {
   return url.toString()
 }
 
+async function scrape(app: ConsoleServer, metricsToken: string): Promise<string> {
+  const res = expectOk(await send(app.origin, { path: "/api/metrics", headers: { authorization: `Bearer ${metricsToken}` } }), "GET /api/metrics")
+  return res.body.toString("utf8")
+}
+
 /** Whether this instance says (GET /api/metrics) that it is the one polling quotes. */
 async function isPoller(app: ConsoleServer, metricsToken: string): Promise<boolean> {
-  const res = expectOk(await send(app.origin, { path: "/api/metrics", headers: { authorization: `Bearer ${metricsToken}` } }), "GET /api/metrics")
-  return /^console_quote_poller 1$/m.test(res.body.toString("utf8"))
+  return /^console_quote_poller 1$/m.test(await scrape(app, metricsToken))
+}
+
+/** Executions this instance let through its local fallback limiter instead of the shared one. */
+async function localExecutions(app: ConsoleServer, metricsToken: string): Promise<number> {
+  const line = /^console_limiter_wait_seconds_count\{bucket="quote_executions",limiter="local"\} (\d+)$/m.exec(await scrape(app, metricsToken))
+  return Number(line?.[1] ?? 0)
 }
 
 export async function scaleSection(ctx: {
@@ -203,6 +213,8 @@ export async function scaleSection(ctx: {
     if (!cursor) break
   }
   const exactlyOnce = placed.size === cfg.executions && [...placed.values()].every((n) => n === 1)
+  const viaLocal = (await Promise.all(apps.map((app) => localExecutions(app, metricsToken)))).reduce((a, n) => a + n, 0)
+  if (viaLocal > 0) logLine(`  note: ${viaLocal} executions went through an instance's local fallback limiter (the database did not answer in time)`)
   logLine(
     `  ${creates.length} creates reached the service in ${round((burstEnd - burstStart) / 1000)} s, busiest second ${executionPeak}, ${refusedByService} refused by it; ` +
       `${cfg.executions - failed.length} placed, ${consoleRetries} console asks to wait; the service holds ${placed.size} executions for the ${cfg.executions} ref_ids (${exactlyOnce ? "each once" : "NOT each once"})`,
@@ -272,7 +284,18 @@ export async function scaleSection(ctx: {
 
   ctx.results.scale = {
     instances: cfg.instances,
-    executions: { sent: cfg.executions, reachedService: creates.length, busiestSecond: executionPeak, refusedByService, consoleRetries, placed: placed.size, exactlyOnce, seconds: (burstEnd - burstStart) / 1000 },
+    executions: {
+      sent: cfg.executions,
+      reachedService: creates.length,
+      busiestSecond: executionPeak,
+      refusedByService,
+      consoleRetries,
+      viaLocalLimiter: viaLocal,
+      placed: placed.size,
+      exactlyOnce,
+      seconds: (burstEnd - burstStart) / 1000,
+      arrivalsMs: creates.map((a) => a.at - burstStart),
+    },
     quotes: { readers: cfg.readers, polls, errors: readErrors, calls: quoteCalls.length, rate: quoteRate, busiestSecond: busiestSecond(quoteCalls) },
     handover: { ms: handoverMs, errors: handoverErrors },
   }
