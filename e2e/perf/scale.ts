@@ -194,7 +194,8 @@ export async function scaleSection(ctx: {
   agent.destroy()
   const burstEnd = Date.now()
   const creates = proxy.arrivals.filter((a) => a.at >= burstStart && a.at <= burstEnd && isExecutionCreate(a))
-  const refusedByService = proxy.arrivals.filter((a) => a.at >= burstStart && a.at <= burstEnd && a.status === 429).length
+  const refusals = proxy.arrivals.filter((a) => a.at >= burstStart && a.at <= burstEnd && a.status === 429)
+  const refusedByService = refusals.length
   const executionPeak = busiestSecond(creates.map((a) => a.at))
   const failed = outcomes.filter((o) => !o.ok)
   if (failed.length > 0) failures.push(`scale: ${failed.length} executions not placed (${JSON.stringify(failed[0])})`)
@@ -295,6 +296,7 @@ export async function scaleSection(ctx: {
       exactlyOnce,
       seconds: (burstEnd - burstStart) / 1000,
       arrivalsMs: creates.map((a) => a.at - burstStart),
+      refusals: refusals.map((a) => `${a.method} ${a.path} at ${a.at - burstStart} ms`),
     },
     quotes: { readers: cfg.readers, polls, errors: readErrors, calls: quoteCalls.length, rate: quoteRate, busiestSecond: busiestSecond(quoteCalls) },
     handover: { ms: handoverMs, errors: handoverErrors },
