@@ -114,6 +114,13 @@ describe.each(testDrivers())("shared rate limiter on %s", (driver) => {
     expect(await b.acquire("other")).toBe(4000)
   })
 
+  it("token requests leave 1.5 s apart: one per second, with room for the time they take to arrive", async () => {
+    const time = standingClock()
+    const limiter = instance(time)
+    const waits = await Promise.all([limiter.acquire("token"), limiter.acquire("token")])
+    expect([...waits].sort((x, y) => x - y)).toEqual([0, 1500])
+  })
+
   it("counts the live instances through their heartbeats", async () => {
     const one = createInstanceRegistry(database.db, "instance-one")
     const two = createInstanceRegistry(database.db, "instance-two")

@@ -24,6 +24,18 @@ export interface LimiterStatus {
   localSince: number | null
 }
 
+/**
+ * How far apart one bucket's sends leave: the limit's even spacing plus 10% headroom
+ * (110 ms between executions), and 1.5 s between token requests, which are rare
+ * (one per instance per token lifetime) and limited to one per second with no burst.
+ */
+export function paceMs(limits: RateLimits, bucket: RateLimitBucket): number {
+  const limit = limitOf(limits, bucket)
+  if (!Number.isFinite(limit) || limit <= 0) return 0
+  if (bucket === "token") return 1.5 * limits.windowMs
+  return Math.ceil((limits.windowMs * 1.1) / limit)
+}
+
 export interface SharedLimiter extends Limiter {
   status(): LimiterStatus
 }
@@ -83,7 +95,7 @@ export function createSharedLimiter(options: {
     const clock = useDatabaseClock ? null : now()
     const query = queryRows<{ wait: string | number }>(
       options.db,
-      sql`select console_rate_acquire(${bucket}, ${count}, ${limits.windowMs}, ${limits.maxWaitMs}, ${clock}::bigint) as wait`,
+      sql`select console_rate_acquire(${bucket}, ${count}, ${limits.windowMs}, ${paceMs(limits, bucket)}, ${limits.maxWaitMs}, ${clock}::bigint) as wait`,
     )
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {

@@ -24,13 +24,13 @@ INSERT INTO "console_rate_buckets" ("bucket") VALUES ('token'), ('quote_executio
 INSERT INTO "console_quote_feed" ("id") VALUES (1) ON CONFLICT DO NOTHING;
 --> statement-breakpoint
 -- Reserves the earliest send time for one request in a bucket: at most p_limit sends in any
--- p_window_ms, paced 1.1 × p_window_ms / p_limit apart: a burst leaves as an even stream
--- with 10% headroom, so the time a request takes to reach the service (which varies) does
--- not bunch more than p_limit sends into one window at the other end.
+-- p_window_ms, and at least p_pace_ms after the bucket's last send (a burst leaves as an
+-- even stream, so the varying time a request takes to reach the service does not bunch
+-- more than p_limit sends into one window at the other end).
 -- Waiters queue on the bucket's row lock, so they are served in arrival order.
 -- Returns the wait in ms (>= 0), or minus the wait when it would exceed p_max_wait_ms
 -- (nothing is reserved then). Time is the database's clock unless p_now is given.
-CREATE OR REPLACE FUNCTION console_rate_acquire(p_bucket text, p_limit integer, p_window_ms bigint, p_max_wait_ms bigint, p_now bigint DEFAULT NULL)
+CREATE OR REPLACE FUNCTION console_rate_acquire(p_bucket text, p_limit integer, p_window_ms bigint, p_pace_ms bigint, p_max_wait_ms bigint, p_now bigint DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   v_slots bigint[];
@@ -50,7 +50,7 @@ BEGIN
     v_at := greatest(v_at, v_slots[v_n - p_limit + 1] + p_window_ms);
   END IF;
   IF p_limit > 0 AND v_n > 0 THEN
-    v_at := greatest(v_at, v_slots[v_n] + (p_window_ms * 11) / (p_limit * 10));
+    v_at := greatest(v_at, v_slots[v_n] + p_pace_ms);
   END IF;
   IF v_at - v_now > p_max_wait_ms THEN
     UPDATE console_rate_buckets SET slots = v_slots WHERE bucket = p_bucket;
