@@ -17,7 +17,7 @@ import { pollers } from "./load"
 import { freePort, onCleanup, tempDir } from "./processes"
 import type { Row } from "./report"
 import { type ConsoleServer, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
-import { max, round, sleep } from "./stats"
+import { busiestSecond, max, round, sleep } from "./stats"
 
 export interface ScaleSettings {
   instances: number
@@ -48,17 +48,6 @@ const executionsPageSchema = z.object({
 })
 
 const isExecutionCreate = (a: Arrival) => a.method === "POST" && /\/quote-executions$/.test(a.path)
-
-/** The most arrivals within any 1,000 ms. */
-function busiestSecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b)
-  let most = 0
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= 1000) j++
-    most = Math.max(most, i - j + 1)
-  }
-  return most
-}
 
 async function createDatabase(serverUrl: string): Promise<string> {
   const name = `console_bench_scale_${Date.now()}_${randomBytes(3).toString("hex")}`
