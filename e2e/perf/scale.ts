@@ -114,6 +114,9 @@ export async function scaleSection(ctx: {
     clientSecret,
     env: { SANDBOX_RATE_LIMITS: "on", SANDBOX_SETTLE_DELAY_MS: "0" },
   })
+  // The bench's own token (to read the service's records at the end), taken now: the
+  // sandbox grants one token per second, and the instances will need theirs.
+  const token = await sandboxToken(sandbox.origin, clientId, clientSecret, UPSTREAM_SCOPES)
   const proxy = await startCountingProxy(sandbox.origin, await freePort(4600, 4699))
   onCleanup(() => proxy.close())
 
@@ -190,7 +193,6 @@ export async function scaleSection(ctx: {
   if (failed.length > 0) failures.push(`scale: ${failed.length} executions not placed (${JSON.stringify(failed[0])})`)
 
   // Exactly once, asked of the service itself: each ref_id names one execution.
-  const token = await sandboxToken(sandbox.origin, clientId, clientSecret, UPSTREAM_SCOPES)
   const placed = new Map<string, number>()
   let cursor: string | undefined
   for (let page = 0; page < 20; page++) {
