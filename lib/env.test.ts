@@ -106,10 +106,10 @@ describe("configuration", () => {
     expect(local.upstream).toMatchObject({ kind: "remote", baseUrl: "http://127.0.0.1:4010/sandbox/v2" })
   })
 
-  it("UPSTREAM_INSTANCES: how many instances share the service's rate limits (default 1)", () => {
-    expect(parseEnv({}).upstreamInstances).toBe(1)
-    expect(parseEnv({ UPSTREAM_INSTANCES: "3" }).upstreamInstances).toBe(3)
-    expect(errorOf({ UPSTREAM_INSTANCES: "0" })).toContain("UPSTREAM_INSTANCES: must be between 1 and 64")
+  it("METRICS_TOKEN: unset leaves the metrics endpoint off; a short one is refused", () => {
+    expect(parseEnv({}).metricsToken).toBeUndefined()
+    expect(parseEnv({ METRICS_TOKEN: "m".repeat(32) }).metricsToken).toBe("m".repeat(32))
+    expect(errorOf({ METRICS_TOKEN: "short" })).toContain("METRICS_TOKEN: must be at least 24 characters")
   })
 
   it("UPSTREAM_CONVERSIONS_API picks the conversion API and the scopes asked for", () => {

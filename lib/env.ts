@@ -111,7 +111,7 @@ const rawSchema = z.object({
     z.enum(CONVERSIONS_APIS, { error: `must be ${CONVERSIONS_APIS.join(" or ")}` }).default("stablecoin-conversions"),
   ),
   UPSTREAM_TIMEOUT_MS: intVar(10_000, 100, 600_000),
-  UPSTREAM_INSTANCES: intVar(1, 1, 64),
+  METRICS_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 24, "must be at least 24 characters"),
   DATABASE_URL: optionalText.refine(
     (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
     "must be a postgres:// URL",
@@ -160,8 +160,8 @@ export interface Env {
    */
   conversionsApi: ConversionsApi
   upstreamTimeoutMs: number
-  /** Console instances sharing the service's per-IP rate limits; each keeps 1/N of them. */
-  upstreamInstances: number
+  /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
+  metricsToken: string | undefined
   databaseUrl: string | undefined
   dataDir: string
   nextAuthSecret: string | undefined
@@ -286,7 +286,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     upstreamScopes: scopes,
     conversionsApi: raw.UPSTREAM_CONVERSIONS_API,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
-    upstreamInstances: raw.UPSTREAM_INSTANCES,
+    metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,
     dataDir: raw.DATA_DIR ?? ".data",
     nextAuthSecret: raw.NEXTAUTH_SECRET,

@@ -23,7 +23,7 @@ import path from "node:path"
 import { type MinimalApp, measureMinimalApp } from "./baseline"
 import { type Bench, logLine } from "./context"
 import { measureLatency } from "./latency"
-import { EXECUTIONS_PACE_MS, SCOPES, parseArgs, settingsFor } from "./options"
+import { EXECUTIONS_PACE_MS, type Phase, SCOPES, parseArgs, settingsFor } from "./options"
 import { measurePageSpeed, measurePageWeight } from "./pages"
 import { type BaselineBuild, buildBaseline, startMinimalApp } from "./page-weight"
 import { benchPostgresServer, createBenchDatabase } from "./postgres"
@@ -32,6 +32,7 @@ import { printTable, tableMarkdown } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
+import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { measureStartup } from "./startup"
 import { countConsoleTokens, measureTokensAndFanout } from "./tokens"
 import { measureThroughput } from "./throughput"
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (only.has("latency") || only.has("throughput") || only.has("pages") || only.has("tokens") || only.has("startup")) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -151,6 +152,11 @@ async function main(): Promise<void> {
   if (only.has("tokens")) {
     if (!sandbox) throw new Error("no sandbox")
     await measureTokensAndFanout(bench, sandbox, client)
+  }
+
+  // Scale-out (e2e/perf/scale.ts): three production instances on one Postgres.
+  if (only.has("scale")) {
+    await scaleSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SCALE_SMOKE : SCALE_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

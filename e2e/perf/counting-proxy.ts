@@ -9,6 +9,8 @@ export interface Arrival {
   at: number
   method: string
   path: string
+  /** The service's answer status, once it answered. */
+  status?: number
 }
 
 export interface CountingProxy {
@@ -28,7 +30,8 @@ export function startCountingProxy(target: string, port: number): Promise<Counti
   const arrivals: Arrival[] = []
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy.invalid")
-    arrivals.push({ at: Date.now(), method: req.method ?? "GET", path: url.pathname })
+    const arrival: Arrival = { at: Date.now(), method: req.method ?? "GET", path: url.pathname }
+    arrivals.push(arrival)
     const forward = http.request(
       {
         hostname: upstream.hostname,
@@ -39,6 +42,7 @@ export function startCountingProxy(target: string, port: number): Promise<Counti
         agent,
       },
       (answer) => {
+        arrival.status = answer.statusCode
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(res)
       },

@@ -1,8 +1,9 @@
 // The benchmark's command line, its two presets (full and smoke) and the constants every
 // measurement shares.
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
+import { scaleDatabaseServer } from "./scale"
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale"] as const
 export type Phase = (typeof PHASES)[number]
 
 export interface Args {
@@ -16,7 +17,9 @@ export interface Args {
 }
 
 export function parseArgs(argv: string[]): Args {
-  const args: Args = { smoke: false, build: "auto", dist: "", only: new Set<Phase>(PHASES), cpuProf: false, explain: false, rounds: 0 }
+  // scale needs a Postgres server: it runs by default only when one is configured.
+  const only = new Set<Phase>(PHASES.filter((p) => p !== "scale" || scaleDatabaseServer()))
+  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true

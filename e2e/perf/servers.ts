@@ -145,6 +145,7 @@ export async function startSandbox(options: {
   logDir: string
   clientId: string
   clientSecret: string
+  env?: Record<string, string>
 }): Promise<{ origin: string; server: Server }> {
   const origin = `http://127.0.0.1:${options.port}`
   const npm = process.platform === "win32" ? "npm.cmd" : "npm"
@@ -159,6 +160,7 @@ export async function startSandbox(options: {
       SANDBOX_CLIENT_ID: options.clientId,
       SANDBOX_CLIENT_SECRET: options.clientSecret,
       LOG_LEVEL: "warn",
+      ...options.env,
     }),
     logDir: options.logDir,
   })

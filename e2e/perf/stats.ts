@@ -49,3 +49,14 @@ export function cumulativeLayoutShift(shifts: readonly { t: number; v: number }[
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** The most arrivals within any 1,000 ms (sliding window). */
+export function busiestSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= 1000) j++
+    most = Math.max(most, i - j + 1)
+  }
+  return most
+}

@@ -9,7 +9,7 @@ import { type CountingProxy, isQuotesCall, isTokenRequest, startCountingProxy } 
 import { closedLoop, pollers } from "./load"
 import { freePort, onCleanup, tempDir } from "./processes"
 import { signIn, startConsole } from "./servers"
-import { max, median, round } from "./stats"
+import { busiestSecond, max, median, round } from "./stats"
 import type { BenchClient, ConsoleUnderTest, DirectSandbox } from "./targets"
 
 /** Sandbox mode: tokens the embedded sandbox issued to the console (read after the console stopped). */
@@ -175,13 +175,3 @@ export async function measureTokensAndFanout(bench: Bench, sandbox: DirectSandbo
   })
 }
 
-/** The most arrivals within any 1,000 ms (sliding window). */
-function busiestSecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b)
-  let most = 0
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= 1000) j++
-    most = Math.max(most, i - j + 1)
-  }
-  return most
-}

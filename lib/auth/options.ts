@@ -12,6 +12,7 @@ import { clearSignInFailures, recordSignInFailure, signInRefusal } from "@/lib/a
 import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { countSignInFailure } from "@/lib/metrics"
 
 export { SESSION_ABSOLUTE_S, SESSION_IDLE_S }
 
@@ -51,6 +52,7 @@ export function authOptions(): NextAuthOptions {
           // An email no staff member has is never logged: it may be a password typed in the wrong field.
           log.warn("auth.sign_in_refused", { email: who.knownEmail ? email : "(not a staff email)", reason: "bad credentials", locked: failure.lockedUntil !== null })
           if (failure.lockedUntil) throw new Error(`${LOCKED_PREFIX}${failure.lockedUntil.toISOString()}`)
+          countSignInFailure()
           return null
         }
         await clearSignInFailures(db, email)

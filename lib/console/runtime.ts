@@ -3,27 +3,37 @@ import path from "node:path"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
+import { type InstanceRegistry, createInstanceRegistry } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
+import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
 import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
-import { type QuoteCache, createQuoteCache } from "@/lib/console/quote-cache"
+import { createQuoteCache } from "@/lib/console/quote-cache"
+import { type QuoteFeed, createQuoteFeed } from "@/lib/console/quote-feed"
+import { type SharedLimiter, createSharedLimiter } from "@/lib/console/shared-limiter"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import type { ReconcileReport } from "@/lib/schemas/audit"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
-import { type UpstreamClient, type UpstreamFetch, createUpstreamClient, sharedRateLimits } from "@/lib/upstream"
+import { type UpstreamClient, type UpstreamFetch, createUpstreamClient } from "@/lib/upstream"
 
 /** Where the in-process sandbox answers; the host is never resolved, requests stay in memory. */
 export const SANDBOX_INTERNAL_ORIGIN = "http://sandbox.internal"
 
 export interface ConsoleRuntime extends ConsoleDeps {
   upstream: UpstreamClient
-  quotes: QuoteCache
+  /** Quotes from the one poller of every instance on the database. */
+  quotes: QuoteFeed
   /** Shared market data (history, prices): at most one service call per key per 10 s. */
   marketData: MarketDataCache
   /** The overview's shared reads of profiles, balances and the latest records. */
   overview: OverviewSource
+  /** The service's rate limits, shared by every instance through the database. */
+  limiter: SharedLimiter
+  /** This instance among the others on the database. */
+  instance: InstanceRegistry
   /** The embedded sandbox, in sandbox mode only. */
   sandbox: Sandbox | null
 }
@@ -58,18 +68,26 @@ async function build(): Promise<ConsoleRuntime> {
   } else {
     upstreamTarget = { ...config.upstream }
   }
+  const instance = createInstanceRegistry(db)
+  const limiter = createSharedLimiter({ db, instances: instance.live })
   const upstream = createUpstreamClient({
     ...upstreamTarget,
     scopes: config.upstreamScopes,
     timeoutMs: config.upstreamTimeoutMs,
-    limits: sharedRateLimits(config.upstreamInstances),
-    log: (event) => log.debug("upstream.call", { ...event }),
+    limiter,
+    log: (event) => {
+      recordUpstreamEvent(event)
+      log.debug("upstream.call", { ...event })
+    },
     conversionsApi: () => currentConversionsApi(db),
   })
-  const quotes = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
+  const cache = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
+  const quotes = createQuoteFeed({ db, id: instance.id, cache })
   const marketData = createMarketData({ upstream })
   const overview = createOverviewSource({ upstream })
-  return { db, upstream, quotes, marketData, overview, sandbox }
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox }
+  registerConsoleMetrics(runtime)
+  return runtime
 }
 
 /** The process's console runtime: database, service client, quote cache, sandbox. */
@@ -85,7 +103,16 @@ let reconciling: Promise<ReconcileReport> | null = null
 
 /** Runs the reconciler; a call while a run is under way in this process joins that run. */
 export function reconcileNow(options: { olderThanMs?: number } = {}): Promise<ReconcileReport> {
-  reconciling ??= (async () => reconcileIntents(await consoleRuntime(), options))().finally(() => {
+  reconciling ??= (async () => reconcileIntents(await consoleRuntime(), options))()
+    .then((report) => {
+      recordReconcilerRun(report)
+      return report
+    })
+    .catch((error: unknown) => {
+      recordReconcilerRun(null)
+      throw error
+    })
+    .finally(() => {
     reconciling = null
   })
   return reconciling
@@ -123,6 +150,7 @@ const START_RETRY_MS = 10_000
 async function begin(): Promise<void> {
   const runtime = await consoleRuntime()
   runtime.sandbox?.startWorkers()
+  runtime.instance.start()
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))
   }

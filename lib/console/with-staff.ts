@@ -10,6 +10,7 @@ import { type ConsoleRuntime, consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
+import { recordRequest, routePattern } from "@/lib/metrics"
 import { HttpProblem, problemResponse } from "@/lib/problem"
 import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
@@ -100,7 +101,7 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
   minimumRole: Role,
   handler: (ctx: StaffContext<P>) => Promise<Response>,
 ): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
-  return async (req, route) => {
+  return measured(async (req, route) => {
     const requestId = randomUUID()
     let staff: Staff | null = null
     try {
@@ -132,6 +133,19 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
     } catch (error) {
       return errorResponse(error, requestId, { req, staff })
     }
+  })
+}
+
+/** A route handler whose answers are counted by route, method and status, with their duration. */
+export function measured<P extends RouteParams>(
+  handler: (req: NextRequest, route: { params: Promise<P> }) => Promise<Response>,
+): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
+  return async (req, route) => {
+    const started = performance.now()
+    const response = await handler(req, route)
+    const params: RouteParams = (await Promise.resolve(route?.params).catch(() => undefined)) ?? {}
+    recordRequest(routePattern(req.nextUrl.pathname, params), req.method, response.status, (performance.now() - started) / 1000)
+    return response
   }
 }
 

@@ -44,7 +44,7 @@ import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { UpstreamConfigError, UpstreamConflictError, type UpstreamProblem, UpstreamResponseError } from "@/lib/upstream/errors"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 import { createOrchestrationAdapter } from "@/lib/upstream/orchestrations"
-import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
+import { DEFAULT_RATE_LIMITS, type Limiter, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
 import { type AlreadyExistsVerdict, type CallSpec, createCaller, DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
 import { createTokenManager } from "@/lib/upstream/token-manager"
 import { realTimeout, type RequestTimer, type UpstreamFetch, type UpstreamLogEvent } from "@/lib/upstream/transport"
@@ -69,6 +69,8 @@ export interface UpstreamClientConfig {
   /** Builds the per-request timeout; tests inject one driven by a fake clock. */
   timeout?: (ms: number) => RequestTimer
   limits?: Partial<RateLimits>
+  /** A limiter shared with other instances; default: this client's own, with `limits`. */
+  limiter?: Limiter
   retry?: Partial<RetryPolicy>
   log?: (event: UpstreamLogEvent) => void
   /**
@@ -281,7 +283,7 @@ function validateConfig(config: UpstreamClientConfig): void {
 
 /**
  * The typed client of the service interface. Holds the OAuth credentials; every call
- * gets a token (cached per scope set), passes the local rate limiter, has a timeout,
+ * gets a token (cached per scope set), passes the rate limiter, has a timeout,
  * and parses the answer with zod. Reads and creates are retried; nothing else is.
  */
 export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClient {
@@ -297,7 +299,7 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
       // Logging must never break a call.
     }
   }
-  const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...config.limits }, { now, sleep })
+  const limiter = config.limiter ?? new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...config.limits }, { now, sleep })
   const baseRuntime = {
     fetch: config.fetch ?? ((request: Request) => fetch(request)),
     now,

@@ -41,6 +41,14 @@ export {
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
-export { DEFAULT_RATE_LIMITS, type RateLimitBucket, type RateLimits, sharedRateLimits } from "@/lib/upstream/rate-limiter"
+export {
+  DEFAULT_RATE_LIMITS,
+  type Limiter,
+  limitOf,
+  type RateLimitBucket,
+  RateLimiter,
+  type RateLimits,
+  instanceShare,
+} from "@/lib/upstream/rate-limiter"
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "@/lib/upstream/request"
 export type { RequestTimer, UpstreamFetch, UpstreamLogEvent } from "@/lib/upstream/transport"

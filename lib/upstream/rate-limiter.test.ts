@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest"
 import { createUpstreamClient } from "@/lib/upstream/client"
 import { RateLimitedError, UpstreamError } from "@/lib/upstream/errors"
-import { bucketForPath, DEFAULT_RATE_LIMITS, RateLimiter, sharedRateLimits } from "@/lib/upstream/rate-limiter"
+import { bucketForPath, DEFAULT_RATE_LIMITS, instanceShare, RateLimiter } from "@/lib/upstream/rate-limiter"
 import { FakeClock, FakeUpstream, PROFILE_ID, QUOTE_ID, testConfig } from "@/test/fake-upstream"
 
 let clock: FakeClock
@@ -54,10 +54,10 @@ describe("RateLimiter", () => {
     expect(again.every((r) => r.status === "fulfilled")).toBe(true)
   })
 
-  it("three instances sharing the limits: together they stay within 10 executions per second on average", async () => {
+  it("three instances each keeping its share: together they stay within 10 executions in every second", async () => {
     const limiters = Array.from(
       { length: 3 },
-      () => new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...sharedRateLimits(3), maxWaitMs: 600_000 }, clock),
+      () => new RateLimiter(instanceShare({ ...DEFAULT_RATE_LIMITS, maxWaitMs: 600_000 }, 3), clock),
     )
     const start = clock.now()
     const sent: number[] = []
@@ -69,18 +69,19 @@ describe("RateLimiter", () => {
         }),
       ),
     )
-    // 300 sends: 30 per 3-second window, i.e. 10 per second, the service's average.
-    expect(Math.max(...sent)).toBe(27_000)
-    expect(busiestWindow(sent, 3000)).toBe(30)
+    // 300 sends at 3 per second each: 9 in every second, never a burst of 30.
+    expect(Math.max(...sent)).toBe(33_000)
+    expect(busiestWindow(sent)).toBe(9)
   })
 
-  it("an instance sharing the limits with two others makes the 11th execution of a burst wait, not fail", async () => {
-    const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...sharedRateLimits(3) }, clock)
+  it("an instance keeping a third of the limits makes the 4th execution of a burst wait, not fail; the token stays possible", async () => {
+    const share = instanceShare(DEFAULT_RATE_LIMITS, 3)
+    expect(share).toMatchObject({ token: 1, quoteExecutions: 3, other: 16, windowMs: 1000 })
+    const limiter = new RateLimiter(share, clock)
     const start = clock.now()
-    const waited = await Promise.all(Array.from({ length: 11 }, () => limiter.acquire("quote_executions")))
-    expect(waited.slice(0, 10).every((ms) => ms === 0)).toBe(true)
-    expect(waited[10]).toBe(3000)
-    expect(clock.now() - start).toBe(3000)
+    const waited = await Promise.all(Array.from({ length: 4 }, () => limiter.acquire("quote_executions")))
+    expect(waited).toEqual([0, 0, 0, 1000])
+    expect(clock.now() - start).toBe(1000)
   })
 
   it("keeps buckets apart", async () => {

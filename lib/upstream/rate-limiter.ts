@@ -30,14 +30,33 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 }
 
 /**
- * The limits of one of `instances` console instances behind one address: the service
- * counts per IP over a five-minute average, so each instance keeps 1/N of every limit by
- * allowing the same count in an N times longer window.
+ * The share of one of `instances` console instances behind one address that cannot
+ * coordinate (the database is gone): 1/N of every count in the same window, so N instances
+ * together stay within the limits in every second, not only on average (at least one
+ * request per window each: a token request is rare enough).
  */
-export function sharedRateLimits(instances: number): Pick<RateLimits, "windowMs" | "maxWaitMs"> {
-  const windowMs = DEFAULT_RATE_LIMITS.windowMs * Math.max(1, Math.floor(instances))
-  // A caller over the count waits for the next window, as with one instance, not a 429.
-  return { windowMs, maxWaitMs: DEFAULT_RATE_LIMITS.maxWaitMs - DEFAULT_RATE_LIMITS.windowMs + windowMs }
+export function instanceShare(limits: RateLimits, instances: number): RateLimits {
+  const n = Math.max(1, Math.floor(instances))
+  const share = (limit: number) => (Number.isFinite(limit) && limit > 0 ? Math.max(1, Math.floor(limit / n)) : limit)
+  return { ...limits, token: share(limits.token), quoteExecutions: share(limits.quoteExecutions), other: share(limits.other) }
+}
+
+/**
+ * What the client asks of a limiter: this process's own (RateLimiter), or one shared by
+ * every instance through the database (lib/console/shared-limiter.ts).
+ */
+export interface Limiter {
+  /** Waits for a send slot in `bucket`; returns the wait in ms, or throws RateLimitedError. */
+  acquire(bucket: RateLimitBucket): Promise<number>
+  /** The service answered 429 with Retry-After: hold the whole bucket until `time` (ms since the epoch). */
+  pauseUntil(bucket: RateLimitBucket, time: number): void
+}
+
+/** The limit of `bucket` under `limits`. */
+export function limitOf(limits: RateLimits, bucket: RateLimitBucket): number {
+  if (bucket === "token") return limits.token
+  if (bucket === "quote_executions") return limits.quoteExecutions
+  return limits.other
 }
 
 export interface LimiterClock {
@@ -52,7 +71,7 @@ export function bucketForPath(pathname: string): RateLimitBucket {
   return QUOTE_EXECUTIONS_PATH.test(pathname) ? "quote_executions" : "other"
 }
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly slots = new Map<RateLimitBucket, number[]>()
   private readonly blockedUntil = new Map<RateLimitBucket, number>()
 
@@ -61,12 +80,6 @@ export class RateLimiter {
     private readonly clock: LimiterClock,
   ) {}
 
-  private limitOf(bucket: RateLimitBucket): number {
-    if (bucket === "token") return this.limits.token
-    if (bucket === "quote_executions") return this.limits.quoteExecutions
-    return this.limits.other
-  }
-
   /**
    * Reserves the earliest send time for one request in `bucket` and waits until then.
    * Reservations are made synchronously, so concurrent callers are served in order.
@@ -74,7 +87,7 @@ export class RateLimiter {
    * when the wait would exceed `maxWaitMs`.
    */
   async acquire(bucket: RateLimitBucket): Promise<number> {
-    const limit = this.limitOf(bucket)
+    const limit = limitOf(this.limits, bucket)
     const now = this.clock.now()
     const blocked = this.blockedUntil.get(bucket) ?? 0
     const { windowMs } = this.limits

@@ -1,5 +1,5 @@
 import "server-only"
-import type { RateLimitBucket, RateLimiter } from "@/lib/upstream/rate-limiter"
+import type { Limiter, RateLimitBucket } from "@/lib/upstream/rate-limiter"
 
 /**
  * A web-standard fetch: the global one, or the embedded sandbox's `sandbox.fetch`
@@ -30,7 +30,7 @@ export interface Runtime {
   random: () => number
   timeout: (ms: number) => RequestTimer
   timeoutMs: number
-  limiter: RateLimiter
+  limiter: Limiter
   log: (event: UpstreamLogEvent) => void
   /** Blanks out the client secret and every token this client holds. */
   redact: (text: string) => string

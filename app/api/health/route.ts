@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm"
 import { database } from "@/lib/console/database"
+import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 
 export const dynamic = "force-dynamic"
@@ -13,9 +14,19 @@ export async function GET(): Promise<Response> {
   } catch {
     databaseStatus = "unavailable"
   }
-  const status = databaseStatus === "ok" ? "ok" : "degraded"
+  // shared: the service's rate limits are counted for all instances in the database;
+  // local: this instance cannot reach it and keeps to its own 1/N share meanwhile.
+  let limiter = "local"
+  if (databaseStatus === "ok") {
+    try {
+      limiter = (await consoleRuntime()).limiter.status().mode
+    } catch {
+      limiter = "local"
+    }
+  }
+  const status = databaseStatus === "ok" && limiter === "shared" ? "ok" : "degraded"
   return Response.json(
-    { status, mode: env().mode === "sandbox" ? "sandbox" : "upstream", database: databaseStatus },
+    { status, mode: env().mode === "sandbox" ? "sandbox" : "upstream", database: databaseStatus, limiter },
     { status: status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } },
   )
 }

@@ -1,3 +1,4 @@
 export * from "./console"
 export * from "./sandbox"
 export * from "./auth"
+export * from "./scale"

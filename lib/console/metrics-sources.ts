@@ -1,0 +1,46 @@
+import "server-only"
+import { sql } from "drizzle-orm"
+import type { ConsoleRuntime } from "@/lib/console/runtime"
+import { queryRows } from "@/lib/db/rows"
+import { SESSION_ABSOLUTE_S, SESSION_IDLE_S } from "@/lib/auth/sessions"
+import { registerMetricSource, registerSessionMetrics } from "@/lib/metrics"
+
+/** Wires the gauges whose truth is in the database, the quote feed and the limiter. */
+export function registerConsoleMetrics(runtime: Pick<ConsoleRuntime, "db" | "quotes" | "limiter">): void {
+  registerMetricSource("intents", async () => {
+    const rows = await queryRows<{ state: string; n: string | number; oldest: string | Date | null }>(
+      runtime.db,
+      sql`select state, count(*) as n,
+            min(created_at) filter (where state in ('PENDING', 'UNKNOWN')) as oldest
+          from console_intents group by state`,
+    )
+    const byState: Record<string, number> = {}
+    let oldest: Date | null = null
+    for (const row of rows) {
+      byState[row.state] = Number(row.n)
+      if (row.oldest !== null) {
+        const at = new Date(row.oldest)
+        if (!oldest || at < oldest) oldest = at
+      }
+    }
+    return { byState, oldestUnresolvedAt: oldest }
+  })
+  registerMetricSource("quoteAge", () => runtime.quotes.status())
+  registerMetricSource("limiterShared", () => runtime.limiter.status().mode === "shared")
+  // Counted in the shared tables, so every instance reports the same numbers.
+  registerSessionMetrics({
+    activeSessions: async () => {
+      const [row] = await queryRows<{ n: string | number }>(
+        runtime.db,
+        sql`select count(*) as n from console_sessions
+            where last_seen_at > now() - make_interval(secs => ${SESSION_IDLE_S})
+              and created_at > now() - make_interval(secs => ${SESSION_ABSOLUTE_S})`,
+      )
+      return Number(row?.n ?? 0)
+    },
+    signInFailures: async () => {
+      const [row] = await queryRows<{ n: string | number }>(runtime.db, sql`select count(*) as n from console_auth_events where kind = 'sign_in_failed'`)
+      return Number(row?.n ?? 0)
+    },
+  })
+}

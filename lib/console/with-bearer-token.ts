@@ -1,0 +1,44 @@
+import "server-only"
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
+import type { NextRequest } from "next/server"
+import { errorResponse, measured } from "@/lib/console/with-staff"
+import { log } from "@/lib/log"
+import { genericProblem, problemResponse } from "@/lib/problem"
+
+/** Equal secrets, compared in constant time (hashes first, so their lengths do not leak either). */
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest()
+  const b = createHash("sha256").update(expected).digest()
+  return timingSafeEqual(a, b)
+}
+
+/**
+ * The wrapper of routes read by machines rather than staff (Prometheus): no session, a
+ * bearer token from configuration instead. A route whose token is not configured does not
+ * exist (404); a missing or wrong token is a 401. Every answer, errors included, is
+ * counted like any console request, and errors are application/problem+json.
+ */
+export function withBearerToken(
+  expectedToken: () => string | undefined,
+  handler: (ctx: { req: NextRequest; requestId: string }) => Promise<Response>,
+): (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response> {
+  return measured(async (req) => {
+    const requestId = randomUUID()
+    const headers = { "x-request-id": requestId }
+    try {
+      const expected = expectedToken()
+      if (!expected) return problemResponse(genericProblem(404, "There is nothing here."), headers)
+      const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]
+      if (!given || !sameSecret(given, expected)) {
+        log.warn("authz.denied", { requestId, who: "bearer", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong token" : "no bearer token", status: 401 })
+        return problemResponse(genericProblem(401, "A valid bearer token is required."), { ...headers, "www-authenticate": 'Bearer realm="console"' })
+      }
+      const response = await handler({ req, requestId })
+      response.headers.set("x-request-id", requestId)
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
+      return response
+    } catch (error) {
+      return errorResponse(error, requestId, { req, staff: null })
+    }
+  })
+}
