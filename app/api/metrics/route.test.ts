@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { encode } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
+import { sessionCookie } from "@/test/session"
 
 // The metrics endpoint through its real route module, on a console in sandbox mode.
 const dataDir = mkdtempSync(path.join(tmpdir(), "console-metrics-"))
@@ -65,15 +65,11 @@ describe("GET /api/metrics", () => {
 
   it("answers every listed metric in Prometheus' text format, fed by real requests", async () => {
     // A viewer reads quotes through the console (a service call, a request to count).
-    const cookie = await encode({
-      token: { email: "viewer@example.com", role: "viewer", sub: "viewer@example.com", signedInAt: Math.floor(Date.now() / 1000) },
-      secret: SECRET,
-      maxAge: 30 * 60,
-    })
+    const cookie = await sessionCookie("viewer", { secret: SECRET })
     const quotesGet = ((await import("@/app/api/quotes/route")) as { GET: Handler }).GET
     // Next hands a route without dynamic segments no params at all.
     const quotes = await quotesGet(
-      new NextRequest("http://localhost/api/quotes?markets=BTCUSD", { headers: { cookie: `next-auth.session-token=${cookie}` } }),
+      new NextRequest("http://localhost/api/quotes?markets=BTCUSD", { headers: { cookie } }),
       { params: undefined as unknown as Promise<Record<string, string>> },
     )
     expect(quotes.status).toBe(200)
@@ -83,7 +79,7 @@ describe("GET /api/metrics", () => {
     const id = randomUUID()
     const missing = await executions(
       new NextRequest(`http://localhost/api/profiles/${profileId}/quote-executions/${id}`, {
-        headers: { cookie: `next-auth.session-token=${cookie}` },
+        headers: { cookie },
       }),
       { params: Promise.resolve({ profileId, id }) },
     )
