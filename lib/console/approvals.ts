@@ -82,7 +82,7 @@ export function transition(state: ApprovalState, action: ApprovalAction, ctx: Tr
 }
 
 /** Where the held quotes come from: the shared quote cache in the app, the service in tests. */
-export type HeldQuotes = () => Promise<Quote[]>
+export type HeldQuotes = (quoteId?: string) => Promise<Quote[]>
 
 export interface ApprovalOptions {
   heldQuotes: HeldQuotes
@@ -290,7 +290,7 @@ export async function submitQuoteExecution(
     deps,
     gate,
     async () => {
-      const { size, quote } = pricing(await options.heldQuotes(), body.quote_id, reviewed)
+      const { size, quote } = pricing(await options.heldQuotes(body.quote_id), body.quote_id, reviewed)
       return { size: executionSize(body, size), quote }
     },
     () => executeQuote(deps, staff, profileId, body),
@@ -376,6 +376,7 @@ async function stateConflict(db: Db, id: string): Promise<HttpProblem> {
 }
 
 async function loadForAction(db: Db, id: string, now: Date): Promise<ConsoleApproval> {
+  if (!UUID.test(id)) throw notFound(`No approval request ${id}.`)
   await expireDue(db, now)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
@@ -529,7 +530,10 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
+  if (!UUID.test(id)) throw notFound(`No approval request ${id}.`)
   await expireDue(db, now)
   const [row] = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })
