@@ -188,7 +188,9 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
   it("a base_amount order's size is base × the held price, rounded up to cents", async () => {
     const quote = await heldQuote("BUY", "ETHUSD")
     const refId = randomUUID()
-    const submission = await submitQuoteExecution(h, me, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId }, { heldQuotes })
+    // The console's quote cache remembers the quotes it served until they expire.
+    const served = async () => [quote, ...(await heldQuotes())]
+    const submission = await submitQuoteExecution(h, me, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId }, { heldQuotes: served })
     const expected = roundUp(toDecimal("0.01").mul(toDecimal(quote.price)), 2).toFixed(2)
     const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
     expect(intent?.sizeCurrency).toBe("USD")
@@ -289,9 +291,13 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
     expect(problemOf(approveAfter)).toMatchObject({ status: 409, meta: { state: "REJECTED" } })
   })
 
-  it("only the maker can withdraw a pending request", async () => {
+  it("only the maker can withdraw a pending request; their own pending ones are not counted as theirs to approve", async () => {
     const { submission } = await ask("120.00")
     if (submission.kind !== "request") throw new Error("expected a request")
+    const forMaker = await listApprovals(h.db, { state: "PENDING", limit: 200 }, new Date(), me)
+    const forChecker = await listApprovals(h.db, { state: "PENDING", limit: 200 }, new Date(), checker)
+    expect(forChecker.pending_for_you - forMaker.pending_for_you).toBe(1)
+    expect(forMaker.items.map((r) => r.id)).toContain(submission.request.id)
     const byOther = await withdrawRequest(h.db, checker, submission.request.id, {}).catch((e: unknown) => e)
     expect(problemOf(byOther).status).toBe(403)
     expect(await withdrawRequest(h.db, me, submission.request.id, {})).toMatchObject({ state: "WITHDRAWN", placement: "NOT_SENT" })
@@ -313,6 +319,13 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
     const { submission, refId } = await ask("140.00")
     if (submission.kind !== "request") throw new Error("expected a request")
     await h.moveMarket("BTC", "5")
+    // Quotes priced before the move stay held until their second has passed.
+    const limit = toDecimal(submission.request.limit_price!)
+    for (let i = 0; i < 40; i++) {
+      const now = (await h.upstream.listQuotes(["BTCUSD"])).find((q) => q.side === "BUY")
+      if (now && toDecimal(now.price).gt(limit)) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
     const moved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes: () => h.upstream.listQuotes(["BTCUSD"]) })
     expect(moved).toMatchObject({ state: "PRICE_MOVED", placement: "NOT_SENT" })
     expect(withinLimit("BUY", moved.executed_price!, moved.limit_price!)).toBe(false)

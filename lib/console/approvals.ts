@@ -546,7 +546,7 @@ export async function getApproval(db: Db, id: string, now: Date = new Date()): P
 }
 
 /** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
-export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date = new Date()): Promise<ApprovalPage> {
+export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date = new Date(), viewer?: Staff): Promise<ApprovalPage> {
   await expireDue(db, now)
   const rows = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })
@@ -560,8 +560,16 @@ export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date 
     )
     .limit(query.limit)
   const [count] = await db
-    .select({ n: sql<number>`count(*)::int` })
+    .select({
+      n: sql<number>`count(*)::int`,
+      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer?.email ?? ""})))::int`,
+    })
     .from(consoleApprovals)
     .where(eq(consoleApprovals.state, "PENDING"))
-  return { items: rows.map((r) => view(r.approval, r.intent)), pending_count: count?.n ?? 0 }
+  return {
+    items: rows.map((r) => view(r.approval, r.intent)),
+    pending_count: count?.n ?? 0,
+    // Those who may approve see a count of the ones they may act on: not their own.
+    pending_for_you: viewer && roleAtLeast(viewer.role, "trader") ? (count?.others ?? 0) : 0,
+  }
 }

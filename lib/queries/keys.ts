@@ -31,3 +31,10 @@ export const sandboxKeys = {
   all: ["sandbox"] as const,
   faults: () => [...sandboxKeys.all, "faults"] as const,
 }
+
+export const approvalKeys = {
+  all: ["approvals"] as const,
+  list: (filters: Record<string, string | undefined>) => [...approvalKeys.all, "list", filters] as const,
+  detail: (id: string) => [...approvalKeys.all, "detail", id] as const,
+  policy: () => [...approvalKeys.all, "policy"] as const,
+}

@@ -117,7 +117,12 @@ export const approvalRequestSchema = z.object({
 })
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>
 
-export const approvalPageSchema = z.object({ items: z.array(approvalRequestSchema), pending_count: z.number() })
+export const approvalPageSchema = z.object({
+  items: z.array(approvalRequestSchema),
+  pending_count: z.number(),
+  /** Pending requests the caller may approve: everyone's but their own. */
+  pending_for_you: z.number(),
+})
 export type ApprovalPage = z.infer<typeof approvalPageSchema>
 
 export const approvalListQuerySchema = z.strictObject({
