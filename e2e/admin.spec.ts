@@ -48,7 +48,9 @@ async function buyQuoteId(api: APIRequestContext, market = "BTCUSD"): Promise<st
 async function placeTrade(
   api: APIRequestContext,
   baseURL: string,
-  body: { base_amount?: string; quote_amount?: string; quote_id?: string } = { base_amount: "0.0001" },
+  body: { base_amount?: string; quote_amount?: string; quote_id?: string; reviewed_quote?: { market: string; side: string; price: string } } = {
+    base_amount: "0.0001",
+  },
 ): Promise<Placed> {
   const profileId = await firstProfileId(api)
   const refId = randomUUID()
@@ -196,9 +198,11 @@ test.describe("as an admin", () => {
 
   test("pages through the trail with Load more, without repeats", async ({ page, browser, baseURL }) => {
     const trader = await apiAs(browser, "trader", baseURL!)
-    // 55 executions of a quote that does not exist: each refused quickly, each an intent.
+    // 55 executions of a quote that does not exist: each refused quickly, each an intent. The
+    // console sizes an order by a quote it has not served from the reviewed quote the client sends.
+    const reviewed_quote = { market: "BTCUSD", side: "BUY", price: "95000" }
     for (let i = 0; i < 55; i++) {
-      const placed = await placeTrade(trader, baseURL!, { base_amount: "0.0001", quote_id: randomUUID() })
+      const placed = await placeTrade(trader, baseURL!, { base_amount: "0.0001", quote_id: randomUUID(), reviewed_quote })
       expect(placed.status).toBe(404)
     }
     await page.goto("/audit?state=FAILED")
