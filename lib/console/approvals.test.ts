@@ -16,6 +16,7 @@ import {
   withinLimit,
 } from "@/lib/console/approvals"
 import { listAudit } from "@/lib/console/audit"
+import { reconcileIntents } from "@/lib/console/reconciler"
 import { policyView, readPolicy, savePolicy } from "@/lib/console/policy"
 import { consoleIntents } from "@/lib/db/schema"
 import { roundUp, toDecimal } from "@/lib/money"
@@ -270,6 +271,22 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
     expect(lost).toEqual(Array.from({ length: 19 }, () => 409))
     expect(await executionsWithRef(refId)).toHaveLength(1)
     expect(await getApproval(h.db, submission.request.id)).toMatchObject({ state: "APPROVED", placement: "PLACED" })
+  })
+
+  it("an approval whose send meets an outage stays SENDING until the reconciler settles its intent: one record", async () => {
+    const { submission, refId } = await ask("210.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    await h.setFaults({ rules: [{ operation: "create_execution", fault: "error", rate: 1, status: 503 }] })
+    try {
+      const approved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes })
+      expect(approved).toMatchObject({ state: "APPROVED", placement: "SENDING", record_id: null })
+    } finally {
+      await h.setFaults({ rules: [] })
+    }
+    await reconcileIntents(h, { olderThanMs: 0 })
+    const settled = await getApproval(h.db, submission.request.id)
+    expect(settled).toMatchObject({ state: "APPROVED", placement: "PLACED" })
+    expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([settled.record_id])
   })
 
   it("a reject needs a reason, ends REJECTED with it, and frees the day's usage", async () => {
