@@ -4,6 +4,7 @@ import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
 import { formatAmount, toDecimal } from "../lib/money"
 import canaries from "./canaries.json" with { type: "json" }
+import { withoutPolicyLimits } from "./policy"
 import { type Role, emailOf, storageStateOf } from "./helpers"
 import { parseCsvRecords } from "../test/csv"
 
@@ -47,7 +48,9 @@ async function buyQuoteId(api: APIRequestContext, market = "BTCUSD"): Promise<st
 async function placeTrade(
   api: APIRequestContext,
   baseURL: string,
-  body: { base_amount?: string; quote_amount?: string; quote_id?: string } = { base_amount: "0.0001" },
+  body: { base_amount?: string; quote_amount?: string; quote_id?: string; reviewed_quote?: { market: string; side: string; price: string } } = {
+    base_amount: "0.0001",
+  },
 ): Promise<Placed> {
   const profileId = await firstProfileId(api)
   const refId = randomUUID()
@@ -130,8 +133,8 @@ test.describe("as an admin", () => {
     const trader = await apiAs(browser, "trader", baseURL!)
     const ok = await placeTrade(trader, baseURL!)
     expect(ok.status).toBe(200)
-    // Over the sandbox's 50,000 USD per execution: refused, so the intent FAILED.
-    const refused = await placeTrade(trader, baseURL!, { quote_amount: "60000.00" })
+    // Over the sandbox's 50,000 USD per execution: refused, so the intent FAILED (the console's own limits are lifted meanwhile).
+    const refused = await withoutPolicyLimits(baseURL!, () => placeTrade(trader, baseURL!, { quote_amount: "60000.00" }))
     expect(refused.status).toBe(400)
 
     await page.goto("/audit")
@@ -195,9 +198,11 @@ test.describe("as an admin", () => {
 
   test("pages through the trail with Load more, without repeats", async ({ page, browser, baseURL }) => {
     const trader = await apiAs(browser, "trader", baseURL!)
-    // 55 executions of a quote that does not exist: each refused quickly, each an intent.
+    // 55 executions of a quote that does not exist: each refused quickly, each an intent. The
+    // console sizes an order by a quote it has not served from the reviewed quote the client sends.
+    const reviewed_quote = { market: "BTCUSD", side: "BUY", price: "95000" }
     for (let i = 0; i < 55; i++) {
-      const placed = await placeTrade(trader, baseURL!, { base_amount: "0.0001", quote_id: randomUUID() })
+      const placed = await placeTrade(trader, baseURL!, { base_amount: "0.0001", quote_id: randomUUID(), reviewed_quote })
       expect(placed.status).toBe(404)
     }
     await page.goto("/audit?state=FAILED")

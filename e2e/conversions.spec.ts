@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
 import { storageStateOf } from "./helpers"
+import { withoutPolicyLimits } from "./policy"
 
 // The conversions desk, against the production build and the embedded sandbox: create,
 // follow, cancel, look up and export conversions, per role.
@@ -252,20 +253,23 @@ test.describe("trader", () => {
   })
 
   test("the service's refusals in plain words: above the maximum, insufficient funds; a taken ref_id is a 409", async ({ page }) => {
-    await page.goto("/conversions/new")
-    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDP", amount: "1000001" })
-    await page.getByRole("button", { name: "Review" }).click()
-    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
-    await expect(page.getByRole("alert").filter({ hasText: "Check the form" })).toContainText("amount: above the maximum")
-    await expect(page.getByText("Amount: above the maximum 1000000 USD per conversion", { exact: true })).toBeVisible()
+    // The service's own refusals: the console's approval threshold and limits are lifted meanwhile.
+    await withoutPolicyLimits(baseURL(), async () => {
+      await page.goto("/conversions/new")
+      await fillForm(page, { profile: "Treasury", source: "USD", target: "USDP", amount: "1000001" })
+      await page.getByRole("button", { name: "Review" }).click()
+      await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+      await expect(page.getByRole("alert").filter({ hasText: "Check the form" })).toContainText("amount: above the maximum")
+      await expect(page.getByText("Amount: above the maximum 1000000 USD per conversion", { exact: true })).toBeVisible()
 
-    await fillForm(page, { profile: "Operations float", source: "USD", target: "USDG", amount: "900000.00" })
-    await expect(page.getByTestId("shortfall")).toContainText("Needed 900,000.00 USD, available")
-    await page.getByRole("button", { name: "Review" }).click()
-    await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
-    const funds = page.getByRole("alert").filter({ hasText: "Insufficient funds" })
-    await expect(funds).toContainText("Needed 900,000.00 USD, available")
-    await shot(page, "insufficient-funds")
+      await fillForm(page, { profile: "Operations float", source: "USD", target: "USDG", amount: "900000.00" })
+      await expect(page.getByTestId("shortfall")).toContainText("Needed 900,000.00 USD, available")
+      await page.getByRole("button", { name: "Review" }).click()
+      await page.getByRole("dialog").getByRole("button", { name: "Confirm conversion" }).click()
+      const funds = page.getByRole("alert").filter({ hasText: "Insufficient funds" })
+      await expect(funds).toContainText("Needed 900,000.00 USD, available")
+      await shot(page, "insufficient-funds")
+    })
 
     // A ref_id another record already owns: the service's 409 with that record.
     const trader = await apiAs("trader")

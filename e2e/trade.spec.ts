@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, type TestInfo, expect, test } from "@playwright/test"
 import { executionAmounts } from "@/lib/money"
 import { storageStateOf } from "./helpers"
+import { withoutPolicyLimits } from "./policy"
 
 // The trade desk against the embedded sandbox: real quotes, real executions, real
 // settlement (1.5 s delay on the e2e server). Nothing is mocked; a few tests withhold
@@ -401,6 +402,11 @@ test.describe("trader", () => {
   })
 
   test("insufficient funds is explained before and after: needed vs available", async ({ page }, testInfo) => {
+    // The service's own refusal: the console's limits (which would stop this order first) are lifted meanwhile.
+    await withoutPolicyLimits(origin(), () => insufficientFunds(page, testInfo))
+  })
+
+  async function insufficientFunds(page: Page, testInfo: TestInfo): Promise<void> {
     const profile = await profileNamed(page.request, "Operations float")
     const held = await available(page.request, profile.id, "PAXG")
     const tooMuch = executionAmounts({ side: "SELL", price: "1", base_amount: held }).base_amount.replace(/^(\d+)/, (w) => String(BigInt(w) + 1n))
@@ -417,9 +423,14 @@ test.describe("trader", () => {
     await snap(page, testInfo, "insufficient funds")
     // Nothing was placed, and the next attempt is a new submission.
     expect(await available(page.request, profile.id, "PAXG")).toBe(held)
-  })
+  }
 
   test("a field the service refuses shows under the amount in the form's words, not the wire name", async ({ page }) => {
+    // The service's maximum, not the console's limit per order: the console's limits are lifted meanwhile.
+    await withoutPolicyLimits(origin(), () => fieldRefused(page))
+  })
+
+  async function fieldRefused(page: Page): Promise<void> {
     await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
     const form = await startTrade(page, "BUY", "fiat", "60000.00")
     const dialog = await review(page)
@@ -434,7 +445,7 @@ test.describe("trader", () => {
     await expect(input).toHaveAttribute("aria-invalid", "true")
     await expect(input).toHaveAccessibleDescription(/Amount in USD: above the maximum 50000 USD per execution/)
     await expect(input).not.toHaveAccessibleDescription(/quote_amount/)
-  })
+  }
 
   test("the page stays responsive while quotes tick: only the countdowns change", async ({ page }) => {
     await openDesk(page, { market: "BTCUSD" })

@@ -12,6 +12,8 @@ export interface ConsoleHarness extends ConsoleDeps {
   sandbox: Sandbox
   upstream: UpstreamClient
   setFaults(body: FaultSettingsUpdate): Promise<void>
+  /** POST /sandbox/admin/market-moves: jolts an asset's price; quotes held before keep theirs. */
+  moveMarket(asset: string, changePercent: string): Promise<void>
   /** Another console instance on the same database and service: its own client, caches and in-flight table. */
   anotherInstance(): ConsoleDeps
   close(): Promise<void>
@@ -64,6 +66,25 @@ export async function createConsoleHarness(
     upstream,
     setFaults: async (body) => {
       await upstream.putFaults(body)
+    },
+    moveMarket: async (asset, changePercent) => {
+      const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64")
+      const token = await sandbox.fetch(
+        new Request("http://sandbox.internal/sandbox/oauth2/token", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
+          body: "grant_type=client_credentials&scope=sandbox%3Aadmin",
+        }),
+      )
+      const { access_token: accessToken } = (await token.json()) as { access_token: string }
+      const moved = await sandbox.fetch(
+        new Request("http://sandbox.internal/sandbox/admin/market-moves", {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+          body: JSON.stringify({ asset, change_percent: changePercent }),
+        }),
+      )
+      if (!moved.ok) throw new Error(`market move failed: ${moved.status}`)
     },
     close: async () => {
       await sandbox.stop()

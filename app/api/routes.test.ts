@@ -41,8 +41,9 @@ let profileId: string
 let executionId: string
 let conversionId: string
 
+/** A held quote as a client of the console gets it: from the console's quote cache. */
 async function buyQuoteId(): Promise<string> {
-  const quotes = await runtime.upstream.listQuotes(["ETHUSD"])
+  const { quotes } = await runtime.quotes.get(["ETHUSD"])
   return quotes.find((q) => q.side === "BUY")!.id
 }
 
@@ -64,7 +65,21 @@ async function openSessionId(): Promise<string> {
 }
 
 /** Every console route, its minimum role, and how to call it successfully. */
-const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; status?: number }> = {
+/** A pending request for a 10,000.00 USD conversion, asked for by `maker` (a fresh trader unless given). */
+async function pendingRequestId(maker?: string): Promise<string> {
+  const { submitConversion } = await import("@/lib/console/approvals")
+  const submission = await submitConversion(runtime, { email: maker ?? `maker-${randomUUID()}@example.com`, role: "trader" }, {
+    profile_id: profileId,
+    amount: "10000.00",
+    source_asset: "USD",
+    target_asset: "USDG",
+    ref_id: randomUUID(),
+  })
+  if (submission.kind !== "request") throw new Error("expected an approval request")
+  return submission.request.id
+}
+
+const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   ...Object.fromEntries(
     (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) => [
@@ -104,6 +119,23 @@ const EXPECTED: Record<string, { minimum: Role; call: () => Promise<Call>; statu
   "GET /api/conversions/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
   "GET /api/conversions/lookup": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
+  "GET /api/approvals": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: "state=PENDING" }) },
+  "GET /api/approvals/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() } }) },
+  "POST /api/approvals/[id]/approve": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() }, body: {} }) },
+  "POST /api/approvals/[id]/reject": {
+    minimum: "trader",
+    call: async () => ({ params: { id: await pendingRequestId() }, body: { reason: "not today" } }),
+  },
+  // Only the maker withdraws: the request is the caller's own.
+  "POST /api/approvals/[id]/withdraw": {
+    minimum: "trader",
+    call: async (role) => ({ params: { id: await pendingRequestId(role && `${role}@example.com`) }, body: {} }),
+  },
+  "GET /api/policy": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "PUT /api/policy": {
+    minimum: "admin",
+    call: async () => ({ params: {}, body: (await import("@/lib/schemas/approvals")).DEFAULT_POLICY }),
+  },
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
@@ -211,7 +243,7 @@ describe("authorization matrix (every route under app/api)", () => {
       outcomes.push(`${key} signed-out ${signedOut.status} ${signedOut.headers.get("content-type")}`)
       expected.push(`${key} signed-out 401 application/problem+json`)
       for (const role of ROLES) {
-        const res = await invoke(handler, method, route, await spec.call(), { role })
+        const res = await invoke(handler, method, route, await spec.call(role), { role })
         const allowed = roleAtLeast(role, spec.minimum)
         const answer = res.ok ? "2xx" : res.status === spec.status ? String(res.status) : `${res.status} ${await res.text()}`
         outcomes.push(`${key} ${role} ${allowed ? answer : res.status}`)

@@ -14,6 +14,7 @@ const STATE_TONES: Record<string, BadgeTone> = {
   SUCCEEDED: "success",
   FAILED: "danger",
   UNKNOWN: "warning",
+  AWAITING_APPROVAL: "warning",
 }
 
 export function IntentStateBadge({ state }: { state: string }) {

@@ -15,6 +15,10 @@ import { useBalancesQuery, useSelectedProfile } from "@/lib/queries/profiles"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
 import { type Conversion, conversionSchema } from "@/lib/schemas/records"
 import { AmountField, AssetFields } from "./conversion-fields"
+import { PlacedConversionRecord } from "@/components/approvals/placed-conversion"
+import { RequestStatus } from "@/components/approvals/request-status"
+import { isApprovalRequest } from "@/lib/queries/approvals"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { PlacedConversion, UnknownOutcome } from "./conversion-outcome"
 import { ConversionReview } from "./conversion-review"
 import {
@@ -47,7 +51,7 @@ export function ConversionForm() {
   const { control, register, handleSubmit, setValue, getValues, setError, clearErrors, reset, setFocus, formState } = form
   const { errors } = formState
 
-  const onAnswer = (state: SubmissionState<ConversionBody, Conversion>) => {
+  const onAnswer = (state: SubmissionState<ConversionBody, Conversion | ApprovalRequest>) => {
     setReview(null)
     if (state.kind === "open") focusNext.current = "review"
     if (state.kind !== "refused") return
@@ -59,7 +63,7 @@ export function ConversionForm() {
       }
     }
   }
-  const submission = useSubmission<ConversionBody, Conversion>({
+  const submission = useSubmission<ConversionBody, Conversion | ApprovalRequest>({
     send: mutateAsync,
     lookup: (body) => lookupConversionSubmission(body.ref_id),
     existing: conversionSchema,
@@ -115,7 +119,19 @@ export function ConversionForm() {
     reset({ ...EMPTY_FORM, profile_id: profileId ?? "" })
   }
 
-  if (state.kind === "placed") return <PlacedConversion placed={state} headingRef={recordHeading} onNew={startOver} />
+  if (state.kind === "placed") {
+    const { record } = state
+    if (isApprovalRequest(record)) {
+      return (
+        <RequestStatus
+          initial={record}
+          record={(recordId) => <PlacedConversionRecord id={recordId} />}
+          actions={<Button onClick={startOver}>New conversion</Button>}
+        />
+      )
+    }
+    return <PlacedConversion placed={{ ...state, record }} headingRef={recordHeading} onNew={startOver} />
+  }
 
   return (
     <form noValidate aria-label="New conversion" onSubmit={(event) => void onReview(event)} className="max-w-2xl space-y-5">

@@ -2,6 +2,7 @@
 
 import Link from "next/link"
 import { usePathname } from "next/navigation"
+import { PendingBadge } from "@/components/approvals/pending-badge"
 import { cn } from "@/components/ui/cn"
 import { type Role, roleAtLeast } from "@/lib/auth/roles"
 
@@ -10,6 +11,7 @@ const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean
   { href: "/executions", label: "Executions", minimum: "viewer" },
   // Support and up: looking conversions up is support work; the page and its API refuse viewers.
   { href: "/conversions", label: "Conversions", minimum: "support" },
+  { href: "/approvals", label: "Approvals", minimum: "trader" },
   { href: "/audit", label: "Audit", minimum: "admin" },
   { href: "/admin/sessions", label: "Sessions", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
@@ -33,6 +35,7 @@ export function Nav({ role, sandbox }: { role: Role; sandbox: boolean }) {
                 )}
               >
                 {item.label}
+                {item.href === "/approvals" ? <PendingBadge /> : null}
               </Link>
             </li>
           )

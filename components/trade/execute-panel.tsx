@@ -20,6 +20,7 @@ import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/querie
 import { quoteKeys } from "@/lib/queries/keys"
 import { fetchQuotes } from "@/lib/queries/quotes"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { type QuoteExecution, type Quote, quoteExecutionSchema } from "@/lib/schemas/records"
 
 function sessionStore(): Storage | null {
@@ -63,7 +64,8 @@ export function ExecutePanel({
   quote: Quote
   resume: PendingSubmission | null
   onQuoteChange: (quote: Quote) => void
-  onExecuted: (record: QuoteExecution, problem?: unknown) => void
+  /** The placed execution, or the approval request it became when a second person must approve it. */
+  onExecuted: (record: QuoteExecution | ApprovalRequest, problem?: unknown) => void
   onClose: () => void
 }) {
   const queryClient = useQueryClient()
@@ -88,7 +90,7 @@ export function ExecutePanel({
   const [unanswered] = useState(() => (resume?.sent ? { body: resume.body, sentAt: new Date(resume.savedAt) } : null))
   const forProfile = review?.profileId ?? profileId
 
-  const onAnswer = (state: SubmissionState<ExecutionBody, QuoteExecution>) => {
+  const onAnswer = (state: SubmissionState<ExecutionBody, QuoteExecution | ApprovalRequest>) => {
     const store = sessionStore()
     // Only an unknown outcome stays resumable after a reload.
     if (store && state.kind !== "unknown") clearPending(store)
@@ -99,8 +101,9 @@ export function ExecutePanel({
       showFieldRules(setError, state.error.fields, review.quote)
     }
   }
-  const submission = useSubmission<ExecutionBody, QuoteExecution>({
-    send: (body) => mutateAsync({ profileId: forProfile, body }),
+  const submission = useSubmission<ExecutionBody, QuoteExecution | ApprovalRequest>({
+    // The reviewed quote travels beside the body: the console sizes the order by it, and an approval's limit price.
+    send: (body) => mutateAsync({ profileId: forProfile, body, reviewed: review?.body === body ? review.quote : undefined }),
     lookup: (body, sentAt) => lookupExecutionSubmission(forProfile, body.ref_id, sentAt),
     existing: quoteExecutionSchema,
     initialRefId: resume?.refId,

@@ -11,9 +11,11 @@ import { QuotesBoard } from "@/components/trade/quotes-board"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { isApprovalRequest } from "@/lib/queries/approvals"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { newRefId } from "@/lib/queries/submission"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
 const ExecutePanel = dynamic(() => loadExecutePanel().then((m) => m.ExecutePanel), {
@@ -36,6 +38,8 @@ const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => 
 
 // The price chart comes after the board's first paint.
 const MarketChart = dynamic(() => import("@/components/trade/market-chart").then((m) => m.MarketChart), { ssr: false })
+// Only an order that needs a second person shows this, so it loads when one does.
+const RequestStatus = dynamic(() => import("@/components/approvals/request-status").then((m) => m.RequestStatus))
 
 interface Ticket {
   key: string
@@ -44,7 +48,7 @@ interface Ticket {
 }
 
 interface Result {
-  record: QuoteExecution
+  record: QuoteExecution | ApprovalRequest
   problem: unknown
   profileName: string
 }
@@ -116,9 +120,10 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   const profile = profiles.find((p) => p.id === profileId)
   const profileName = profile?.nickname ?? profileId ?? ""
   const onExecuted = useCallback(
-    (record: QuoteExecution, problem?: unknown) => {
+    (record: QuoteExecution | ApprovalRequest, problem?: unknown) => {
       setTicket(null)
-      setResult({ record, problem, profileName: profiles.find((p) => p.id === record.profile_id)?.nickname ?? record.profile_id })
+      const owner = record.profile_id ?? ""
+      setResult({ record, problem, profileName: profiles.find((p) => p.id === owner)?.nickname ?? owner })
     },
     [profiles],
   )
@@ -159,19 +164,34 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
           {result ? (
             <div ref={resultRef} tabIndex={-1} className="space-y-3 outline-none" data-testid="result">
               {result.problem ? <ProblemAlert error={result.problem} /> : null}
-              <ExecutionRecordCard
-                key={result.record.id}
-                profileId={result.record.profile_id}
-                id={result.record.id}
-                initial={result.record}
-                profileName={result.profileName}
-                title={result.problem ? "Existing execution" : "Execution placed"}
-                actions={
-                  <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
-                    Dismiss
-                  </Button>
-                }
-              />
+              {isApprovalRequest(result.record) ? (
+                <RequestStatus
+                  key={result.record.id}
+                  initial={result.record}
+                  record={(recordId) => (
+                    <ExecutionRecordCard profileId={result.record.profile_id ?? ""} id={recordId} profileName={result.profileName} title="Execution placed" />
+                  )}
+                  actions={
+                    <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
+                      Dismiss
+                    </Button>
+                  }
+                />
+              ) : (
+                <ExecutionRecordCard
+                  key={result.record.id}
+                  profileId={result.record.profile_id}
+                  id={result.record.id}
+                  initial={result.record}
+                  profileName={result.profileName}
+                  title={result.problem ? "Existing execution" : "Execution placed"}
+                  actions={
+                    <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
+                      Dismiss
+                    </Button>
+                  }
+                />
+              )}
             </div>
           ) : null}
         </div>

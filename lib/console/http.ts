@@ -48,3 +48,19 @@ export function placedResponse(placed: { record: unknown; replayed: boolean; int
     headers: { "x-console-intent-id": placed.intentId, "x-console-replayed": String(placed.replayed) },
   })
 }
+
+/**
+ * A create's answer: the record when it was placed; 202 with the approval request when it
+ * waits for a second person (`x-console-approval-id` names it).
+ */
+export function submissionResponse(
+  submission:
+    | { kind: "placed"; placed: { record: unknown; replayed: boolean; intentId: string } }
+    | { kind: "request"; request: { id: string }; replayed: boolean },
+): Response {
+  if (submission.kind === "placed") return placedResponse(submission.placed)
+  return Response.json(submission.request, {
+    status: 202,
+    headers: { "x-console-approval-id": submission.request.id, "x-console-replayed": String(submission.replayed) },
+  })
+}

@@ -61,6 +61,18 @@ function setup(service: { refuseWithoutMarkets?: boolean; markets?: string[] } =
 }
 
 describe("quote cache", () => {
+  it("finds a quote it served after newer ones replaced it, until the quote expires", async () => {
+    const { cache, clock } = setup()
+    const first = (await cache.get(["BTCUSD"])).quotes[0]!
+    clock.t += 5_000
+    const next = (await cache.get(["BTCUSD"])).quotes[0]!
+    expect(next.id).not.toBe(first.id)
+    expect(cache.held(first.id)).toEqual(first)
+    clock.t = Date.parse(first.expires_at)
+    expect(cache.held(first.id)).toBeNull()
+    expect(cache.held("never-served")).toBeNull()
+  })
+
   it("asks the service at most once per second, however many readers watch however many markets", async () => {
     const { cache, calls, clock } = setup()
     const watched = [["BTCUSD"], ["ETHUSD"], ["PAXGUSD"], ["BTCUSD", "ETHUSD"], ["SOLUSD"]]

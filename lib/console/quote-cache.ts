@@ -111,6 +111,7 @@ export function createQuoteCache(options: {
         known.add(q.market)
         watched.delete(q.market)
       }
+      remember(answer.quotes)
       held = {
         quotes: answer.quotes,
         fetchedAt: now(),
@@ -128,6 +129,14 @@ export function createQuoteCache(options: {
     } finally {
       pending = null
     }
+  }
+
+  /** Every quote served, by id, until it expires: a submission names a quote after newer ones replaced it. */
+  const served = new Map<string, Quote>()
+  function remember(quotes: readonly Quote[]): void {
+    const t = now()
+    for (const [id, q] of served) if (Date.parse(q.expires_at) <= t) served.delete(id)
+    for (const q of quotes) if (Date.parse(q.expires_at) > t) served.set(q.id, q)
   }
 
   function serve(h: Held, markets: readonly string[] | null): QuoteSnapshot {
@@ -156,6 +165,11 @@ export function createQuoteCache(options: {
       if (fresh(held, asked ?? [])) return serve(held, asked)
       pending ??= refresh()
       return serve(await pending, asked)
+    },
+    /** A quote this cache has served that has not expired yet; null otherwise. */
+    held(id: string): Quote | null {
+      const quote = served.get(id)
+      return quote && Date.parse(quote.expires_at) > now() ? quote : null
     },
   }
 }

@@ -5,7 +5,7 @@ import type { QuoteCache, QuoteSnapshot } from "@/lib/console/quote-cache"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { log } from "@/lib/log"
-import { quoteSchema } from "@/lib/schemas/records"
+import { type Quote, quoteSchema } from "@/lib/schemas/records"
 import { UpstreamUnavailableError } from "@/lib/upstream"
 
 const snapshotSchema = z.object({
@@ -170,9 +170,14 @@ export function createQuoteFeed(options: {
 
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+  /** Quotes served from the shared row, by id, until they expire (the local cache remembers its own). */
+  const served = new Map<string, Quote>()
+
   function serve(snapshot: QuoteSnapshot, markets: readonly string[] | null): QuoteSnapshot {
     const wanted = markets && markets.length > 0 ? new Set(markets) : null
     const t = now()
+    for (const [quoteId, q] of served) if (Date.parse(q.expires_at) <= t) served.delete(quoteId)
+    for (const q of snapshot.quotes) if (Date.parse(q.expires_at) > t) served.set(q.id, q)
     const tooOld = t - snapshot.fetchedAt > freshMs
     const quotes = snapshot.quotes.filter((q) => (!wanted || wanted.has(q.market)) && (!tooOld || Date.parse(q.expires_at) > t))
     return { ...snapshot, quotes, stale: snapshot.stale || tooOld }
@@ -214,6 +219,13 @@ export function createQuoteFeed(options: {
         await sleep(Math.min(200, tickMs))
         if (local) return cache.get(markets)
       }
+    },
+
+    /** A quote this instance has served (from the shared row or its own cache) that has not expired; null otherwise. */
+    held(quoteId: string): Quote | null {
+      const quote = served.get(quoteId)
+      if (quote && Date.parse(quote.expires_at) > now()) return quote
+      return cache.held(quoteId)
     },
 
     status(): QuoteFeedStatus {

@@ -173,6 +173,9 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
           },
         }
       }
+      case "update_policy":
+        // Written SUCCEEDED in the transaction that saves the policy; never unresolved.
+        throw new Error("a policy change has no outcome to learn")
     }
   } catch (error) {
     const cause = error instanceof LookupFailed ? error.reason : error

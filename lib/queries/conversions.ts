@@ -2,16 +2,19 @@
 
 import { skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { ApiProblemError, apiFetch, toQuery } from "@/lib/queries/api"
-import { conversionKeys, profileKeys } from "@/lib/queries/keys"
+import { isApprovalRequest } from "@/lib/queries/approvals"
+import { approvalKeys, conversionKeys, profileKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import { isTerminalStatus } from "@/lib/schemas/constants"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Conversion, ConversionPage } from "@/lib/schemas/records"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const conversionSchema = () => import("@/lib/schemas/records").then((m) => m.conversionSchema)
 const conversionPageSchema = () => import("@/lib/schemas/records").then((m) => m.conversionPageSchema)
+const conversionOrRequestSchema = () => import("@/lib/queries/response-schemas").then((m) => m.conversionOrRequestSchema)
 const conversionLookupSchema = () => import("@/lib/queries/response-schemas").then((m) => m.conversionLookupSchema)
 
 export type ConversionFilters = {
@@ -105,14 +108,19 @@ function useConversionAnswered() {
   }
 }
 
-export function useCreateConversionMutation(options?: MutationOptions<Conversion, ConversionBody>) {
+/** Creates a conversion; the answer is the conversion, or the approval request it became (202). */
+export function useCreateConversionMutation(options?: MutationOptions<Conversion | ApprovalRequest, ConversionBody>) {
   const answered = useConversionAnswered()
+  const queryClient = useQueryClient()
   return useMutation({
     ...options,
-    mutationFn: (body: ConversionBody) => apiFetch("/api/conversions", { method: "POST", body, schema: conversionSchema }),
-    onSuccess: (record, ...rest) => {
-      answered(record)
-      return options?.onSuccess?.(record, ...rest)
+    mutationFn: (body: ConversionBody) => apiFetch("/api/conversions", { method: "POST", body, schema: conversionOrRequestSchema }),
+    onSuccess: (answer, ...rest) => {
+      if (isApprovalRequest(answer)) {
+        queryClient.setQueryData(approvalKeys.detail(answer.id), answer)
+        void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+      } else answered(answer)
+      return options?.onSuccess?.(answer, ...rest)
     },
   })
 }

@@ -2,15 +2,18 @@
 
 import { skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
-import { executionKeys, profileKeys } from "@/lib/queries/keys"
+import { isApprovalRequest } from "@/lib/queries/approvals"
+import { approvalKeys, executionKeys, profileKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import { isTerminalStatus } from "@/lib/schemas/constants"
-import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
+import type { Quote, QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const quoteExecutionSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionSchema)
+const executionOrRequestSchema = () => import("@/lib/queries/response-schemas").then((m) => m.executionOrRequestSchema)
 const quoteExecutionPageSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionPageSchema)
 
 export type ExecutionFilters = {
@@ -98,18 +101,35 @@ export async function lookupExecutionSubmission(
 
 export type ExecutionBody = QuoteExecutionCreate & { ref_id: string }
 
-/** Executes a held quote; the caller's ref_id makes retries and double clicks safe. */
-export function useExecuteQuoteMutation(options?: MutationOptions<QuoteExecution, { profileId: string; body: ExecutionBody }>) {
+/** The reviewed quote's market, side and price: the console sizes and limits the order by them once newer quotes replaced it. */
+export type ReviewedQuote = Pick<Quote, "market" | "side" | "price">
+
+/**
+ * Executes a held quote; the caller's ref_id makes retries and double clicks safe. The
+ * answer is the execution, or the approval request it became when a second person must approve it.
+ */
+export function useExecuteQuoteMutation(
+  options?: MutationOptions<QuoteExecution | ApprovalRequest, { profileId: string; body: ExecutionBody; reviewed?: ReviewedQuote | undefined }>,
+) {
   const queryClient = useQueryClient()
   return useMutation({
     ...options,
-    mutationFn: ({ profileId, body }: { profileId: string; body: ExecutionBody }) =>
-      apiFetch(base(profileId), { method: "POST", body, schema: quoteExecutionSchema }),
-    onSuccess: (record, ...rest) => {
-      queryClient.setQueryData(executionKeys.detail(record.profile_id, record.id), record)
+    mutationFn: ({ profileId, body, reviewed }: { profileId: string; body: ExecutionBody; reviewed?: ReviewedQuote | undefined }) =>
+      apiFetch(base(profileId), {
+        method: "POST",
+        body: reviewed ? { ...body, reviewed_quote: { market: reviewed.market, side: reviewed.side, price: reviewed.price } } : body,
+        schema: executionOrRequestSchema,
+      }),
+    onSuccess: (answer, ...rest) => {
+      if (isApprovalRequest(answer)) {
+        queryClient.setQueryData(approvalKeys.detail(answer.id), answer)
+        void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+        return options?.onSuccess?.(answer, ...rest)
+      }
+      queryClient.setQueryData(executionKeys.detail(answer.profile_id, answer.id), answer)
       void queryClient.invalidateQueries({ queryKey: executionKeys.all })
-      void queryClient.invalidateQueries({ queryKey: profileKeys.balances(record.profile_id) })
-      return options?.onSuccess?.(record, ...rest)
+      void queryClient.invalidateQueries({ queryKey: profileKeys.balances(answer.profile_id) })
+      return options?.onSuccess?.(answer, ...rest)
     },
   })
 }

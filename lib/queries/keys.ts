@@ -40,3 +40,10 @@ export const marketKeys = {
 export const overviewKeys = {
   all: ["overview"] as const,
 }
+
+export const approvalKeys = {
+  all: ["approvals"] as const,
+  list: (filters: Record<string, string | undefined>) => [...approvalKeys.all, "list", filters] as const,
+  detail: (id: string) => [...approvalKeys.all, "detail", id] as const,
+  policy: () => [...approvalKeys.all, "policy"] as const,
+}

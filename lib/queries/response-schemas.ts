@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { conversionSchema, quoteSchema } from "@/lib/schemas/records"
+import { approvalRequestSchema } from "@/lib/schemas/approvals"
+import { conversionSchema, quoteExecutionSchema, quoteSchema } from "@/lib/schemas/records"
 
 /** GET /api/quotes: the held quotes from the console's cache, when they were fetched, and whether they are stale. */
 export const quoteSnapshotSchema = z.object({
@@ -14,3 +15,7 @@ export const conversionLookupSchema = z.object({
   conversion: conversionSchema,
   matched_by: z.enum(["id", "ref_id"]),
 })
+
+/** A create's answer: the record (200/201), or the approval request it became (202). */
+export const executionOrRequestSchema = z.union([approvalRequestSchema, quoteExecutionSchema])
+export const conversionOrRequestSchema = z.union([approvalRequestSchema, conversionSchema])

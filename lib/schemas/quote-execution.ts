@@ -42,12 +42,28 @@ export const quoteExecutionCreateSchema = z
 export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
 /**
+ * The held quote as the maker reviewed it. The console never sends it to the service: it
+ * tells the console the order's market, side and price when the quote is no longer the
+ * current one (approval policy: the order's size, and the limit price of a request).
+ */
+export const reviewedQuoteSchema = z.strictObject({
+  market: z.string({ error: "must be a market like BTCUSD" }).regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD"),
+  side: z.enum(EXECUTION_SIDES, { error: "must be BUY or SELL" }),
+  price: z.string({ error: "must be a decimal string" }).regex(/^[0-9]*\.?[0-9]+$/, "must be a decimal string"),
+})
+
+/**
  * The console API's body: the same, but `ref_id` is required, and follows the console's
  * stricter rule (letters, digits and . _ : -, at most 128). The server never invents one,
  * because a client that retries without one would make a second execution; whoever sends the
  * request keeps one `ref_id` per submission and sends it again on every retry.
  */
-export const consoleQuoteExecutionCreateSchema = quoteExecutionCreateSchema.safeExtend({ ref_id: refIdSchema })
+export const consoleQuoteExecutionCreateSchema = quoteExecutionCreateSchema.safeExtend({
+  ref_id: refIdSchema,
+  reviewed_quote: reviewedQuoteSchema.optional(),
+})
+
+export type ReviewedQuote = z.infer<typeof reviewedQuoteSchema>
 
 /** Filters of the execution list, as the service takes them. */
 export const quoteExecutionListQuerySchema = z.strictObject({

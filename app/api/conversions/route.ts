@@ -1,12 +1,12 @@
-import { placedResponse, readJson } from "@/lib/console/http"
-import { createConversion } from "@/lib/console/operations"
+import { submitConversion } from "@/lib/console/approvals"
+import { readJson, submissionResponse } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { consoleConversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 
-// POST /api/conversions - create a stablecoin conversion (exactly once per ref_id)
+// POST /api/conversions - create a stablecoin conversion (exactly once per ref_id); 202 with the request when it needs approval
 export const POST = withStaff("trader", async ({ req, staff, runtime }) => {
   const input = consoleConversionCreateSchema.parse(await readJson(req))
-  return placedResponse(await createConversion(runtime, staff, input))
+  return submissionResponse(await submitConversion(runtime, staff, input))
 })
 
 // GET /api/conversions - list, with the service's filters and paging

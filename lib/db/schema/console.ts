@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm"
-import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+import type { ApprovalState } from "@/lib/schemas/approvals"
+import { check, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
-export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion"] as const
+export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
-export const INTENT_STATES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN"] as const
+/** AWAITING_APPROVAL: a create held for a second person; nothing is sent until it is approved. */
+export const INTENT_STATES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL"] as const
 export type IntentState = (typeof INTENT_STATES)[number]
 
 /**
@@ -23,7 +25,7 @@ export const consoleIntents = pgTable(
     profileId: text("profile_id"),
     /** The ref_id a create was sent with; null for a cancel, which the service takes none for. */
     refId: text("ref_id"),
-    /** The record a cancel acts on (the conversion's id); null for a create. */
+    /** The record a cancel acts on (the conversion's id), "policy" for a policy change; null for a create. */
     targetId: text("target_id"),
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
     /**
@@ -37,6 +39,9 @@ export const consoleIntents = pgTable(
     recordStatus: text("record_status"),
     problem: jsonb("problem").$type<Record<string, unknown>>(),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, precision: 6 }),
+    /** A create's size in fiat (what the policy's limits count), and its currency. */
+    sizeAmount: numeric("size_amount"),
+    sizeCurrency: text("size_currency"),
   },
   (t) => [
     index("console_intents_created_idx").on(t.createdAt.desc(), t.id.desc()),
@@ -47,12 +52,14 @@ export const consoleIntents = pgTable(
     // A create is keyed by its ref_id, a cancel by the record it cancels: never both, never neither.
     check(
       "console_intents_key_check",
-      sql`(${t.operation} = 'cancel_conversion' and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} <> 'cancel_conversion' and ${t.refId} is not null and ${t.targetId} is null)`,
+      sql`(${t.operation} in ('cancel_conversion', 'update_policy') and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} not in ('cancel_conversion', 'update_policy') and ${t.refId} is not null and ${t.targetId} is null)`,
     ),
     // One intent per create and ref_id: concurrent identical submissions meet here.
     uniqueIndex("console_intents_create_ref_idx")
       .on(t.operation, t.refId)
       .where(sql`${t.operation} <> 'cancel_conversion'`),
+    // Usage today: a staff member's creates of one day.
+    index("console_intents_usage_idx").on(t.staffEmail, t.sizeCurrency, t.createdAt).where(sql`${t.sizeAmount} is not null`),
   ],
 )
 export type ConsoleIntent = typeof consoleIntents.$inferSelect
@@ -67,3 +74,51 @@ export const consoleSettings = pgTable("console_settings", {
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
   updatedBy: text("updated_by").notNull(),
 })
+
+/** The approval policy: one row (id 1), the whole policy as JSON, checked by its zod schema on read and write. */
+export const consolePolicy = pgTable("console_policy", {
+  id: integer("id").primaryKey(),
+  policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  updatedBy: text("updated_by").notNull(),
+})
+
+/**
+ * A create that waits for a second person. Its intent (same id) holds the request and,
+ * once approved, its outcome; this row holds who asked, who decided, and the price rule.
+ */
+export const consoleApprovals = pgTable(
+  "console_approvals",
+  {
+    intentId: uuid("intent_id")
+      .primaryKey()
+      .references(() => consoleIntents.id),
+    kind: text("kind").$type<"execution" | "conversion">().notNull(),
+    state: text("state").$type<ApprovalState>().notNull().default("PENDING"),
+    makerEmail: text("maker_email").notNull(),
+    makerRole: text("maker_role").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 6 }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 6 }).notNull(),
+    /** What the maker asked for; the intent's request becomes what is sent once approved. */
+    request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    sizeAmount: numeric("size_amount").notNull(),
+    sizeCurrency: text("size_currency").notNull(),
+    market: text("market"),
+    side: text("side"),
+    /** The reviewed quote's price, and the worst price the maker accepts. */
+    reviewedPrice: numeric("reviewed_price"),
+    limitPrice: numeric("limit_price"),
+    checkerEmail: text("checker_email"),
+    checkerRole: text("checker_role"),
+    decidedAt: timestamp("decided_at", { withTimezone: true, precision: 6 }),
+    comment: text("comment"),
+    reason: text("reason"),
+    /** The price of the held quote the approval executed (or found beyond the limit). */
+    executedPrice: numeric("executed_price"),
+  },
+  (t) => [
+    index("console_approvals_state_idx").on(t.state, t.createdAt.desc()),
+    index("console_approvals_maker_idx").on(t.makerEmail, t.createdAt.desc()),
+  ],
+)
+export type ConsoleApproval = typeof consoleApprovals.$inferSelect

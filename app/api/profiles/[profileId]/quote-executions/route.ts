@@ -1,13 +1,15 @@
-import { pathParams, placedResponse, readJson } from "@/lib/console/http"
-import { executeQuote } from "@/lib/console/operations"
+import { submitQuoteExecution } from "@/lib/console/approvals"
+import { heldQuotesOf } from "@/lib/console/held-quotes"
+import { pathParams, readJson, submissionResponse } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { consoleQuoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 
-// POST /api/profiles/{profileId}/quote-executions - execute a held quote (exactly once per ref_id)
+// POST /api/profiles/{profileId}/quote-executions - execute a held quote (exactly once per ref_id); 202 with the request when it needs approval
 export const POST = withStaff<{ profileId: string }>("trader", async ({ req, params, staff, runtime }) => {
   const { profileId } = pathParams(params, "profileId")
   const input = consoleQuoteExecutionCreateSchema.parse(await readJson(req))
-  return placedResponse(await executeQuote(runtime, staff, profileId, input))
+  const submission = await submitQuoteExecution(runtime, staff, profileId, input, { heldQuotes: heldQuotesOf(runtime) })
+  return submissionResponse(submission)
 })
 
 // GET /api/profiles/{profileId}/quote-executions - list, with the service's filters and paging

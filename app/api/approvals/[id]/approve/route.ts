@@ -1,0 +1,12 @@
+import { approveRequest } from "@/lib/console/approvals"
+import { heldQuotesOf } from "@/lib/console/held-quotes"
+import { pathParams, readJson } from "@/lib/console/http"
+import { withStaff } from "@/lib/console/with-staff"
+import { approveBodySchema } from "@/lib/schemas/approvals"
+
+// POST /api/approvals/{id}/approve - approve someone else's request and place it (at or better than its limit price)
+export const POST = withStaff<{ id: string }>("trader", async ({ req, params, staff, runtime }) => {
+  const { id } = pathParams(params, "id")
+  const body = approveBodySchema.parse(await readJson(req))
+  return Response.json(await approveRequest(runtime, staff, id, body, { heldQuotes: heldQuotesOf(runtime) }))
+})

@@ -1,0 +1,176 @@
+"use client"
+
+import { useState } from "react"
+import { Amount } from "@/components/ui/amount"
+import { Button } from "@/components/ui/button"
+import { Card } from "@/components/ui/card"
+import { Field } from "@/components/ui/field"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { Timestamp } from "@/components/ui/timestamp"
+import { ApiProblemError } from "@/lib/queries/api"
+import { usePolicyQuery, useSavePolicyMutation } from "@/lib/queries/approvals"
+import type { Policy } from "@/lib/schemas/approvals"
+
+function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
+  const entries = Object.entries(values)
+  if (entries.length === 0) return <span className="text-slate-500">none</span>
+  return (
+    <span className="flex flex-wrap gap-3">
+      {entries.map(([currency, amount]) => (
+        <Amount key={currency} value={amount} asset={currency} minPlaces={2} />
+      ))}
+    </span>
+  )
+}
+
+/**
+ * The approval policy for admins: thresholds, limits, and each trader's usage of the UTC
+ * day. It is edited as JSON and checked by the same schema as the API (each rule named by
+ * its field); every change goes on the audit trail with before and after.
+ */
+export function PolicySection() {
+  const query = usePolicyQuery()
+  const save = useSavePolicyMutation({ onSuccess: () => setDraft(null) })
+  const [draft, setDraft] = useState<string | null>(null)
+  const [parseError, setParseError] = useState<string | null>(null)
+  const view = query.data
+  const policy = view?.policy
+  const onSave = () => {
+    if (draft === null) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(draft)
+    } catch {
+      setParseError("The policy must be valid JSON.")
+      return
+    }
+    setParseError(null)
+    save.mutate(parsed as Policy)
+  }
+  const fields = save.error instanceof ApiProblemError ? Object.entries(save.error.fields) : []
+  return (
+    <section aria-labelledby="policy-heading" className="space-y-4" data-testid="policy-section">
+      <h2 id="policy-heading" className="text-xl font-semibold">
+        Policy
+      </h2>
+      {query.error ? <ProblemAlert error={query.error} /> : null}
+      {policy && view ? (
+        <>
+          <Card title="Approval and limits">
+            <dl className="grid grid-cols-[14rem_1fr] gap-x-4 gap-y-2 text-sm">
+              <dt className="text-slate-600">Executions need approval at</dt>
+              <dd>
+                <PerCurrency values={policy.approval_thresholds.execution} />
+              </dd>
+              <dt className="text-slate-600">Conversions need approval at</dt>
+              <dd>
+                <PerCurrency values={policy.approval_thresholds.conversion} />
+              </dd>
+              <dt className="text-slate-600">Limit price tolerance</dt>
+              <dd>{policy.price_tolerance_percent} %</dd>
+              <dt className="text-slate-600">Requests expire after</dt>
+              <dd>{policy.request_ttl_minutes} minutes</dd>
+              {Object.entries(policy.role_limits).map(([role, limits]) => (
+                <div key={role} className="contents">
+                  <dt className="text-slate-600">{role}s: per order / per day</dt>
+                  <dd className="space-y-1">
+                    <PerCurrency values={limits.per_order} />
+                    <PerCurrency values={limits.per_day} />
+                  </dd>
+                </div>
+              ))}
+              {Object.entries(policy.staff_limits).map(([email, limits]) => (
+                <div key={email} className="contents">
+                  <dt className="text-slate-600">{email}: per order / per day</dt>
+                  <dd className="space-y-1">
+                    <PerCurrency values={limits.per_order} />
+                    <PerCurrency values={limits.per_day} />
+                  </dd>
+                </div>
+              ))}
+            </dl>
+            <p className="mt-3 text-xs text-slate-600">
+              {view.updated_by ? (
+                <>
+                  Last changed by {view.updated_by}, <Timestamp value={view.updated_at} />.
+                </>
+              ) : (
+                "The defaults: no admin has changed the policy yet."
+              )}
+            </p>
+          </Card>
+          <Card title={`Usage today (UTC day ${view.day})`}>
+            {view.usage_today.length === 0 ? (
+              <p className="text-sm text-slate-600">No orders yet today.</p>
+            ) : (
+              <Table caption="Each staff member's orders today against their limits" testId="usage-table">
+                <TableHead>
+                  <tr>
+                    <Th>Staff</Th>
+                    <Th align="right">Used today</Th>
+                    <Th align="right">Daily limit</Th>
+                    <Th align="right">Per order</Th>
+                  </tr>
+                </TableHead>
+                <TableBody>
+                  {view.usage_today.map((u) => (
+                    <Tr key={`${u.staff_email}:${u.currency}`} data-testid="usage-row">
+                      <Td>{u.staff_email}</Td>
+                      <Td align="right">
+                        <Amount value={u.used_today} asset={u.currency} minPlaces={2} />
+                      </Td>
+                      <Td align="right">{u.per_day ? <Amount value={u.per_day} asset={u.currency} minPlaces={2} /> : "none"}</Td>
+                      <Td align="right">{u.per_order ? <Amount value={u.per_order} asset={u.currency} minPlaces={2} /> : "none"}</Td>
+                    </Tr>
+                  ))}
+                </TableBody>
+              </Table>
+            )}
+          </Card>
+          <Card title="Change the policy">
+            {draft === null ? (
+              <Button variant="secondary" onClick={() => setDraft(JSON.stringify(policy, null, 2))} data-testid="edit-policy">
+                Edit
+              </Button>
+            ) : (
+              <div className="space-y-3">
+                <Field label="Policy (JSON)" error={parseError ?? undefined} hint="Amounts are decimal strings; a currency left out has no threshold or limit.">
+                  {(props) => (
+                    <textarea
+                      {...props}
+                      className="block h-96 w-full rounded-md border bg-white p-2 font-mono text-xs"
+                      value={draft}
+                      onChange={(e) => setDraft(e.target.value)}
+                      data-testid="policy-json"
+                    />
+                  )}
+                </Field>
+                {save.error ? <ProblemAlert error={save.error} /> : null}
+                {fields.length > 0 ? (
+                  <ul className="list-disc pl-5 text-sm text-red-700">
+                    {fields.map(([field, rule]) => (
+                      <li key={field}>
+                        {field}: {rule}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+                <div className="flex gap-2">
+                  <Button busy={save.isPending} onClick={onSave} data-testid="save-policy">
+                    Save
+                  </Button>
+                  <Button variant="ghost" onClick={() => setDraft(null)}>
+                    Cancel
+                  </Button>
+                </div>
+              </div>
+            )}
+          </Card>
+        </>
+      ) : query.isPending ? (
+        <p className="text-sm text-slate-600">Loading the policy…</p>
+      ) : null}
+    </section>
+  )
+}

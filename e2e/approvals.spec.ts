@@ -1,0 +1,192 @@
+import { type Browser, type Page, expect, test } from "@playwright/test"
+import { storageStateOf } from "./helpers"
+import { adminApi, moveMarket, putPolicy, readPolicy } from "./policy"
+
+// Four eyes, end to end against the embedded sandbox: a trader's order at or over the
+// approval threshold waits; someone else approves (or rejects) it; the trader's screen
+// follows it live. Nothing is mocked.
+
+function origin(): string {
+  return String(test.info().project.use.baseURL)
+}
+
+async function pageAs(browser: Browser, role: "trader" | "admin"): Promise<Page> {
+  const context = await browser.newContext({ storageState: storageStateOf(role), baseURL: origin() })
+  return context.newPage()
+}
+
+/** On the trade desk, asks to BUY `usd` worth of BTC; returns its ref_id once the request shows. */
+async function askToBuy(page: Page, usd: string): Promise<string> {
+  await page.goto("/trade")
+  await expect(page.getByLabel("Profile", { exact: true })).toBeEnabled()
+  await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Treasury" })
+  await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
+  await page.getByTestId("choose-BUY").click()
+  const form = page.getByTestId("execute-form")
+  await form.getByTestId("mode-fiat").check()
+  await form.getByTestId("amount").fill(usd)
+  await page.getByTestId("review-button").click()
+  const dialog = page.getByRole("dialog")
+  await expect(dialog.getByTestId("review")).toBeVisible()
+  const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+  await dialog.getByTestId("confirm-button").click()
+  const request = page.getByTestId("result").getByTestId("approval-request")
+  await expect(request.getByTestId("approval-state")).toHaveText("Waiting for approval")
+  return refId
+}
+
+function item(page: Page, refId: string) {
+  return page.locator(`[data-testid=approval-item][data-ref-id="${refId}"]`)
+}
+
+test.describe("four eyes", () => {
+  test.beforeAll(async () => {
+    // The defaults: approval at 10,000 USD; traders 50,000 per order, 250,000 per day.
+    const admin = await adminApi(origin())
+    const { DEFAULT_POLICY } = await import("@/lib/schemas/approvals")
+    await putPolicy(admin, DEFAULT_POLICY)
+    await admin.dispose()
+  })
+
+  test("a 20,000 USD BUY waits; the trader cannot approve it; the admin approves and it settles on the trader's screen", async ({ browser }) => {
+    const trader = await pageAs(browser, "trader")
+    const refId = await askToBuy(trader, "20000")
+    const request = trader.getByTestId("approval-request")
+    await expect(request.getByTestId("approval-limit-price")).toBeVisible()
+
+    // The trader sees their request on /approvals with no approve control, and the API refuses them.
+    const traderList = await trader.context().newPage()
+    await traderList.goto("/approvals")
+    await expect(item(traderList, refId).getByTestId("approval-state")).toHaveText("Waiting for approval")
+    await expect(item(traderList, refId).getByTestId("approve")).toHaveCount(0)
+    await expect(item(traderList, refId)).toContainText("You asked for this")
+    const id = (await (await trader.request.get("/api/approvals?state=PENDING")).json()) as { items: { id: string; ref_id: string }[] }
+    const mine = id.items.find((r) => r.ref_id === refId)!
+    const own = await trader.request.post(`/api/approvals/${mine.id}/approve`, { headers: { origin: origin() }, data: {} })
+    expect(own.status()).toBe(403)
+    expect(own.headers()["content-type"]).toBe("application/problem+json")
+
+    // The admin sees it pending, with the badge, and approves it.
+    const admin = await pageAs(browser, "admin")
+    await admin.goto("/approvals")
+    await expect(admin.getByRole("navigation", { name: "Main" }).getByTestId("approvals-badge")).toBeVisible()
+    const pending = item(admin, refId)
+    await expect(pending.getByTestId("approval-maker")).toHaveText("trader@example.com")
+    await expect(pending.getByTestId("live-price")).toBeVisible()
+    await pending.getByTestId("approve").click()
+    await expect(pending.getByTestId("approval-state")).toHaveText("Approved")
+
+    // The trader's screen, never reloaded: approved, then the execution reaches SETTLED.
+    await expect(request.getByTestId("approval-state")).toHaveText("Approved")
+    const record = trader.getByTestId("result")
+    await expect(record.getByTestId("record-ref-id")).toHaveText(refId)
+    await expect(record.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await trader.context().close()
+    await admin.context().close()
+  })
+
+  test("a second request is rejected with a reason, and the trader sees the reason", async ({ browser }) => {
+    const trader = await pageAs(browser, "trader")
+    const refId = await askToBuy(trader, "20000")
+    const admin = await pageAs(browser, "admin")
+    await admin.goto("/approvals")
+    const pending = item(admin, refId)
+    await pending.getByTestId("reject").click()
+    await pending.getByTestId("confirm-reject").click()
+    await expect(pending.getByRole("alert")).toContainText("give a reason")
+    await pending.getByTestId("reject-reason").fill("Over the desk's appetite today")
+    await pending.getByTestId("confirm-reject").click()
+    await expect(pending.getByTestId("approval-state")).toHaveText("Rejected")
+    const request = trader.getByTestId("approval-request")
+    await expect(request.getByTestId("approval-state")).toHaveText("Rejected")
+    await expect(request.getByTestId("approval-detail")).toContainText("Over the desk's appetite today")
+    await trader.context().close()
+    await admin.context().close()
+  })
+
+  test("a third ends PRICE_MOVED after a sandbox market move, and nothing is placed", async ({ browser }) => {
+    const trader = await pageAs(browser, "trader")
+    const refId = await askToBuy(trader, "20000")
+    await moveMarket(origin(), "BTC", "5")
+    const admin = await pageAs(browser, "admin")
+    await admin.goto("/approvals")
+    const pending = item(admin, refId)
+    // The live quote beside the limit price says it would not execute now.
+    await expect(pending.getByText("past limit")).toBeVisible({ timeout: 15_000 })
+    await pending.getByTestId("approve").click()
+    await expect(pending.getByTestId("approval-state")).toHaveText("Price moved")
+    const request = trader.getByTestId("approval-request")
+    await expect(request.getByTestId("approval-state")).toHaveText("Price moved")
+    await expect(request.getByTestId("approval-detail")).toContainText("limit price")
+    await moveMarket(origin(), "BTC", "-4.7619")
+    const listed = (await (await trader.request.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
+    const treasury = listed.items.find((p) => p.nickname === "Treasury")!
+    const executions = (await (await trader.request.get(`/api/profiles/${treasury.id}/quote-executions?limit=50`)).json()) as {
+      items: { ref_id?: string }[]
+    }
+    expect(executions.items.filter((e) => e.ref_id === refId)).toHaveLength(0)
+    await trader.context().close()
+    await admin.context().close()
+  })
+
+  test("a conversion over the threshold waits, is approved and settles on the trader's screen", async ({ browser }) => {
+    const trader = await pageAs(browser, "trader")
+    await trader.goto("/conversions/new")
+    await trader.getByLabel("Profile", { exact: true }).selectOption({ label: "Treasury" })
+    await trader.getByLabel("From (source asset)").selectOption("USD")
+    await trader.getByLabel("To (target asset)").selectOption("PYUSD")
+    await trader.getByLabel(/^Amount/).fill("15000.00")
+    await trader.getByRole("button", { name: "Review" }).click()
+    const dialog = trader.getByRole("dialog", { name: "Confirm the conversion" })
+    const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    await dialog.getByRole("button", { name: "Confirm conversion" }).click()
+    const request = trader.getByTestId("approval-request")
+    await expect(request.getByTestId("approval-state")).toHaveText("Waiting for approval")
+
+    const admin = await pageAs(browser, "admin")
+    await admin.goto("/approvals")
+    await item(admin, refId).getByTestId("approve").click()
+    await expect(request.getByTestId("approval-state")).toHaveText("Approved")
+    const record = trader.getByTestId("conversion-record")
+    await expect(record.getByTestId("conversion-ref-id")).toContainText(refId)
+    await expect(record.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await trader.context().close()
+    await admin.context().close()
+  })
+
+  test("an order over the daily limit is refused with the numbers; the admin's Policy section shows usage today", async ({ browser }) => {
+    const api = await adminApi(origin())
+    const before = await readPolicy(api)
+    const used = (await (await api.get("/api/policy")).json()) as { usage_today: { staff_email: string; currency: string; used_today: string }[] }
+    const today = used.usage_today.find((u) => u.staff_email === "trader@example.com" && u.currency === "USD")?.used_today ?? "0.00"
+    // A daily limit just 100 USD above what the trader has used today.
+    const { Decimal } = await import("@/lib/money")
+    const limit = new Decimal(today).add(100).toFixed(2)
+    await putPolicy(api, { ...before, staff_limits: { "trader@example.com": { per_order: { USD: "50000.00" }, per_day: { USD: limit } } } })
+    try {
+      const trader = await pageAs(browser, "trader")
+      await trader.goto("/trade")
+      await expect(trader.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
+      await trader.getByTestId("choose-BUY").click()
+      const form = trader.getByTestId("execute-form")
+      await form.getByTestId("mode-fiat").check()
+      await form.getByTestId("amount").fill("150")
+      await trader.getByTestId("review-button").click()
+      const dialog = trader.getByRole("dialog")
+      await dialog.getByTestId("confirm-button").click()
+      const refusal = dialog.getByRole("alert").filter({ hasText: "daily limit" })
+      await expect(refusal).toContainText(`Your daily limit is ${limit} USD (UTC day); you have used ${today} USD today and this order adds 150.00 USD.`)
+      await trader.context().close()
+
+      const admin = await pageAs(browser, "admin")
+      await admin.goto("/approvals")
+      const policy = admin.getByTestId("policy-section")
+      await expect(policy.getByText("Executions need approval at")).toBeVisible()
+      await expect(policy.getByTestId("usage-row").filter({ hasText: "trader@example.com" }).first()).toBeVisible()
+      await admin.context().close()
+    } finally {
+      await putPolicy(api, before)
+      await api.dispose()
+    }
+  })
+})

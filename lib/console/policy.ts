@@ -1,0 +1,213 @@
+import "server-only"
+import { and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
+import type { Staff } from "@/lib/auth/roles"
+import type { Db } from "@/lib/db/client"
+import { consoleIntents, consolePolicy } from "@/lib/db/schema"
+import { type Decimal, FIAT_DECIMALS, roundUp, toDecimal } from "@/lib/money"
+import { HttpProblem, badRequest } from "@/lib/problem"
+import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
+import { parseMarket } from "@/lib/schemas/assets"
+import type { ConversionCreate } from "@/lib/schemas/conversion"
+import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
+import type { Quote } from "@/lib/schemas/records"
+
+export type Clock = () => Date
+
+/** An order's size: the fiat amount the policy counts. */
+export interface OrderSize {
+  amount: Decimal
+  currency: string
+}
+
+const POLICY_ROW = 1
+
+export interface StoredPolicy {
+  policy: Policy
+  updatedAt: Date | null
+  updatedBy: string | null
+}
+
+/** The policy in force: the saved one, or the defaults until an admin saves one. */
+export async function readPolicy(db: Db): Promise<StoredPolicy> {
+  const [row] = await db.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
+  if (!row) return { policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null }
+  return { policy: policySchema.parse(row.policy), updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+}
+
+/** Saves the policy; the change goes on the audit trail with the policy before and after. */
+export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Clock = () => new Date()): Promise<StoredPolicy> {
+  const at = now()
+  return db.transaction(async (tx) => {
+    // One writer at a time, so each audit entry's "before" is the policy it replaced.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
+    const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
+    const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
+    await tx
+      .insert(consolePolicy)
+      .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email })
+      .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email } })
+    await tx.insert(consoleIntents).values({
+      staffEmail: staff.email,
+      staffRole: staff.role,
+      operation: "update_policy",
+      targetId: "policy",
+      request: { before, after: policy },
+      state: "SUCCEEDED",
+      attempts: 0,
+      createdAt: at,
+      updatedAt: at,
+      resolvedAt: at,
+    })
+    return { policy, updatedAt: at, updatedBy: staff.email }
+  })
+}
+
+/** The start and end of the UTC day `at` falls in. */
+export function utcDay(at: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
+  return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) }
+}
+
+/** A staff member's own limits, else their role's; null when none apply. */
+export function limitsFor(policy: Policy, staff: Staff): Limits | null {
+  return policy.staff_limits[staff.email.toLowerCase()] ?? policy.role_limits[staff.role] ?? null
+}
+
+/** An execution's size: its quote_amount, or base_amount × the price rounded up to cents. */
+export function executionSize(body: Pick<QuoteExecutionCreate, "base_amount" | "quote_amount">, at: Pick<Quote, "market" | "price">): OrderSize {
+  const market = parseMarket(at.market)
+  if (!market) throw new Error(`market ${at.market} has no fiat currency`)
+  const amount = body.quote_amount
+    ? toDecimal(body.quote_amount)
+    : roundUp(toDecimal(body.base_amount ?? "0").mul(toDecimal(at.price)), FIAT_DECIMALS)
+  return { amount, currency: market.quote }
+}
+
+/** A conversion's size is its amount, in USD (stablecoins convert 1:1). */
+export function conversionSize(body: Pick<ConversionCreate, "amount">): OrderSize {
+  return { amount: toDecimal(body.amount), currency: "USD" }
+}
+
+export function needsApproval(policy: Policy, kind: "execution" | "conversion", size: OrderSize): boolean {
+  const threshold = policy.approval_thresholds[kind][size.currency as keyof Policy["approval_thresholds"]["execution"]]
+  return threshold !== undefined && size.amount.gte(toDecimal(threshold))
+}
+
+const CREATES = ["create_execution", "create_conversion"] as const
+
+/**
+ * What a staff member's creates of the UTC day add up to in one currency: placed ones,
+ * ones in flight and requests waiting for approval; refused, rejected, withdrawn and
+ * expired ones count nothing.
+ */
+export async function usedToday(db: Db, email: string, currency: string, at: Date): Promise<Decimal> {
+  const { start, end } = utcDay(at)
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${consoleIntents.sizeAmount})` })
+    .from(consoleIntents)
+    .where(
+      and(
+        eq(consoleIntents.staffEmail, email),
+        eq(consoleIntents.sizeCurrency, currency),
+        inArray(consoleIntents.operation, [...CREATES]),
+        ne(consoleIntents.state, "FAILED"),
+        gte(consoleIntents.createdAt, start),
+        lt(consoleIntents.createdAt, end),
+      ),
+    )
+  return toDecimal(row?.total ?? "0")
+}
+
+function money(value: Decimal, currency: string): string {
+  return `${value.toFixed(FIAT_DECIMALS)} ${currency}`
+}
+
+/**
+ * Refuses an order over the staff member's limit per order or per UTC day, before anything
+ * is sent: the problem says which limit, how much is used today and how much this order adds.
+ */
+export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used: Decimal): void {
+  const limits = limitsFor(policy, staff)
+  if (!limits) return
+  const currency = size.currency as keyof Limits["per_order"]
+  const perOrder = limits.per_order[currency]
+  const perDay = limits.per_day[currency]
+  const meta = {
+    currency: size.currency,
+    order_amount: size.amount.toFixed(FIAT_DECIMALS),
+    used_today: used.toFixed(FIAT_DECIMALS),
+    per_order_limit: perOrder ?? null,
+    per_day_limit: perDay ?? null,
+  }
+  if (perOrder !== undefined && size.amount.gt(toDecimal(perOrder))) {
+    throw new HttpProblem({
+      status: 422,
+      title: "Limit Exceeded",
+      detail: `This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(toDecimal(perOrder), size.currency)}.`,
+      meta: { ...meta, limit: "per_order" },
+    })
+  }
+  if (perDay !== undefined && used.add(size.amount).gt(toDecimal(perDay))) {
+    throw new HttpProblem({
+      status: 422,
+      title: "Limit Exceeded",
+      detail: `Your daily limit is ${money(toDecimal(perDay), size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
+      meta: { ...meta, limit: "per_day" },
+    })
+  }
+}
+
+/** The policy with every staff member's usage of the UTC day (those with any creates today). */
+export async function policyView(db: Db, at: Date): Promise<PolicyView> {
+  const stored = await readPolicy(db)
+  const { start, end } = utcDay(at)
+  const rows = await db
+    .select({
+      email: consoleIntents.staffEmail,
+      role: sql<string>`max(${consoleIntents.staffRole})`,
+      currency: consoleIntents.sizeCurrency,
+      total: sql<string>`sum(${consoleIntents.sizeAmount})`,
+    })
+    .from(consoleIntents)
+    .where(
+      and(
+        isNotNull(consoleIntents.sizeAmount),
+        inArray(consoleIntents.operation, [...CREATES]),
+        ne(consoleIntents.state, "FAILED"),
+        gte(consoleIntents.createdAt, start),
+        lt(consoleIntents.createdAt, end),
+      ),
+    )
+    .groupBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency)
+    .orderBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency)
+  const usage: Usage[] = rows.map((row) => {
+    const currency = row.currency ?? "USD"
+    const limits = limitsFor(stored.policy, { email: row.email, role: row.role as Staff["role"] })
+    const key = currency as keyof Limits["per_order"]
+    return {
+      staff_email: row.email,
+      currency,
+      used_today: toDecimal(row.total).toFixed(FIAT_DECIMALS),
+      per_day: limits?.per_day[key] ?? null,
+      per_order: limits?.per_order[key] ?? null,
+    }
+  })
+  return {
+    policy: stored.policy,
+    updated_at: stored.updatedAt?.toISOString() ?? null,
+    updated_by: stored.updatedBy,
+    usage_today: usage,
+    day: start.toISOString().slice(0, 10),
+  }
+}
+
+/** Staff emails in `staff_limits` are keys: lower-case, so a look-up by a signed-in email finds them. */
+export function normalizePolicy(policy: Policy): Policy {
+  const staffLimits: Policy["staff_limits"] = {}
+  for (const [email, limits] of Object.entries(policy.staff_limits)) {
+    const key = email.toLowerCase()
+    if (staffLimits[key]) throw badRequest({ [`staff_limits.${email}`]: "is listed twice (emails compare without case)" })
+    staffLimits[key] = limits
+  }
+  return { ...policy, staff_limits: staffLimits }
+}

@@ -1,0 +1,87 @@
+"use client"
+
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { apiFetch, toQuery } from "@/lib/queries/api"
+import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
+import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import type { ApprovalPage, ApprovalRequest, Policy, PolicyView } from "@/lib/schemas/approvals"
+
+// The answers' schemas, loaded with the first answer: pages start without zod.
+const approvalRequestSchema = () => import("@/lib/schemas/approvals").then((m) => m.approvalRequestSchema)
+const approvalPageSchema = () => import("@/lib/schemas/approvals").then((m) => m.approvalPageSchema)
+const policyViewSchema = () => import("@/lib/schemas/approvals").then((m) => m.policyViewSchema)
+
+/** A create's answer is the record, or (202) the approval request it became. */
+export function isApprovalRequest(answer: unknown): answer is ApprovalRequest {
+  return typeof answer === "object" && answer !== null && "placement" in answer && "maker" in answer
+}
+
+/** A request still moving: waiting for a person, or approved and on its way to the service. */
+export function isRequestOpen(request: ApprovalRequest): boolean {
+  return request.state === "PENDING" || (request.state === "APPROVED" && request.placement === "SENDING")
+}
+
+/** Approval requests, pending first; polled every 2 s so new ones and decisions show up. */
+export function useApprovalsQuery(filters: { state?: string | undefined } = {}, options?: QueryOptions<ApprovalPage>) {
+  return useQuery({
+    refetchInterval: 2_000,
+    ...options,
+    queryKey: approvalKeys.list(filters),
+    queryFn: ({ signal }) => apiFetch(`/api/approvals${toQuery({ ...filters, limit: 100 })}`, { signal, schema: approvalPageSchema }),
+    enabled: gated(true, options?.enabled),
+  })
+}
+
+/** One request, polled every second until it is decided and, if approved, placed or failed. */
+export function useApprovalQuery(id: string | null, options?: QueryOptions<ApprovalRequest>) {
+  return useQuery({
+    refetchInterval: (query) => (query.state.data && !isRequestOpen(query.state.data) ? false : 1_000),
+    ...options,
+    queryKey: approvalKeys.detail(id ?? ""),
+    queryFn: id ? ({ signal }) => apiFetch(`/api/approvals/${encodeURIComponent(id)}`, { signal, schema: approvalRequestSchema }) : skipToken,
+    enabled: gated(Boolean(id), options?.enabled),
+  })
+}
+
+export type ApprovalDecision =
+  | { id: string; action: "approve"; comment?: string | undefined }
+  | { id: string; action: "reject"; reason: string; comment?: string | undefined }
+  | { id: string; action: "withdraw"; comment?: string | undefined }
+
+/** Approve, reject or withdraw; the lists and the record caches are refreshed after. */
+export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequest, ApprovalDecision>) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    ...options,
+    mutationFn: ({ id, action, ...body }: ApprovalDecision) =>
+      apiFetch(`/api/approvals/${encodeURIComponent(id)}/${action}`, { method: "POST", body, schema: approvalRequestSchema }),
+    onSuccess: (request, ...rest) => {
+      queryClient.setQueryData(approvalKeys.detail(request.id), request)
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+      void queryClient.invalidateQueries({ queryKey: request.kind === "execution" ? executionKeys.all : conversionKeys.all })
+      return options?.onSuccess?.(request, ...rest)
+    },
+  })
+}
+
+export function usePolicyQuery(options?: QueryOptions<PolicyView>) {
+  return useQuery({
+    refetchInterval: 5_000,
+    ...options,
+    queryKey: approvalKeys.policy(),
+    queryFn: ({ signal }) => apiFetch("/api/policy", { signal, schema: policyViewSchema }),
+    enabled: gated(true, options?.enabled),
+  })
+}
+
+export function useSavePolicyMutation(options?: MutationOptions<PolicyView, Policy>) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    ...options,
+    mutationFn: (policy: Policy) => apiFetch("/api/policy", { method: "PUT", body: policy, schema: policyViewSchema }),
+    onSuccess: (view, ...rest) => {
+      queryClient.setQueryData(approvalKeys.policy(), view)
+      return options?.onSuccess?.(view, ...rest)
+    },
+  })
+}

@@ -1,0 +1,141 @@
+import { z } from "zod"
+import { ROLES } from "@/lib/auth/roles"
+import { FIAT_DECIMALS } from "@/lib/money"
+import { FIAT_ASSETS } from "@/lib/schemas/assets"
+import { amountSchema } from "@/lib/schemas/money"
+
+/**
+ * The approval policy and approval requests as the console API answers them, and the
+ * bodies it takes: declared once for the route handlers, the forms and the pages.
+ */
+
+export const POLICY_CURRENCIES = FIAT_ASSETS
+export type PolicyCurrency = (typeof POLICY_CURRENCIES)[number]
+
+const fiat = amountSchema(FIAT_DECIMALS)
+
+/** An amount per currency; a currency left out has no threshold or limit. */
+const perCurrency = z.partialRecord(z.enum(POLICY_CURRENCIES, { error: `must be one of ${POLICY_CURRENCIES.join(", ")}` }), fiat)
+
+const limitsSchema = z.strictObject({
+  per_order: perCurrency,
+  per_day: perCurrency,
+})
+export type Limits = z.infer<typeof limitsSchema>
+
+export const policySchema = z.strictObject({
+  /** Orders at or over these sizes wait for a second person. */
+  approval_thresholds: z.strictObject({
+    execution: perCurrency,
+    conversion: perCurrency,
+  }),
+  /** How far the limit price sits from the reviewed quote's price, against the maker, in percent. */
+  price_tolerance_percent: z
+    .string({ error: "must be a decimal string like \"0.5\"" })
+    .regex(/^(?:\d{1,2})(?:\.\d{1,4})?$/, "must be a percentage from 0 to 99.9999 with at most 4 decimals"),
+  /** Minutes a request waits before it expires. */
+  request_ttl_minutes: z
+    .number({ error: "must be a whole number of minutes" })
+    .int("must be a whole number of minutes")
+    .min(1, "must be at least 1")
+    .max(7 * 24 * 60, "must be at most 10080 (7 days)"),
+  /** Limits by role; a staff member listed under `staff` has those instead. */
+  role_limits: z.partialRecord(z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }), limitsSchema),
+  staff_limits: z.record(z.email("must be an email address").max(200), limitsSchema),
+})
+export type Policy = z.infer<typeof policySchema>
+
+/** The defaults in sandbox mode (and until an admin saves a policy). */
+export const DEFAULT_POLICY: Policy = {
+  approval_thresholds: {
+    execution: { USD: "10000.00", EUR: "9000.00", SGD: "13000.00" },
+    conversion: { USD: "10000.00" },
+  },
+  price_tolerance_percent: "0.5",
+  request_ttl_minutes: 240,
+  role_limits: {
+    trader: {
+      per_order: { USD: "50000.00", EUR: "45000.00", SGD: "65000.00" },
+      per_day: { USD: "250000.00", EUR: "225000.00", SGD: "325000.00" },
+    },
+    admin: {
+      per_order: { USD: "50000.00", EUR: "45000.00", SGD: "65000.00" },
+      per_day: { USD: "250000.00", EUR: "225000.00", SGD: "325000.00" },
+    },
+  },
+  staff_limits: {},
+}
+
+export const usageSchema = z.object({
+  staff_email: z.string(),
+  currency: z.string(),
+  used_today: z.string(),
+  per_day: z.string().nullable(),
+  per_order: z.string().nullable(),
+})
+export type Usage = z.infer<typeof usageSchema>
+
+export const policyViewSchema = z.object({
+  policy: policySchema,
+  updated_at: z.string().nullable(),
+  updated_by: z.string().nullable(),
+  /** Each staff member's usage today (UTC), per currency. */
+  usage_today: z.array(usageSchema),
+  day: z.string(),
+})
+export type PolicyView = z.infer<typeof policyViewSchema>
+
+export const APPROVAL_STATES = ["PENDING", "APPROVED", "REJECTED", "WITHDRAWN", "EXPIRED", "PRICE_MOVED"] as const
+export type ApprovalState = (typeof APPROVAL_STATES)[number]
+
+/** How a request stands for a person: its state, and once approved, how the placement went. */
+export const approvalRequestSchema = z.object({
+  id: z.string(),
+  kind: z.enum(["execution", "conversion"]),
+  state: z.enum(APPROVAL_STATES),
+  /** PLACED once the record exists, FAILED when the service refused it, SENDING meanwhile. */
+  placement: z.enum(["NOT_SENT", "SENDING", "PLACED", "FAILED"]),
+  ref_id: z.string(),
+  profile_id: z.string().nullable(),
+  request: z.record(z.string(), z.unknown()),
+  size: z.object({ amount: z.string(), currency: z.string() }),
+  market: z.string().nullable(),
+  side: z.string().nullable(),
+  reviewed_price: z.string().nullable(),
+  limit_price: z.string().nullable(),
+  executed_price: z.string().nullable(),
+  maker: z.object({ email: z.string(), role: z.string() }),
+  checker: z.object({ email: z.string(), role: z.string() }).nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  decided_at: z.string().nullable(),
+  comment: z.string().nullable(),
+  reason: z.string().nullable(),
+  record_id: z.string().nullable(),
+  record_status: z.string().nullable(),
+  problem: z.object({ title: z.string(), detail: z.string().nullable() }).nullable(),
+})
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>
+
+export const approvalPageSchema = z.object({
+  items: z.array(approvalRequestSchema),
+  pending_count: z.number(),
+  /** Pending requests the caller may approve: everyone's but their own. */
+  pending_for_you: z.number(),
+})
+export type ApprovalPage = z.infer<typeof approvalPageSchema>
+
+export const approvalListQuerySchema = z.strictObject({
+  state: z.enum(APPROVAL_STATES, { error: `must be one of ${APPROVAL_STATES.join(", ")}` }).optional(),
+  limit: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").max(200, "must be at most 200").default(50),
+})
+export type ApprovalListQuery = z.infer<typeof approvalListQuerySchema>
+
+const comment = z.string({ error: "must be text" }).trim().max(500, "at most 500 characters")
+
+export const approveBodySchema = z.strictObject({ comment: comment.optional() })
+export const rejectBodySchema = z.strictObject({
+  reason: comment.min(1, "give a reason for the rejection"),
+  comment: comment.optional(),
+})
+export const withdrawBodySchema = z.strictObject({ comment: comment.optional() })
