@@ -8,12 +8,13 @@
 // Everything listens on 127.0.0.1 and every loop is bounded by a count or a deadline.
 import { randomBytes, randomUUID } from "node:crypto"
 import bcrypt from "bcryptjs"
-import pg from "pg"
 import { z } from "zod"
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
+import { profilesSchema } from "./context"
 import { type Arrival, isQuotesCall, startCountingProxy } from "./counting-proxy"
 import { expectOk, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
+import { createBenchDatabase } from "./postgres"
 import { freePort, onCleanup, tempDir } from "./processes"
 import type { Row } from "./report"
 import { type ConsoleServer, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
@@ -40,7 +41,6 @@ export function scaleDatabaseServer(): string | undefined {
 const GROUP = "9. scale-out: three instances on one Postgres, counted at the service"
 const PROFILE = "Treasury"
 const BASE_AMOUNT = "0.0001"
-const profilesSchema = z.object({ items: z.array(z.object({ id: z.string(), nickname: z.string() })) })
 const quotesSchema = z.object({ items: z.array(z.object({ id: z.string(), side: z.string() })), fetched_at: z.string() })
 const executionsPageSchema = z.object({
   items: z.array(z.object({ id: z.string(), ref_id: z.string().optional() })),
@@ -48,29 +48,6 @@ const executionsPageSchema = z.object({
 })
 
 const isExecutionCreate = (a: Arrival) => a.method === "POST" && /\/quote-executions$/.test(a.path)
-
-async function createDatabase(serverUrl: string): Promise<string> {
-  const name = `console_bench_scale_${Date.now()}_${randomBytes(3).toString("hex")}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`)
-  } finally {
-    await admin.end()
-  }
-  onCleanup(async () => {
-    const dropper = new pg.Client({ connectionString: serverUrl })
-    await dropper.connect()
-    try {
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-    } finally {
-      await dropper.end()
-    }
-  })
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-}
 
 async function scrape(app: ConsoleServer, metricsToken: string): Promise<string> {
   const res = expectOk(await send(app.origin, { path: "/api/metrics", headers: { authorization: `Bearer ${metricsToken}` } }), "GET /api/metrics")
@@ -100,7 +77,7 @@ export async function scaleSection(ctx: {
   const { settings: cfg, logLine, rows, failures } = ctx
   const serverUrl = scaleDatabaseServer()
   if (!serverUrl) throw new Error("scale: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres server the bench may create a database on")
-  const databaseUrl = await createDatabase(serverUrl)
+  const databaseUrl = await createBenchDatabase(serverUrl)
 
   const clientId = "bench-scale-client"
   const clientSecret = randomBytes(24).toString("base64url")
