@@ -3,6 +3,7 @@
 import { line } from "d3-shape"
 import { useId } from "react"
 import { formatTimestamp } from "@/components/ui/timestamp"
+import { toDecimal } from "@/lib/money"
 
 export interface ChartPoint {
   /** ms since the epoch */
@@ -48,10 +49,11 @@ export function PriceChart({
     .y((p) => y(Number(p.price)))(points as ChartPoint[])
   const first = points[0]!
   const last = points[points.length - 1]!
-  const low = points.reduce((a, b) => (Number(b.price) < Number(a.price) ? b : a))
-  const high = points.reduce((a, b) => (Number(b.price) > Number(a.price) ? b : a))
+  // Which price is the low, the high, and the direction: decided in decimals, like any amount.
+  const low = points.reduce((a, b) => (toDecimal(b.price).lt(toDecimal(a.price)) ? b : a))
+  const high = points.reduce((a, b) => (toDecimal(b.price).gt(toDecimal(a.price)) ? b : a))
   const summary = `${label}: from ${first.price} at ${formatTimestamp(new Date(first.t).toISOString())} to ${last.price} now; low ${low.price}, high ${high.price}.`
-  const rising = Number(last.price) >= Number(first.price)
+  const rising = toDecimal(last.price).gte(toDecimal(first.price))
   return (
     <figure className="space-y-2" data-testid={testId}>
       <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-labelledby={titleId} data-points={points.length}>
