@@ -66,9 +66,12 @@ test.describe("four eyes", () => {
     expect(own.status()).toBe(403)
     expect(own.headers()["content-type"]).toBe("application/problem+json")
 
-    // The admin sees it pending, with the badge, and approves it.
+    // The admin's overview says a request waits; /approvals shows it pending, with the badge, and it is approved there.
     const admin = await pageAs(browser, "admin")
-    await admin.goto("/approvals")
+    await admin.goto("/")
+    await expect(admin.getByTestId("attention-approvals")).toContainText(/\d+ requests? waits? for your approval/)
+    await admin.getByTestId("attention-approvals").getByRole("link").click()
+    await expect(admin).toHaveURL(/\/approvals$/)
     await expect(admin.getByRole("navigation", { name: "Main" }).getByTestId("approvals-badge")).toBeVisible()
     const pending = item(admin, refId)
     await expect(pending.getByTestId("approval-maker")).toHaveText("trader@example.com")

@@ -1,6 +1,6 @@
 import type { Metadata } from "next"
 import { Overview } from "@/components/overview/overview"
-import { ROLE_DESCRIPTIONS } from "@/lib/auth/roles"
+import { ROLE_DESCRIPTIONS, roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { buildOverview } from "@/lib/console/overview"
 import { consoleRuntime } from "@/lib/console/runtime"
@@ -38,7 +38,7 @@ export default async function HomePage() {
           · <span data-testid="home-mode">{service.mode === "sandbox" ? "Sandbox" : "Production"}</span>: {service.description}
         </p>
       </div>
-      <Overview isAdmin={staff.role === "admin"} initial={initial} />
+      <Overview isAdmin={staff.role === "admin"} canApprove={roleAtLeast(staff.role, "trader")} initial={initial} />
     </div>
   )
 }

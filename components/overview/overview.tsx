@@ -9,6 +9,7 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { formatAmount, toDecimal } from "@/lib/money"
+import { usePendingForYouQuery } from "@/lib/queries/approvals"
 import { useOverviewQuery } from "@/lib/queries/market-data"
 import type { ActivityRow, Overview as OverviewData } from "@/lib/schemas/overview"
 
@@ -19,7 +20,7 @@ const AllocationDonut = dynamic(() => import("@/components/charts/allocation-cha
 })
 
 /** The desk at a glance: what we hold and what it is worth, how prices moved, what happened today. */
-export function Overview({ isAdmin, initial }: { isAdmin: boolean; initial: OverviewData | null }) {
+export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; canApprove: boolean; initial: OverviewData | null }) {
   // The server renders the first overview, so the page does not jump when it arrives.
   const { data, error, isPending } = useOverviewQuery(initial ? { initialData: initial, initialDataUpdatedAt: Date.parse(initial.priced_at) } : undefined)
   const slices = (data?.allocation ?? []).flatMap((h) =>
@@ -95,7 +96,7 @@ export function Overview({ isAdmin, initial }: { isAdmin: boolean; initial: Over
           <p className="mt-2 text-xs text-slate-600">
             Since <Timestamp value={data.activity.since} />
           </p>
-          {isAdmin ? <Attention data={data} /> : null}
+          {isAdmin || canApprove ? <Attention data={data} isAdmin={isAdmin} canApprove={canApprove} /> : null}
         </Card>
         <Card title="Latest activity">
           <ol className="space-y-2 text-sm" data-testid="feed" aria-live="polite" aria-relevant="additions">
@@ -152,12 +153,13 @@ function Activity({ label, rows, testId }: { label: string; rows: ActivityRow[];
   )
 }
 
-function Attention({ data }: { data: OverviewData }) {
+function Attention({ data, isAdmin, canApprove }: { data: OverviewData; isAdmin: boolean; canApprove: boolean }) {
   const n = data.unresolved_intents ?? 0
   return (
     <div className="mt-3 border-t border-slate-200 pt-3 text-sm" data-testid="attention">
       <h3 className="font-semibold">Needs attention</h3>
-      {n === 0 ? (
+      {canApprove ? <PendingApprovals /> : null}
+      {!isAdmin ? null : n === 0 ? (
         <p className="text-slate-600">No unresolved intents.</p>
       ) : (
         <p>
@@ -168,6 +170,20 @@ function Attention({ data }: { data: OverviewData }) {
         </p>
       )}
     </div>
+  )
+}
+
+/** Requests that wait for this approver: the same count as the nav badge. */
+function PendingApprovals() {
+  const count = usePendingForYouQuery().data?.pending_for_you
+  if (count === undefined) return null
+  if (count === 0) return <p className="text-slate-600" data-testid="attention-approvals">No requests wait for your approval.</p>
+  return (
+    <p data-testid="attention-approvals">
+      <Link className="text-blue-700 underline" href="/approvals">
+        {count} {count === 1 ? "request waits" : "requests wait"} for your approval
+      </Link>
+    </p>
   )
 }
 

@@ -32,6 +32,17 @@ export function useApprovalsQuery(filters: { state?: string | undefined } = {}, 
   })
 }
 
+/** How many pending requests the signed-in approver may decide (everyone's but their own), polled every 5 s. */
+export function usePendingForYouQuery(options?: QueryOptions<ApprovalPage>) {
+  return useQuery({
+    refetchInterval: 5_000,
+    ...options,
+    queryKey: approvalKeys.list({ state: "PENDING", limit: "1" }),
+    queryFn: ({ signal }) => apiFetch("/api/approvals?state=PENDING&limit=1", { signal, schema: approvalPageSchema }),
+    enabled: gated(true, options?.enabled),
+  })
+}
+
 /** One request, polled every second until it is decided and, if approved, placed or failed. */
 export function useApprovalQuery(id: string | null, options?: QueryOptions<ApprovalRequest>) {
   return useQuery({
