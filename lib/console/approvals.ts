@@ -19,6 +19,7 @@ import { log } from "@/lib/log"
 import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, badRequest, notFound } from "@/lib/problem"
 import type { ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState, Policy } from "@/lib/schemas/approvals"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
 import type { Conversion, Quote, QuoteExecution } from "@/lib/schemas/records"
@@ -114,6 +115,8 @@ interface Gate {
   size: OrderSize
   policy: Policy
   quote?: Pick<Quote, "market" | "side" | "price"> | undefined
+  /** The conversion API a conversion goes to, recorded on its intent when it is admitted. */
+  upstreamApi?: ConversionsApi | undefined
 }
 
 async function intentByRef(db: Db, operation: Gate["operation"], refId: string): Promise<ConsoleIntent | null> {
@@ -164,6 +167,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<"send" | "request" |
         profileId: gate.profileId,
         refId: gate.refId,
         request: gate.request,
+        upstreamApi: gate.upstreamApi ?? null,
         state: waits ? "AWAITING_APPROVAL" : "PENDING",
         sizeAmount: gate.size.amount.toFixed(FIAT_DECIMALS),
         sizeCurrency: gate.size.currency,
@@ -306,7 +310,15 @@ export async function submitConversion(
   options: { now?: Clock } = {},
 ): Promise<Submission<Conversion>> {
   const now = (options.now ?? (() => new Date()))()
-  const gate = { kind: "conversion" as const, operation: "create_conversion" as const, staff, profileId: body.profile_id, refId: body.ref_id, request: body }
+  const gate = {
+    kind: "conversion" as const,
+    operation: "create_conversion" as const,
+    staff,
+    profileId: body.profile_id,
+    refId: body.ref_id,
+    request: body,
+    upstreamApi: await deps.upstream.conversionsApi(),
+  }
   return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), () => createConversion(deps, staff, body), now)
 }
 
