@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import { createServer } from "node:net"
 import path from "node:path"
 import { type APIRequestContext, expect, request as playwrightRequest, test } from "@playwright/test"
 import { DEMO_PASSWORD, emailOf, signIn, storageStateOf } from "./helpers"
@@ -186,9 +187,10 @@ test.describe("malformed percent-encoding", () => {
 })
 
 test.describe("no demo door in production", () => {
-  test("next start without CONSOLE_MODE refuses to start, naming the variable; sandbox mode without a DEMO_PASSWORD too", () => {
+  test("next start without CONSOLE_MODE refuses to start, naming the variable; sandbox mode without a DEMO_PASSWORD too", async () => {
     const next = path.resolve("node_modules/next/dist/bin/next")
-    const port = String(Number(process.env.E2E_PORT ?? 3100) + 50)
+    // A port nobody listens on (the suite's other servers hold fixed ones): a refusal must come from the configuration.
+    const port = String(await freePort())
     const blank = Object.fromEntries(
       ["CONSOLE_MODE", "UPSTREAM_BASE_URL", "UPSTREAM_TOKEN_URL", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET", "DEMO_PASSWORD", "DATABASE_URL"].map((k) => [k, ""]),
     )
@@ -214,3 +216,15 @@ test.describe("no demo door in production", () => {
     await expect(demo).not.toContainText(DEMO_PASSWORD)
   })
 })
+
+/** A loopback port that is free right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+}
