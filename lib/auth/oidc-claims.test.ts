@@ -37,6 +37,11 @@ describe("merging the ID token's claims with userinfo", () => {
     expect(decideSignIn(mergeClaims(token, null, "console_role"), rules)).toMatchObject({ ok: true, role: "support" })
   })
 
+  it("takes the role from the ID token when userinfo has none (a provider that puts roles only in the token)", () => {
+    const claims = mergeClaims({ ...idToken, roles: ["support"] }, { sub: "u-1", email: "e@example.com", email_verified: true }, "roles")
+    expect(decideSignIn(claims, { ...rules, roleClaim: "roles" })).toMatchObject({ ok: true, role: "support" })
+  })
+
   it("reads the role from the configured claim name", () => {
     const claims = mergeClaims(idToken, { sub: "u-1", email: "g@example.com", email_verified: true, groups_role: "admin", console_role: "viewer" }, "groups_role")
     expect(decideSignIn(claims, { ...rules, roleClaim: "groups_role" })).toMatchObject({ ok: true, role: "admin" })
