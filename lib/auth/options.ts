@@ -86,7 +86,7 @@ export function authOptions(): NextAuthOptions {
           const idClaims = tokens.claims() as Record<string, unknown>
           let userinfo: Record<string, unknown> | null = null
           try {
-            if (tokens.access_token) userinfo = (await client.userinfo(tokens))
+            if (tokens.access_token) userinfo = await client.userinfo(tokens)
           } catch (error) {
             log.warn("auth.oidc_userinfo_failed", { subject: idClaims.sub ?? null, error: error instanceof Error ? error.message : String(error) })
           }

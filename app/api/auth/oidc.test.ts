@@ -76,7 +76,7 @@ describe("single sign-on through next-auth", () => {
     expect(await signInCallback()({ user, account })).toBe(true)
     const token = await jwtCallback()({ token: { sub: "u-7", email: user.email }, user, account })
     expect(token).toMatchObject({ email: "trader@example.test", role: "trader", idToken: ID_TOKEN })
-    const session = (m.options.callbacks!.session! as (p: Record<string, unknown>) => Record<string, unknown>)({ session: {}, token })
+    const session = (m.options.callbacks!.session! as unknown as (p: Record<string, unknown>) => Record<string, unknown>)({ session: {}, token })
     expect(JSON.stringify(session)).not.toContain(ID_TOKEN)
     expect(session).toEqual({ staff: { email: "trader@example.test", role: "trader" } })
     const [row] = await m.runtime.db.select().from(m.schema.consoleSessions).where(eq(m.schema.consoleSessions.id, String(token.sid)))
@@ -85,7 +85,7 @@ describe("single sign-on through next-auth", () => {
     expect(signedIn?.detail).toEqual({ role: "trader", provider: "oidc", subject: "u-7" })
 
     // Sign-out: the session ends, with the subject on the trail.
-    await m.options.events!.signOut!({ token: token as never, session: undefined as never })
+    await m.options.events!.signOut!({ token: token, session: undefined as never })
     const signedOut = (await authEvents("signed_out")).find((e) => e.sessionId === token.sid)
     expect(signedOut?.detail).toEqual({ role: "trader", provider: "oidc", subject: "u-7" })
   })
