@@ -61,12 +61,14 @@ export async function withProviderSignOut(response: Response, idToken: unknown, 
   const headers = new Headers(response.headers)
   headers.delete("content-length")
   headers.set("cache-control", "no-store")
-  if (response.status >= 300 && response.status < 400) {
+  if ((headers.get("content-type") ?? "").includes("json")) {
+    const body = (await response.clone().json().catch(() => null)) as { url?: unknown } | null
+    if (!body || typeof body.url !== "string") return response
+    return new Response(JSON.stringify({ ...body, url: target }), { status: response.status, headers })
+  }
+  if (response.status >= 300 && response.status < 400 && headers.has("location")) {
     headers.set("location", target)
     return new Response(null, { status: response.status, headers })
   }
-  if (!response.ok || !(headers.get("content-type") ?? "").includes("json")) return response
-  const body = (await response.clone().json().catch(() => null)) as { url?: unknown } | null
-  if (!body || typeof body.url !== "string") return response
-  return new Response(JSON.stringify({ ...body, url: target }), { status: response.status, headers })
+  return response
 }

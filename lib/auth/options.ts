@@ -144,7 +144,10 @@ export function authOptions(): NextAuthOptions {
         if (account?.provider !== OIDC_PROVIDER_ID) return true
         // A single-sign-on user the claims do not admit gets no session, and the page says why.
         const reason: RefusalReason | null = user.refusal ?? (!isRole(user.role) || !user.email ? "no_role" : null)
-        if (!reason) return true
+        if (!reason) {
+          log.info("auth.signed_in", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email, role: user.role })
+          return true
+        }
         log.warn("auth.sign_in_refused", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email || null, reason: REFUSAL_REASONS[reason] })
         const { db } = await database()
         await recordAuthEvent(db, {
