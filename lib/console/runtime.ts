@@ -127,8 +127,8 @@ export function reconcileNow(options: { olderThanMs?: number } = {}): Promise<Re
 export async function startBackgroundWork(): Promise<void> {
   if (globalForRuntime.__consoleBackground) return
   globalForRuntime.__consoleBackground = true
-  for (const { variable, warning } of configurationWarnings(env())) log.warn("config.warning", { variable, warning })
   try {
+    for (const { variable, warning } of configurationWarnings(env())) log.warn("config.warning", { variable, warning })
     await begin()
   } catch (error) {
     if (error instanceof ConfigError) {
