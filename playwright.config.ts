@@ -7,6 +7,13 @@ const baseURL = `http://127.0.0.1:${port}`
 // desk through the service's Orchestrations API (e2e/orchestrations.spec.ts).
 const orchestrationsPort = port + 50
 const orchestrationsURL = `http://127.0.0.1:${orchestrationsPort}`
+// A third server with single sign-on against a real OpenID provider (panva's oidc-provider,
+// scripts/e2e-oidc-provider.mjs) on its own loopback port (e2e/sso.spec.ts).
+const ssoPort = port + 60
+const ssoURL = `http://127.0.0.1:${ssoPort}`
+const oidcProviderPort = port + 70
+const oidcProviderURL = `http://127.0.0.1:${oidcProviderPort}`
+const oidcClient = { OIDC_CLIENT_ID: "treasury-console", OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789" }
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 
@@ -40,9 +47,10 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(final|orchestrations)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(final|orchestrations|sso)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
     { name: "orchestrations", testMatch: /orchestrations\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsURL } },
+    { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
     { name: "final", testMatch: /final\.spec\.ts/, dependencies: ["chromium"] },
   ],
@@ -60,6 +68,20 @@ export default defineConfig({
       timeout: 120_000,
       reuseExistingServer: false,
       env: { E2E_PORT: String(orchestrationsPort), UPSTREAM_CONVERSIONS_API: "orchestrations" },
+    },
+    {
+      command: "node scripts/e2e-oidc-provider.mjs",
+      url: `${oidcProviderURL}/.well-known/openid-configuration`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      env: { OIDC_PROVIDER_PORT: String(oidcProviderPort), CONSOLE_URL: ssoURL, ...oidcClient },
+    },
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `${ssoURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { E2E_PORT: String(ssoPort), OIDC_ISSUER: oidcProviderURL, ...oidcClient },
     },
   ],
 })

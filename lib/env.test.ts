@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ConfigError, parseEnv } from "@/lib/env"
+import { ConfigError, configurationWarnings, parseEnv } from "@/lib/env"
 
 const upstream = {
   UPSTREAM_BASE_URL: "https://api.sandbox.paxos.com/v2",
@@ -95,6 +95,17 @@ describe("configuration", () => {
     expect(config.mode).toBe("upstream")
     expect(config.upstream).toMatchObject({ kind: "remote", baseUrl: "https://api.sandbox.paxos.com/v2" })
     expect(config.oidc?.roleClaim).toBe("console_role")
+  })
+
+  it("single sign-on refuses role lists and unverified emails unless told otherwise, with a warning when the email check is off", () => {
+    const strict = parseEnv(upstream)
+    expect(strict.oidc).toMatchObject({ roleList: "refuse", requireVerifiedEmail: true })
+    expect(configurationWarnings(strict)).toEqual([])
+    const lenient = parseEnv({ ...upstream, OIDC_ROLE_LIST: "highest", OIDC_REQUIRE_VERIFIED_EMAIL: "off" })
+    expect(lenient.oidc).toMatchObject({ roleList: "highest", requireVerifiedEmail: false })
+    expect(configurationWarnings(lenient).map((w) => w.variable)).toEqual(["OIDC_REQUIRE_VERIFIED_EMAIL"])
+    expect(errorOf({ ...upstream, OIDC_ROLE_LIST: "first" })).toContain("OIDC_ROLE_LIST: must be refuse or highest")
+    expect(errorOf({ ...upstream, OIDC_REQUIRE_VERIFIED_EMAIL: "maybe" })).toContain("OIDC_REQUIRE_VERIFIED_EMAIL: must be on or off")
   })
 
   it("refuses a plain-http service or identity provider, except on this machine", () => {

@@ -124,6 +124,11 @@ const rawSchema = z.object({
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_ROLE_CLAIM: optionalText,
+  OIDC_ROLE_LIST: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() !== "" ? v.trim().toLowerCase() : undefined),
+    z.enum(["refuse", "highest"], { error: "must be refuse or highest" }).default("refuse"),
+  ),
+  OIDC_REQUIRE_VERIFIED_EMAIL: onOff(true),
   DEMO_PASSWORD: optionalText,
   LOG_LEVEL: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -167,7 +172,18 @@ export interface Env {
   nextAuthSecret: string | undefined
   nextAuthUrl: string | undefined
   consoleUsers: ConsoleUser[]
-  oidc: { issuer: string; clientId: string; clientSecret: string; roleClaim: string } | undefined
+  oidc:
+    | {
+        issuer: string
+        clientId: string
+        clientSecret: string
+        roleClaim: string
+        /** A role claim with several roles: refused as ambiguous, or the highest one taken. */
+        roleList: "refuse" | "highest"
+        /** Refuse a sign-in whose email the provider has not verified (email_verified). */
+        requireVerifiedEmail: boolean
+      }
+    | undefined
   demoPassword: string
   /** True when DEMO_PASSWORD is unset and the built-in development default is in use. */
   demoPasswordIsDefault: boolean
@@ -298,6 +314,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
           clientId: raw.OIDC_CLIENT_ID!,
           clientSecret: raw.OIDC_CLIENT_SECRET!,
           roleClaim: raw.OIDC_ROLE_CLAIM ?? "console_role",
+          roleList: raw.OIDC_ROLE_LIST,
+          requireVerifiedEmail: raw.OIDC_REQUIRE_VERIFIED_EMAIL,
         }
       : undefined,
     demoPassword: raw.DEMO_PASSWORD ?? DEFAULT_DEMO_PASSWORD,
@@ -315,6 +333,18 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       maxConversionUsd: raw.SANDBOX_MAX_CONVERSION_USD,
     },
   }
+}
+
+/** Settings that are allowed but weaken the console, for a warning at start-up. */
+export function configurationWarnings(config: Env): { variable: string; warning: string }[] {
+  const warnings: { variable: string; warning: string }[] = []
+  if (config.oidc && !config.oidc.requireVerifiedEmail) {
+    warnings.push({
+      variable: "OIDC_REQUIRE_VERIFIED_EMAIL",
+      warning: "is off: single sign-on accepts an email the provider has not verified; only for providers that never send email_verified",
+    })
+  }
+  return warnings
 }
 
 function isHttpsOrLoopback(value: string): boolean {

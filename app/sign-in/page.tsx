@@ -2,6 +2,7 @@ import type { Metadata } from "next"
 import Image from "next/image"
 import { redirect } from "next/navigation"
 import { SignInForm } from "@/components/auth/sign-in-form"
+import { signInErrorMessage } from "@/components/auth/sign-in-message"
 import { safeCallback } from "@/lib/auth/callback"
 import { DEMO_USERS } from "@/lib/auth/demo-users"
 import { ROLE_DESCRIPTIONS } from "@/lib/auth/roles"
@@ -13,6 +14,7 @@ export const metadata: Metadata = { title: "Sign in" }
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams
   const callbackUrl = typeof params.callbackUrl === "string" ? params.callbackUrl : undefined
+  const failure = signInErrorMessage(typeof params.error === "string" ? params.error.slice(0, 100) : undefined)
   if (await currentStaff()) redirect(safeCallback(callbackUrl))
   const config = env()
   const sandbox = config.mode === "sandbox"
@@ -24,7 +26,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-sm text-slate-700">Sign in with your staff account.</p>
       </div>
       <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <SignInForm callbackUrl={callbackUrl} oidc={Boolean(config.oidc)} />
+        <SignInForm callbackUrl={callbackUrl} oidc={Boolean(config.oidc)} initialFailure={failure} />
       </div>
       {sandbox ? (
         <section aria-labelledby="demo-users" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm">

@@ -14,6 +14,7 @@ function describe(event: AuthEventView): string {
   const detail = event.detail ?? {}
   const parts: string[] = []
   if (typeof detail.role === "string") parts.push(`role ${detail.role}`)
+  if (detail.provider === "oidc") parts.push(typeof detail.subject === "string" ? `single sign-on, subject ${detail.subject}` : "single sign-on")
   if (typeof detail.reason === "string") parts.push(detail.reason)
   if (typeof detail.until === "string") parts.push(`until ${detail.until.replace("T", " ").slice(0, 19)} UTC`)
   if (event.actor) parts.push(`by ${event.actor}`)

@@ -7,6 +7,7 @@ import { useForm } from "react-hook-form"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
+import { signInFailureMessage } from "@/components/auth/sign-in-message"
 import { safeCallback } from "@/lib/auth/callback"
 
 // Two fields need no schema library: react-hook-form's own rules keep zod out of the page
@@ -14,26 +15,10 @@ import { safeCallback } from "@/lib/auth/callback"
 type SignInValues = { email: string; password: string }
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-/** What the server's refusal means for the person at the form. */
-export function signInFailureMessage(error: string | null | undefined, now = new Date()): string {
-  if (error?.startsWith("Locked:")) {
-    const until = new Date(error.slice("Locked:".length))
-    if (!Number.isNaN(until.getTime())) {
-      const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))
-      return `Too many failed sign-ins for this account. Try again after ${until.toLocaleTimeString()} (in about ${minutes} minute${minutes === 1 ? "" : "s"}).`
-    }
-  }
-  if (error?.startsWith("Throttled:")) {
-    const seconds = Number(error.slice("Throttled:".length))
-    const minutes = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds / 60)) : 10
-    return `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
-  }
-  return "Wrong email or password."
-}
-
-export function SignInForm({ callbackUrl, oidc }: { callbackUrl: string | undefined; oidc: boolean }) {
+/** `initialFailure`: the page's own message for a `?error=` (a refused single sign-on). */
+export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl: string | undefined; oidc: boolean; initialFailure?: string | null }) {
   const router = useRouter()
-  const [failure, setFailure] = useState<string | null>(null)
+  const [failure, setFailure] = useState<string | null>(initialFailure ?? null)
   const form = useForm<SignInValues>({ defaultValues: { email: "", password: "" } })
   const { errors, isSubmitting } = form.formState
   const target = safeCallback(callbackUrl)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { signInFailureMessage } from "@/components/auth/sign-in-form"
+import { signInErrorMessage, signInFailureMessage } from "@/components/auth/sign-in-message"
 
 describe("the sign-in form's refusal messages", () => {
   it("says when a locked account may try again, how long an address waits, and nothing more for a wrong password", () => {
@@ -11,5 +11,18 @@ describe("the sign-in form's refusal messages", () => {
     expect(signInFailureMessage("Throttled:61")).toBe("Too many failed sign-ins from your address. Try again in 2 minutes.")
     expect(signInFailureMessage("CredentialsSignin")).toBe("Wrong email or password.")
     expect(signInFailureMessage(undefined)).toBe("Wrong email or password.")
+  })
+
+  it("says why single sign-on refused someone, in the console's words, never the provider's", () => {
+    expect(signInErrorMessage("SsoNoRole")).toBe("Your account has no console role: ask an admin to give you one.")
+    expect(signInErrorMessage("SsoUnknownRole")).toContain("not one this console knows: ask an admin")
+    expect(signInErrorMessage("SsoAmbiguousRole")).toContain("several console roles")
+    expect(signInErrorMessage("SsoEmailNotVerified")).toContain("has not verified your email address")
+    expect(signInErrorMessage("AccessDenied")).toBe("Your account may not use this console: ask an admin.")
+    expect(signInErrorMessage("OAuthCallback")).toBe("Sign-in with the provider failed: try again.")
+    expect(signInErrorMessage("invalid_grant: <script>alert(1)</script>")).toBe("Sign-in failed: try again.")
+    expect(signInErrorMessage("Throttled:61")).toBe("Too many failed sign-ins from your address. Try again in 2 minutes.")
+    expect(signInErrorMessage(undefined)).toBeNull()
+    expect(signInErrorMessage("")).toBeNull()
   })
 })

@@ -1,13 +1,16 @@
 import "server-only"
 import type { NextAuthOptions } from "next-auth"
+import type { TokenSet } from "openid-client"
 import CredentialsProvider from "next-auth/providers/credentials"
 import { safeCallback } from "@/lib/auth/callback"
 import { directoryRole } from "@/lib/auth/directory"
 import { verifyStaffPassword } from "@/lib/auth/passwords"
 import { authRequest } from "@/lib/auth/request-context"
+import { OIDC_PROVIDER_ID, SSO_REFUSAL_ERRORS, oidcDiscoveryUrl } from "@/lib/auth/oidc"
+import { type OidcRules, REFUSAL_REASONS, type RefusalReason, decideSignIn, mergeClaims } from "@/lib/auth/oidc-claims"
 import { isRole } from "@/lib/auth/roles"
 import { authSecret } from "@/lib/auth/secret"
-import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, createSession, endSession, resolveSession } from "@/lib/auth/sessions"
+import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, createSession, endSession, recordAuthEvent, resolveSession } from "@/lib/auth/sessions"
 import { clearSignInFailures, recordSignInFailure, signInRefusal } from "@/lib/auth/throttle"
 import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
@@ -63,23 +66,42 @@ export function authOptions(): NextAuthOptions {
   ]
   if (config.oidc) {
     const oidc = config.oidc
+    const rules: OidcRules = { roleClaim: oidc.roleClaim, roleList: oidc.roleList, requireVerifiedEmail: oidc.requireVerifiedEmail }
     providers.push({
-      id: "oidc",
+      id: OIDC_PROVIDER_ID,
       name: "Single sign-on",
       type: "oauth",
-      wellKnown: `${oidc.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+      wellKnown: oidcDiscoveryUrl(oidc.issuer),
       clientId: oidc.clientId,
       clientSecret: oidc.clientSecret,
       authorization: { params: { scope: "openid email profile" } },
+      // The ID token is checked (signature, issuer, audience), then userinfo is asked too:
+      // in the code flow a provider at its standard settings sends the scope claims there.
       idToken: true,
       checks: ["pkce", "state"],
-      profile(profile: Record<string, unknown>) {
-        const claim = profile[oidc.roleClaim]
-        const role = Array.isArray(claim) ? claim.find(isRole) : claim
+      userinfo: {
+        async request({ tokens: parameters, client }) {
+          // next-auth passes openid-client's TokenSet, typed by its plain parameters.
+          const tokens = parameters as TokenSet
+          const idClaims = tokens.claims() as Record<string, unknown>
+          let userinfo: Record<string, unknown> | null = null
+          try {
+            if (tokens.access_token) userinfo = await client.userinfo(tokens)
+          } catch (error) {
+            log.warn("auth.oidc_userinfo_failed", { subject: idClaims.sub ?? null, error: error instanceof Error ? error.message : String(error) })
+          }
+          return mergeClaims(idClaims, userinfo, oidc.roleClaim)
+        },
+      },
+      profile(profile: Record<string, unknown>, tokens: { id_token?: string }) {
+        const decision = decideSignIn(profile, rules)
         return {
-          id: String(profile.sub),
-          email: typeof profile.email === "string" ? profile.email.toLowerCase() : "",
-          role: isRole(role) ? role : undefined,
+          id: decision.subject ?? "(no subject)",
+          email: decision.email ?? "",
+          role: decision.ok ? decision.role : undefined,
+          subject: decision.subject,
+          refusal: decision.ok ? undefined : decision.reason,
+          idToken: decision.ok ? tokens.id_token : undefined,
         }
       },
     })
@@ -91,22 +113,26 @@ export function authOptions(): NextAuthOptions {
     pages: { signIn: "/sign-in", error: "/sign-in" },
     session: { strategy: "jwt", maxAge: SESSION_IDLE_S },
     jwt: { maxAge: SESSION_IDLE_S },
+    // Every next-auth message goes through the console's JSON logger (never its multi-line text).
     logger: {
-      error(code) {
+      error(code, metadata) {
         // A session that is over is an everyday refusal, not an error.
         if (code === "JWT_SESSION_ERROR") log.info("auth.session_refused", { code })
-        else log.warn("auth.nextauth_error", { code })
+        else log.warn("auth.nextauth_error", { code, ...nextAuthDetail(metadata) })
       },
       warn(code) {
         log.debug("auth.nextauth_warning", { code })
       },
-      debug() {},
+      debug(code) {
+        log.debug("auth.nextauth_debug", { code })
+      },
     },
     events: {
       async signOut({ token }) {
         if (!token?.sid) return
         const { db } = await database()
-        await endSession(db, String(token.sid), { kind: "signed_out" })
+        const sso = typeof token.idToken === "string"
+        await endSession(db, String(token.sid), { kind: "signed_out", ...(sso ? { detail: { provider: OIDC_PROVIDER_ID, subject: token.sub ?? null } } : {}) })
       },
     },
     callbacks: {
@@ -114,13 +140,23 @@ export function authOptions(): NextAuthOptions {
         // Only this console's own pages, resolved against its origin.
         return new URL(safeCallback(url, baseUrl), baseUrl).toString()
       },
-      signIn({ user }) {
-        // A single-sign-on user without a console role gets no session.
-        if (!isRole(user.role) || !user.email) {
-          log.warn("auth.sign_in_refused", { email: user.email ?? null, reason: "no console role" })
-          return false
+      async signIn({ user, account }) {
+        if (account?.provider !== OIDC_PROVIDER_ID) return true
+        // A single-sign-on user the claims do not admit gets no session, and the page says why.
+        const reason: RefusalReason | null = user.refusal ?? (!isRole(user.role) || !user.email ? "no_role" : null)
+        if (!reason) {
+          log.info("auth.signed_in", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email, role: user.role })
+          return true
         }
-        return true
+        log.warn("auth.sign_in_refused", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email || null, reason: REFUSAL_REASONS[reason] })
+        const { db } = await database()
+        await recordAuthEvent(db, {
+          kind: "sign_in_failed",
+          email: user.email || null,
+          address: authRequest().address,
+          detail: { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, reason: REFUSAL_REASONS[reason] },
+        })
+        return `/sign-in?error=${SSO_REFUSAL_ERRORS[reason]}`
       },
       async jwt({ token, user, account }) {
         const { db } = await database()
@@ -130,12 +166,15 @@ export function authOptions(): NextAuthOptions {
           token.sid = await createSession(db, {
             email: user.email,
             role: user.role,
-            provider: account?.provider === "oidc" ? "oidc" : "credentials",
+            provider: account?.provider === OIDC_PROVIDER_ID ? "oidc" : "credentials",
+            subject: account?.provider === OIDC_PROVIDER_ID ? (user.subject ?? null) : null,
             userAgent: context.userAgent,
             address: context.address,
           })
           token.email = user.email
           token.role = user.role
+          // Kept in the encrypted session cookie only, for the provider's sign-out (id_token_hint).
+          if (account?.provider === OIDC_PROVIDER_ID && user.idToken) token.idToken = user.idToken
           token.signedInAt = Math.floor(Date.now() / 1000)
           return token
         }
@@ -155,6 +194,20 @@ export function authOptions(): NextAuthOptions {
     },
   }
   return cached
+}
+
+/**
+ * What a next-auth error says, without what it carries: the provider's raw response and
+ * tokens stay out of the log; the message and the provider's error code are kept.
+ */
+function nextAuthDetail(metadata: unknown): Record<string, unknown> {
+  const error = metadata instanceof Error ? metadata : metadata && typeof metadata === "object" && "error" in metadata ? (metadata).error : null
+  if (!(error instanceof Error)) return {}
+  const oauth = error as Error & { error?: unknown; error_description?: unknown }
+  return {
+    message: error.message.slice(0, 300),
+    ...(typeof oauth.error === "string" ? { providerError: oauth.error } : {}),
+  }
 }
 
 export function isWithinAbsoluteLifetime(signedInAt: unknown, nowS = Math.floor(Date.now() / 1000)): boolean {

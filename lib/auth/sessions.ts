@@ -76,7 +76,7 @@ export function isSessionId(value: unknown): value is string {
 /** A new session for someone who just signed in; its id goes into the cookie. */
 export async function createSession(
   db: Db,
-  input: { email: string; role: Role; provider: SessionProvider; userAgent: string | null; address: string | null },
+  input: { email: string; role: Role; provider: SessionProvider; subject?: string | null; userAgent: string | null; address: string | null },
 ): Promise<string> {
   const [row] = await db
     .insert(consoleSessions)
@@ -89,7 +89,7 @@ export async function createSession(
     })
     .returning({ id: consoleSessions.id })
   if (!row) throw new Error("the session row was not created")
-  await recordAuthEvent(db, { kind: "signed_in", email: input.email, sessionId: row.id, address: input.address, detail: { role: input.role, provider: input.provider } })
+  await recordAuthEvent(db, { kind: "signed_in", email: input.email, sessionId: row.id, address: input.address, detail: { role: input.role, provider: input.provider, ...(input.subject ? { subject: input.subject } : {}) } })
   return row.id
 }
 
@@ -106,7 +106,7 @@ function expiryOf(row: ConsoleSession, now: number): "idle" | "absolute" | null 
 export async function endSession(
   db: Db,
   id: string,
-  how: { kind: "signed_out" | "session_ended" | "session_expired"; actor?: string | null; reason?: string },
+  how: { kind: "signed_out" | "session_ended" | "session_expired"; actor?: string | null; reason?: string; detail?: Record<string, unknown> },
 ): Promise<boolean> {
   cache.delete(id)
   if (!isSessionId(id)) return false
@@ -119,9 +119,9 @@ export async function endSession(
     actor: how.actor ?? null,
     sessionId: row.id,
     address: row.address,
-    detail: { role: row.role, ...(how.reason ? { reason: how.reason } : {}) },
+    detail: { role: row.role, ...how.detail, ...(how.reason ? { reason: how.reason } : {}) },
   })
-  log.info(`auth.${how.kind}`, { who: row.staffEmail, by: how.actor ?? null, reason: how.reason ?? null })
+  log.info(`auth.${how.kind}`, { who: row.staffEmail, by: how.actor ?? null, reason: how.reason ?? null, ...(how.detail?.subject ? { subject: how.detail.subject } : {}) })
   return true
 }
 

@@ -11,7 +11,7 @@ import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteFeed, createQuoteFeed } from "@/lib/console/quote-feed"
 import { type SharedLimiter, createSharedLimiter } from "@/lib/console/shared-limiter"
 import { reconcileIntents } from "@/lib/console/reconciler"
-import { ConfigError, env } from "@/lib/env"
+import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
@@ -128,6 +128,7 @@ export async function startBackgroundWork(): Promise<void> {
   if (globalForRuntime.__consoleBackground) return
   globalForRuntime.__consoleBackground = true
   try {
+    for (const { variable, warning } of configurationWarnings(env())) log.warn("config.warning", { variable, warning })
     await begin()
   } catch (error) {
     if (error instanceof ConfigError) {

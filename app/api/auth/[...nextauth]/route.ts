@@ -1,11 +1,15 @@
 import NextAuth from "next-auth"
+import { getToken } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
+import { withProviderSignOut } from "@/lib/auth/oidc"
 import { THROTTLED_PREFIX, authOptions } from "@/lib/auth/options"
+import { authSecret } from "@/lib/auth/secret"
 import { directoryRole } from "@/lib/auth/directory"
 import { requestContextOf, runWithAuthRequest } from "@/lib/auth/request-context"
 import { signInRefusal } from "@/lib/auth/throttle"
 import { database } from "@/lib/console/database"
+import { env } from "@/lib/env"
 import { problemResponse } from "@/lib/problem"
 import { BodyTooLarge, withBoundedBody } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
@@ -55,6 +59,12 @@ async function handler(req: NextRequest, ctx: Ctx): Promise<Response> {
   }
   const auth = NextAuth(authOptions()) as (req: NextRequest, ctx: { params: { nextauth: string[] } }) => Promise<Response>
   const forwarded = new NextRequest(bounded)
+  if (req.method === "POST" && action === "signout") {
+    // A single sign-on session also signs out at the provider, with its ID token as the hint.
+    const token = await getToken({ req, secret: authSecret() }).catch(() => null)
+    const response = await runWithAuthRequest(context, () => auth(forwarded, { params }))
+    return withProviderSignOut(response, token?.idToken, env().nextAuthUrl ?? req.nextUrl.origin)
+  }
   return runWithAuthRequest(context, () => auth(forwarded, { params }))
 }
 
