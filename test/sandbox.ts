@@ -5,6 +5,7 @@ import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox/i
 import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
 import { FakeClock } from "@/test/clock"
 import { type TestDriver, createTestDatabase } from "@/test/db"
+import type { WireQuote } from "@/lib/sandbox/format"
 
 /**
  * Test support for the sandbox's suites: a sandbox on a fresh database with a clock the
@@ -415,16 +416,8 @@ export async function balanceOf(client: SandboxClient, profileId: string, asset:
   return item
 }
 
-export interface WireQuoteBody {
-  id: string
-  market: string
-  side: "BUY" | "SELL"
-  price: string
-  base_asset: string
-  quote_asset: string
-  created_at: string
-  expires_at: string
-}
+/** A quote as the sandbox answers it: the sandbox's own wire type. */
+export type WireQuoteBody = WireQuote
 
 export async function quoteFor(client: SandboxClient, market: string, side: "BUY" | "SELL"): Promise<WireQuoteBody> {
   const { status, body } = await client.request<{ items: WireQuoteBody[] }>("GET", `/v2/quotes?markets=${market}`)

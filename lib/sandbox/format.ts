@@ -27,7 +27,8 @@ export function assetAmount(asset: string, value: Decimal | string): string {
   return isFiat(asset) ? d.toFixed(2) : d.toString()
 }
 
-interface WireQuote {
+/** A quote as the service writes it. */
+export interface WireQuote {
   id: string
   market: string
   side: "BUY" | "SELL"
