@@ -130,4 +130,16 @@ describe("validation problems", () => {
     })
     expect(problem.detail).toBe("base_amount: at most 8 decimals; metadata.k: values are at most 100 characters")
   })
+
+  it("name an unknown key even when it is called like something every object has (valueOf, constructor, __proto__)", () => {
+    for (const key of ["valueOf", "constructor", "toString", "hasOwnProperty", "__proto__"]) {
+      const body = JSON.parse(`{"quote_id":"q-1","base_amount":"1","${key}":0}`) as unknown
+      const result = quoteExecutionCreateSchema.safeParse(body)
+      expect(result.success, key).toBe(false)
+      if (result.success) continue
+      const problem = validationProblem(result.error)
+      expect(JSON.parse(JSON.stringify(problem.meta)), key).toEqual({ fields: { [key]: "is not a known field" } })
+      expect(problem.detail, key).toBe(`${key}: is not a known field`)
+    }
+  })
 })

@@ -30,7 +30,8 @@ type RouteParams = Record<string, string | string[] | undefined>
 
 /** `{"base_amount": "at most 8 decimals", "metadata.k": "…"}`: each field and its rule. */
 export function fieldErrors(error: ZodError): Record<string, string> {
-  const fields: Record<string, string> = {}
+  // No prototype: a client's key named `valueOf` or `constructor` must not read as already set.
+  const fields = Object.create(null) as Record<string, string>
   for (const issue of error.issues) {
     const prefix = issue.path.map(String).join(".")
     if (issue.code === "unrecognized_keys") {

@@ -17,7 +17,8 @@ export function parseOrThrow<S extends z.ZodType>(
 ): z.output<S> {
   const parsed = schema.safeParse(input)
   if (parsed.success) return parsed.data
-  const fields: Record<string, string> = {}
+  // No prototype: a client's key named `valueOf` or `constructor` must not read as already set.
+  const fields = Object.create(null) as Record<string, string>
   const add = (field: string, message: string) => {
     const current = fields[field]
     if (current === undefined) fields[field] = message
