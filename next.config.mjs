@@ -32,6 +32,10 @@ const nextConfig = {
     // What Next buffers of a body for proxy.ts (pages, and API paths holding a %): at most the
     // console API's own limit, never the default 10 MB per request.
     proxyClientMaxBodySize: "64kb",
+    // Route modules load on their first request instead of all at start: a console whose
+    // people use a few pages does not hold every page's and route's code (about 30 MiB less
+    // after start, and a faster start; the bench's memory and start-up rows).
+    preloadEntriesOnStart: false,
   },
   headers() {
     return Promise.resolve([

@@ -11,7 +11,8 @@ const canaries = JSON.parse(readFileSync(new URL("../e2e/canaries.json", import.
 // The server's output is kept too, so the suite can check that no secret was logged.
 mkdirSync("test-results", { recursive: true })
 const log = createWriteStream(path.join("test-results", `server-${port}.log`))
-const child = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], {
+// npm start: the server runs as it does when deployed (package.json's start script sets its heap limit).
+const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1"], {
   stdio: ["ignore", "pipe", "pipe"],
   env: {
     ...process.env,

@@ -140,6 +140,18 @@ export async function resolveSession(db: Db, id: unknown, now = Date.now()): Pro
   if (!isSessionId(id)) return null
   const hit = cache.get(id)
   if (hit && now - hit.checkedAt < SESSION_RECHECK_MS) return hit.staff
+  // Requests that arrive together when the remembered answer lapses share one read (and at
+  // most one touch) of the session, instead of one each.
+  const pending = inflight.get(id)
+  if (pending) return pending
+  const check = checkSession(db, id, now).finally(() => inflight.delete(id))
+  inflight.set(id, check)
+  return check
+}
+
+const inflight = new Map<string, Promise<Staff | null>>()
+
+async function checkSession(db: Db, id: string, now: number): Promise<Staff | null> {
   void sweepExpiredSessions(db, now).catch((error: unknown) => log.warn("auth.session_sweep_failed", { error: String(error) }))
   const [row] = await db.select().from(consoleSessions).where(eq(consoleSessions.id, id)).limit(1)
   if (!row) {

@@ -148,6 +148,21 @@ describe("sessions the server can end", () => {
     expect(await m.sessions.resolveSession(m.runtime.db, sid, now + m.sessions.SESSION_RECHECK_MS)).toBeNull()
   })
 
+  it("requests that arrive together when the remembered answer lapses read the session once, not once each", async () => {
+    const { sid } = await signIn("ops@example.com", "ops-password-1")
+    const later = Date.now() + m.sessions.SESSION_RECHECK_MS + 1
+    const select = vi.spyOn(m.runtime.db, "select")
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => m.sessions.resolveSession(m.runtime.db, sid, later)))
+      expect(answers.every((a) => a?.role === "trader")).toBe(true)
+      // One read of the session (the sweep of expired sessions may add its own, once a minute).
+      const sessionReads = select.mock.calls.filter((args) => (args as unknown[]).length === 0).length
+      expect(sessionReads).toBe(1)
+    } finally {
+      select.mockRestore()
+    }
+  })
+
   it("a session idle for 30 minutes, or 8 hours old, is over, and its expiry is on the audit trail", async () => {
     const idle = await signIn("ops@example.com", "ops-password-1")
     const later = Date.now() + 31 * 60_000
