@@ -1,0 +1,136 @@
+"use client"
+
+import Link from "next/link"
+import type { ReactNode } from "react"
+import { StatusBadge } from "@/components/ui/badge"
+import { Card } from "@/components/ui/card"
+import { CopyButton } from "@/components/ui/copy-button"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { Timestamp } from "@/components/ui/timestamp"
+import { useProfileName } from "@/components/search/match-line"
+import { useIntentQuery } from "@/lib/queries/search"
+import type { IntentStory } from "@/lib/schemas/search"
+import { CopyableId } from "@/components/ui/copyable-id"
+import { RequestAsSent, Timeline } from "./intent-story"
+import { RecordLinks } from "./record-links"
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="grid grid-cols-1 gap-1 py-2 sm:grid-cols-[12rem_1fr] sm:gap-4">
+      <dt className="text-sm font-medium text-slate-600">{label}</dt>
+      <dd className="min-w-0 text-sm text-slate-900">{children}</dd>
+    </div>
+  )
+}
+
+const OPERATIONS: Record<string, string> = {
+  create_execution: "Quote execution",
+  create_conversion: "Conversion",
+  cancel_conversion: "Cancel of a conversion",
+  update_policy: "Approval policy change",
+}
+
+/** The record an intent placed or acted on, as a link to its page. */
+function recordHref(story: IntentStory): string | null {
+  if (story.operation === "create_execution" && story.record_id && story.profile_id) {
+    return `/executions/${encodeURIComponent(story.profile_id)}/${encodeURIComponent(story.record_id)}`
+  }
+  if (story.operation === "create_conversion" && story.record_id) return `/conversions/${encodeURIComponent(story.record_id)}`
+  if (story.operation === "cancel_conversion" && story.target_id) return `/conversions/${encodeURIComponent(story.target_id)}`
+  return null
+}
+
+/**
+ * One console intent: who asked, when, its approval, attempts and outcome, the request as
+ * sent, and the record it placed. What a search lands on when there is no record (refused,
+ * waiting for approval, outcome unknown).
+ */
+export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
+  const query = useIntentQuery(id)
+  const profile = useProfileName(query.data?.profile_id ?? null)
+  if (query.isPending) {
+    return (
+      <p role="status" className="text-sm text-slate-700">
+        Loading the intent…
+      </p>
+    )
+  }
+  if (query.error) return <ProblemAlert error={query.error} />
+  const story = query.data
+  const record = recordHref(story)
+  const quoteId = typeof story.request.quote_id === "string" ? story.request.quote_id : undefined
+  return (
+    <div className="space-y-6">
+      <RecordLinks profileId={story.profile_id ?? undefined} quoteId={quoteId} />
+      <Card title={OPERATIONS[story.operation] ?? story.operation} actions={<CopyButton value={() => window.location.href} label="link to this page" />}>
+        <dl className="divide-y divide-slate-100" data-testid="intent-record">
+          <Row label="State">
+            <StatusBadge status={story.state} />
+          </Row>
+          <Row label="Intent id">
+            <CopyableId value={story.id} label="intent id" testId="intent-id" />
+          </Row>
+          <Row label="Asked by">
+            {story.staff_email} ({story.staff_role})
+          </Row>
+          <Row label="Asked at">
+            <Timestamp value={story.created_at} />
+          </Row>
+          <Row label="Profile">
+            {story.profile_id ? (
+              <>
+                {profile ? <span className="mr-2">{profile}</span> : null}
+                <CopyableId value={story.profile_id} label="profile id" />
+              </>
+            ) : (
+              "—"
+            )}
+          </Row>
+          <Row label="Reference (ref_id)">{story.ref_id ? <CopyableId value={story.ref_id} label="ref_id" testId="intent-ref-id" /> : "—"}</Row>
+          {quoteId ? (
+            <Row label="Quote id">
+              <CopyableId value={quoteId} label="quote id" />
+            </Row>
+          ) : null}
+          <Row label="Attempts">{story.attempts}</Row>
+          <Row label="Record">
+            {story.record_id || story.target_id ? (
+              <span className="inline-flex flex-wrap items-center gap-2">
+                <CopyableId value={(story.record_id ?? story.target_id)!} label="record id" />
+                {record ? (
+                  <Link href={record} className="text-blue-800 underline" data-testid="record-link">
+                    Open the record
+                  </Link>
+                ) : null}
+              </span>
+            ) : (
+              <span className="text-slate-700" data-testid="no-record">
+                None: {story.state === "AWAITING_APPROVAL" ? "waiting for approval, nothing sent yet" : story.state === "FAILED" ? "the request was refused" : "not placed (yet)"}
+              </span>
+            )}
+          </Row>
+          {story.problem ? (
+            <Row label="Problem">
+              {story.problem.title}
+              {story.problem.status ? ` (${story.problem.status})` : ""}
+              {story.problem.detail ? `: ${story.problem.detail}` : ""}
+            </Row>
+          ) : null}
+        </dl>
+      </Card>
+      <Card title="Timeline">
+        <div className="space-y-4">
+          <Timeline stories={[story]} record={null} />
+          <RequestAsSent story={story} />
+          <p className="flex flex-wrap gap-x-4 text-sm">
+            {audit ? (
+              <Link href={`/audit?staff=${encodeURIComponent(story.staff_email)}`} className="text-blue-800 underline" data-testid="audit-link">
+                {story.staff_email} in the audit trail
+              </Link>
+            ) : null}
+          </p>
+        </div>
+      </Card>
+    </div>
+  )
+}

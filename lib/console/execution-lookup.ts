@@ -1,0 +1,51 @@
+import "server-only"
+import { and, eq } from "drizzle-orm"
+import type { ConsoleDeps } from "@/lib/console/operations"
+import { consoleIntents } from "@/lib/db/schema"
+import { HttpProblem } from "@/lib/problem"
+import type { QuoteExecution } from "@/lib/schemas/records"
+
+/**
+ * GET /api/profiles/{profileId}/quote-executions/lookup?ref_id=: what became of an
+ * execution the console was asked to place, from its intent log (the service cannot list
+ * executions by ref_id).
+ *
+ * - placed (SUCCEEDED): the record, fresh from the service;
+ * - refused (FAILED: the service certainly did not apply it): 404 with `meta.placed: false`,
+ *   the one answer that lets a form start a new submission;
+ * - on its way, unknown, or waiting for approval: 409 with `meta.in_flight: true`;
+ * - no intent at all: 404 with `meta.placed: "unknown"` (the request may not have reached
+ *   the console yet, or another client placed it): the form keeps asking the service.
+ */
+export async function lookupExecutionByRefId(deps: ConsoleDeps, profileId: string, refId: string): Promise<QuoteExecution> {
+  const [intent] = await deps.db
+    .select()
+    .from(consoleIntents)
+    .where(and(eq(consoleIntents.operation, "create_execution"), eq(consoleIntents.refId, refId)))
+    .limit(1)
+  if (!intent || (intent.profileId !== null && intent.profileId !== profileId)) {
+    throw new HttpProblem({
+      status: 404,
+      detail: `This console has no execution with ref_id “${refId}” for this profile; another client may have placed one.`,
+      meta: { placed: "unknown" },
+    })
+  }
+  if (intent.state === "SUCCEEDED" && intent.recordId) return deps.upstream.getQuoteExecution(profileId, intent.recordId)
+  if (intent.state === "FAILED") {
+    const title = typeof intent.problem?.title === "string" ? intent.problem.title : "refused"
+    throw new HttpProblem({
+      status: 404,
+      detail: `The execution with ref_id “${refId}” was not placed: the service refused it (${title}).`,
+      meta: { placed: false, intent_id: intent.id },
+    })
+  }
+  throw new HttpProblem({
+    status: 409,
+    title: "Conflict",
+    detail:
+      intent.state === "AWAITING_APPROVAL"
+        ? `The execution with ref_id “${refId}” is waiting for approval.`
+        : `The execution with ref_id “${refId}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
+    meta: { in_flight: true, intent_id: intent.id },
+  })
+}

@@ -1,0 +1,76 @@
+import "server-only"
+import { asc, eq, or } from "drizzle-orm"
+import { problemSummary } from "@/lib/console/audit"
+import type { Db } from "@/lib/db/client"
+import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
+import { notFound } from "@/lib/problem"
+import type { IntentStory } from "@/lib/schemas/search"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value)
+}
+
+/** An intent and its approval (if it waited for one) as the pages show them. */
+export function toIntentStory(intent: ConsoleIntent, approval: ConsoleApproval | null): IntentStory {
+  return {
+    id: intent.id,
+    operation: intent.operation,
+    state: intent.state,
+    staff_email: intent.staffEmail,
+    staff_role: intent.staffRole,
+    profile_id: intent.profileId,
+    ref_id: intent.refId,
+    target_id: intent.targetId,
+    upstream_api: intent.upstreamApi,
+    record_id: intent.recordId,
+    record_status: intent.recordStatus,
+    attempts: intent.attempts,
+    created_at: intent.createdAt.toISOString(),
+    updated_at: intent.updatedAt.toISOString(),
+    resolved_at: intent.resolvedAt?.toISOString() ?? null,
+    request: intent.request,
+    problem: problemSummary(intent.problem),
+    approval: approval
+      ? {
+          state: approval.state,
+          maker: { email: approval.makerEmail, role: approval.makerRole },
+          checker: approval.checkerEmail ? { email: approval.checkerEmail, role: approval.checkerRole ?? "" } : null,
+          created_at: approval.createdAt.toISOString(),
+          expires_at: approval.expiresAt.toISOString(),
+          decided_at: approval.decidedAt?.toISOString() ?? null,
+          comment: approval.comment,
+          reason: approval.reason,
+        }
+      : null,
+  }
+}
+
+function withApprovals(db: Db) {
+  return db
+    .select({ intent: consoleIntents, approval: consoleApprovals })
+    .from(consoleIntents)
+    .leftJoin(consoleApprovals, eq(consoleApprovals.intentId, consoleIntents.id))
+}
+
+/** GET /api/intents/{id}: one intent, or a 404 naming it. */
+export async function getIntentStory(db: Db, id: string): Promise<IntentStory> {
+  const missing = () => notFound(`No console intent has the id “${id}”.`)
+  if (!isUuid(id)) throw missing()
+  const [row] = await withApprovals(db).where(eq(consoleIntents.id, id)).limit(1)
+  if (!row) throw missing()
+  return toIntentStory(row.intent, row.approval)
+}
+
+/**
+ * The intents behind one record, oldest first: the create that placed it (record_id) and
+ * any cancel the console sent for it (target_id). Empty when the console did not place it.
+ */
+export async function recordIntentStories(db: Db, recordId: string): Promise<IntentStory[]> {
+  const rows = await withApprovals(db)
+    .where(or(eq(consoleIntents.recordId, recordId), eq(consoleIntents.targetId, recordId)))
+    .orderBy(asc(consoleIntents.createdAt))
+    .limit(20)
+  return rows.map((r) => toIntentStory(r.intent, r.approval))
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { openIntent, settleIntent } from "@/lib/console/intents"
+import { createConversion, executeQuote } from "@/lib/console/operations"
+import { SEARCH_MAX_SERVICE_CALLS, type SearchUpstream, searchAnything } from "@/lib/console/search"
+import { searchQuerySchema } from "@/lib/schemas/search"
+import { UpstreamUnavailableError } from "@/lib/upstream"
+import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { testDrivers } from "@/test/db"
+
+const trader: Staff = { email: "trader@example.com", role: "trader" }
+const CALLS = ["listProfiles", "getConversion", "listConversions", "getQuoteExecution"] as const
+
+/** The harness's client, counting service calls, with some calls made to fail like an outage. */
+function counted(upstream: SearchUpstream, failing: Partial<Record<(typeof CALLS)[number], boolean>> = {}) {
+  const calls: string[] = []
+  const wrapped = new Proxy(upstream, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown
+      if (typeof value !== "function") return value
+      return (...args: unknown[]) => {
+        if ((CALLS as readonly string[]).includes(String(name))) {
+          calls.push(String(name))
+          if (failing[name as (typeof CALLS)[number]]) {
+            return Promise.reject(new UpstreamUnavailableError("down", { outcome: "rejected", mutating: false }))
+          }
+        }
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+  return { upstream: wrapped, calls }
+}
+
+describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver) => {
+  let h: ConsoleHarness
+  let profileId: string
+
+  beforeAll(async () => {
+    h = await createConsoleHarness({ driver })
+    profileId = (await h.upstream.listProfiles()).items[0]!.id
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  async function buyQuoteId(): Promise<string> {
+    const quote = (await h.upstream.listQuotes(["BTCUSD"])).find((q) => q.side === "BUY")
+    if (!quote) throw new Error("no BUY quote")
+    return quote.id
+  }
+
+  async function consoleExecution(refId = randomUUID()) {
+    return (await executeQuote(h, trader, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })).record
+  }
+
+  async function consoleConversion(refId = randomUUID()) {
+    return (await createConversion(h, trader, { profile_id: profileId, amount: "3.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })).record
+  }
+
+  it("finds an execution the console placed by its ref_id in the intent log, with its fresh status, without searching the service", async () => {
+    const execution = await consoleExecution()
+    const counter = counted(h.upstream)
+    const result = await searchAnything({ db: h.db, upstream: counter.upstream }, execution.ref_id!)
+    expect(result.matches).toEqual([
+      expect.objectContaining({
+        kind: "execution",
+        id: execution.id,
+        matched_by: "ref_id",
+        found_in: "intent_log",
+        profile_id: profileId,
+        href: `/executions/${profileId}/${execution.id}`,
+        amount: { value: execution.base_amount, asset: "BTC" },
+        summary: "BUY BTCUSD",
+      }),
+    ])
+    expect(result.matches[0]!.intent_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(result.partial).toBe(false)
+    // One call: the record's current status. The service's search was not needed.
+    expect(counter.calls).toEqual(["getQuoteExecution"])
+    expect(result.sources.find((s) => s.source === "service_executions")?.state).toBe("skipped")
+  })
+
+  it("finds an execution by its id and a conversion by its id or ref_id, placed by the console", async () => {
+    const execution = await consoleExecution()
+    const byId = await searchAnything(h, execution.id)
+    expect(byId.matches.map((m) => [m.kind, m.id, m.matched_by])).toEqual([["execution", execution.id, "id"]])
+
+    const conversion = await consoleConversion()
+    for (const [q, matchedBy] of [
+      [conversion.id, "id"],
+      [conversion.ref_id!, "ref_id"],
+    ] as const) {
+      const found = await searchAnything(h, q)
+      expect(found.matches).toEqual([
+        expect.objectContaining({ kind: "conversion", id: conversion.id, matched_by: matchedBy, href: `/conversions/${conversion.id}`, amount: { value: conversion.amount!, asset: "USD" } }),
+      ])
+    }
+  })
+
+  it("finds records another client of the service placed: a conversion by ref_id, an execution by id in some profile", async () => {
+    const refId = `other-client-${randomUUID()}`
+    const conversion = (await h.upstream.createConversion({ profile_id: profileId, amount: "2.00", source_asset: "USD", target_asset: "USDG", ref_id: refId })).record
+    const byRef = await searchAnything(h, refId)
+    expect(byRef.matches).toEqual([expect.objectContaining({ kind: "conversion", id: conversion.id, matched_by: "ref_id", found_in: "service", intent_id: null })])
+
+    const execution = (await h.upstream.createQuoteExecution(profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() })).record
+    const counter = counted(h.upstream)
+    const byId = await searchAnything({ db: h.db, upstream: counter.upstream }, execution.id)
+    expect(byId.matches).toEqual([expect.objectContaining({ kind: "execution", id: execution.id, matched_by: "id", found_in: "service", profile_id: profileId })])
+    expect(byId.sources.find((s) => s.source === "service_executions")).toMatchObject({ state: "searched" })
+    expect(counter.calls.length).toBeLessThanOrEqual(SEARCH_MAX_SERVICE_CALLS)
+  })
+
+  it("finds the executions that used a quote id, and a profile by its id", async () => {
+    const execution = await consoleExecution()
+    const byQuote = await searchAnything(h, execution.quote_id)
+    // Earlier tests executed the same held quote: each of those executions used it too.
+    expect(byQuote.matches).toContainEqual(expect.objectContaining({ kind: "execution", id: execution.id, matched_by: "quote_id" }))
+    for (const m of byQuote.matches) expect(m).toMatchObject({ kind: "execution", matched_by: "quote_id" })
+
+    const profile = await searchAnything(h, profileId)
+    expect(profile.matches).toEqual([expect.objectContaining({ kind: "profile", id: profileId, found_in: "service", href: "/executions" })])
+  })
+
+  it("lists several matches when one ref_id names an execution and a conversion", async () => {
+    const refId = randomUUID()
+    const execution = await consoleExecution(refId)
+    const conversion = await consoleConversion(refId)
+    const result = await searchAnything(h, refId)
+    expect(result.matches.map((m) => `${m.kind}:${m.id}`).sort()).toEqual([`conversion:${conversion.id}`, `execution:${execution.id}`].sort())
+    for (const m of result.matches) {
+      expect(m).toMatchObject({ profile_id: profileId, matched_by: "ref_id" })
+      expect(m.amount?.value).toBeTruthy()
+      expect(m.status).toBeTruthy()
+      expect(m.time).toBeTruthy()
+    }
+  })
+
+  it("finds an intent that never became a record (refused), by its ref_id and by its own id", async () => {
+    const refId = randomUUID()
+    const { intent } = await openIntent(h.db, { staff: trader, operation: "create_conversion", profileId, refId, request: { amount: "9.00", source_asset: "USD", target_asset: "USDP", ref_id: refId } })
+    await settleIntent(h.db, intent.id, { state: "FAILED", problem: { title: "Unprocessable", status: 422, detail: "insufficient funds" }, attempts: 1 })
+    for (const [q, matchedBy] of [
+      [refId, "ref_id"],
+      [intent.id, "intent_id"],
+    ] as const) {
+      const result = await searchAnything(h, q)
+      expect(result.matches).toEqual([
+        expect.objectContaining({ kind: "intent", id: intent.id, matched_by: matchedBy, href: `/intents/${intent.id}`, status: "FAILED", amount: { value: "9.00", asset: "USD" } }),
+      ])
+    }
+  })
+
+  it("says nothing was found, and where it looked, without inventing a match", async () => {
+    const counter = counted(h.upstream)
+    const q = `made-up-${randomUUID()}`
+    const result = await searchAnything({ db: h.db, upstream: counter.upstream }, q)
+    expect(result.matches).toEqual([])
+    expect(result.partial).toBe(false)
+    expect(result.sources.map((s) => [s.source, s.state])).toEqual([
+      ["intent_log", "searched"],
+      ["service_profiles", "searched"],
+      ["service_conversions", "searched"],
+      ["service_executions", "searched"],
+    ])
+    expect(result.service_calls).toBe(counter.calls.length)
+    expect(counter.calls.length).toBeLessThanOrEqual(SEARCH_MAX_SERVICE_CALLS)
+  })
+
+  it("answers in part when the service fails midway: names the failed source, skips the rest, never throws", async () => {
+    const counter = counted(h.upstream, { getConversion: true })
+    const result = await searchAnything({ db: h.db, upstream: counter.upstream }, randomUUID())
+    expect(result.partial).toBe(true)
+    expect(result.matches).toEqual([])
+    const state = Object.fromEntries(result.sources.map((s) => [s.source, s.state]))
+    expect(state).toEqual({ intent_log: "searched", service_profiles: "searched", service_conversions: "failed", service_executions: "skipped" })
+    expect(result.sources.find((s) => s.source === "service_conversions")?.detail).toContain("could not be reached")
+    // The outage stopped the search: no call after the failed one.
+    expect(counter.calls).toEqual(["listProfiles", "getConversion"])
+  })
+
+  it("keeps what the intent log found when the service cannot refresh it, and says the answer is partial", async () => {
+    const execution = await consoleExecution()
+    const counter = counted(h.upstream, { getQuoteExecution: true })
+    const result = await searchAnything({ db: h.db, upstream: counter.upstream }, execution.ref_id!)
+    expect(result.partial).toBe(true)
+    expect(result.matches).toEqual([expect.objectContaining({ kind: "execution", id: execution.id, found_in: "intent_log", status: execution.status })])
+    expect(result.sources.find((s) => s.source === "service_records")).toMatchObject({ state: "failed" })
+  })
+
+  it("never makes more service calls than the bound, even with many profiles to probe", async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ id: `profile-${i}`, nickname: `P${i}`, type: "NORMAL" }))
+    const base = counted(h.upstream)
+    const upstream = new Proxy(base.upstream, {
+      get(target, name, receiver) {
+        if (name === "listProfiles") return () => Promise.resolve({ items: many })
+        return Reflect.get(target, name, receiver) as unknown
+      },
+    })
+    const result = await searchAnything({ db: h.db, upstream }, randomUUID())
+    expect(result.service_calls).toBe(SEARCH_MAX_SERVICE_CALLS)
+    expect(base.calls.length).toBe(SEARCH_MAX_SERVICE_CALLS - 1)
+    expect(result.partial).toBe(true)
+    expect(result.sources.find((s) => s.source === "service_executions")?.detail).toMatch(/in \d+ of 40 profiles \(the bound of 10 calls was reached\)/)
+  })
+})
+
+describe("the search query", () => {
+  it("is trimmed, and refuses empty, overlong or control-character input naming q and the rule", () => {
+    expect(searchQuerySchema.parse({ q: "  abc \n" })).toEqual({ q: "abc" })
+    for (const [q, rule] of [
+      ["   ", "must not be empty"],
+      ["x".repeat(256), "at most 255 characters"],
+      ["a\tb", "must not contain control characters (tabs, line breaks)"],
+    ]) {
+      const parsed = searchQuerySchema.safeParse({ q })
+      expect(parsed.success).toBe(false)
+      expect(parsed.error?.issues[0]).toMatchObject({ path: ["q"], message: rule })
+    }
+    expect(searchQuerySchema.safeParse({}).error?.issues[0]).toMatchObject({ path: ["q"], message: "is required" })
+  })
+})
