@@ -42,6 +42,13 @@ export const consoleIntents = pgTable(
     /** A create's size in fiat (what the policy's limits count), and its currency. */
     sizeAmount: numeric("size_amount"),
     sizeCurrency: text("size_currency"),
+    /**
+     * A placed record's final status (SETTLED, CANCELLED, …) when it reached one after
+     * placement, and when the console learned it: what a notification announces.
+     * `record_status` keeps what the service answered at placement.
+     */
+    recordFinalStatus: text("record_final_status"),
+    recordFinalAt: timestamp("record_final_at", { withTimezone: true, precision: 6 }),
   },
   (t) => [
     index("console_intents_created_idx").on(t.createdAt.desc(), t.id.desc()),
@@ -59,6 +66,8 @@ export const consoleIntents = pgTable(
       .on(t.operation, t.refId)
       .where(sql`${t.operation} <> 'cancel_conversion'`),
     // Usage today: a staff member's creates of one day.
+    // A person's records that reached a final status, newest last: their notifications.
+    index("console_intents_final_idx").on(t.staffEmail, t.recordFinalAt).where(sql`${t.recordFinalAt} is not null`),
     index("console_intents_usage_idx").on(t.staffEmail, t.sizeCurrency, t.createdAt).where(sql`${t.sizeAmount} is not null`),
   ],
 )
