@@ -64,7 +64,7 @@ test.describe("sessions the server can end", () => {
       await expect(row.getByRole("cell").nth(0)).toHaveText(emailOf("trader"))
       await expect(row.getByRole("cell").nth(1)).toHaveText("trader")
       await expect(row).toContainText("127.0.0.1")
-      await row.getByRole("button", { name: `End the session of ${emailOf("trader")}` }).click()
+      await row.getByRole("button", { name: `End session of ${emailOf("trader")}` }).click()
       await expect(page.getByTestId("session-row").filter({ hasText: probe })).toHaveCount(0)
 
       await trader.goto("/trade")

@@ -5,7 +5,10 @@ import { redirect } from "next/navigation"
 import type { ReactNode } from "react"
 import { EnvBanner } from "@/components/layout/env-banner"
 import { Nav } from "@/components/layout/nav"
+import { SearchBox } from "@/components/search/search-box"
 import { SessionControls } from "@/components/layout/session-controls"
+import { Notifications } from "@/components/notifications/notifications"
+import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { bannerConversionsApi } from "@/lib/console/conversions-api"
 import { bannerFaultsStatus } from "@/lib/console/sandbox-tools"
@@ -28,18 +31,22 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       </a>
       <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} />
       <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-2">
-          <div className="flex flex-wrap items-center gap-4">
-            <Link href="/" className="flex items-center gap-2 text-base font-semibold text-slate-900">
-              <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
-              Treasury console
-            </Link>
+        {/* Narrow screens: the logo and the menu button on one line, who is signed in on the next. */}
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
+          <Link href="/" className="flex shrink-0 items-center gap-2 text-base font-semibold text-slate-900">
+            <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
+            Treasury console
+          </Link>
+          <div className="ml-auto md:ml-0 md:flex-1">
             <Nav role={staff.role} sandbox={service.mode === "sandbox"} />
           </div>
-          <div className="flex items-center gap-3 text-sm">
-            <span>
-              <span data-testid="staff-email">{staff.email}</span>{" "}
-              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold uppercase text-slate-700" data-testid="staff-role">
+          <div className="flex min-w-0 max-w-full flex-wrap items-center gap-3 text-sm">
+            {roleAtLeast(staff.role, "support") ? <SearchBox /> : null}
+            <span className="flex min-w-0 items-center gap-1">
+              <span className="truncate" data-testid="staff-email" title={staff.email}>
+                {staff.email}
+              </span>
+              <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold uppercase text-slate-700" data-testid="staff-role">
                 {staff.role}
               </span>
             </span>
@@ -47,6 +54,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </div>
       </header>
+      {/* Placements and requests only traders and admins make; after the header in the keyboard's order. */}
+      {roleAtLeast(staff.role, "trader") ? <Notifications email={staff.email} /> : null}
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
         {children}
       </main>

@@ -58,6 +58,14 @@ async function pendingConversionId(): Promise<string> {
   return created.record.id
 }
 
+/** The ref_id of an execution the console placed (its intent log knows it). */
+async function consoleExecutionRefId(): Promise<string> {
+  const { executeQuote } = await import("@/lib/console/operations")
+  const refId = randomUUID()
+  await executeQuote(runtime, { email: "trader@example.com", role: "trader" }, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })
+  return refId
+}
+
 /** A session someone else holds, for an admin to end. */
 async function openSessionId(): Promise<string> {
   const { createSession } = await import("@/lib/auth/sessions")
@@ -102,6 +110,10 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     minimum: "support",
     call: () => Promise.resolve({ params: { profileId }, query: "side=BUY&status=SETTLED" }),
   },
+  "GET /api/profiles/[profileId]/quote-executions/lookup": {
+    minimum: "support",
+    call: async () => ({ params: { profileId }, query: `ref_id=${await consoleExecutionRefId()}` }),
+  },
   "GET /api/profiles/[profileId]/quote-executions/[id]": {
     minimum: "viewer",
     call: () => Promise.resolve({ params: { profileId, id: executionId } }),
@@ -118,6 +130,9 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/conversions/[id]": { minimum: "support", call: () => Promise.resolve({ params: { id: conversionId } }) },
   "GET /api/conversions/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
   "GET /api/conversions/lookup": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
+  "GET /api/search": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
+  "GET /api/intents": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `record_id=${conversionId}` }) },
+  "GET /api/intents/[id]": { minimum: "support", call: async () => ({ params: { id: await pendingRequestId() } }) },
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
   "GET /api/approvals": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: "state=PENDING" }) },
   "GET /api/approvals/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() } }) },
@@ -153,6 +168,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/markets/[market]/history": { minimum: "viewer", call: () => Promise.resolve({ params: { market: "BTCUSD" }, query: "range=24h" }) },
   "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/notifications": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: `since=${new Date().toISOString()}` }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),
@@ -284,6 +300,41 @@ describe("routes' answers", () => {
     const bad = await invoke(handler, "GET", route, { params: {}, query: "limit=0" }, { role: "viewer" })
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ meta: { fields: { limit: "at least 1" } } })
+  })
+
+  it("GET /api/notifications: a first poll announces nothing from before and answers a cursor; it refuses a since that is not a date-time naming it", async () => {
+    const handler = (await import("@/app/api/notifications/route")).GET as unknown as Handler
+    const ok = await invoke(handler, "GET", "/api/notifications", { params: {} }, { role: "trader" })
+    expect(ok.status).toBe(200)
+    expect(await ok.json()).toMatchObject({ events: [], cursor: expect.any(String) as string, unchecked: expect.any(Number) as number })
+    const bad = await invoke(handler, "GET", "/api/notifications", { params: {}, query: "since=yesterday" }, { role: "trader" })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { meta: { fields: Record<string, string> } }).meta.fields).toHaveProperty("since")
+  })
+
+  it("GET /api/search finds a conversion by its id, says what it searched for an unknown one, and refuses a bad q naming it", async () => {
+    const { route, handler } = (await routeHandlers()).find((h) => h.key === "GET /api/search")!
+    const found = (await (await invoke(handler, "GET", route, { params: {}, query: `q=${encodeURIComponent(` ${conversionId} `)}` }, { role: "support" })).json()) as {
+      matches: { kind: string; id: string; href: string }[]
+    }
+    expect(found.matches).toEqual([expect.objectContaining({ kind: "conversion", id: conversionId, href: `/conversions/${conversionId}` })])
+    const none = (await (await invoke(handler, "GET", route, { params: {}, query: `q=${randomUUID()}` }, { role: "support" })).json()) as {
+      matches: unknown[]
+      sources: { source: string; state: string }[]
+      partial: boolean
+    }
+    expect(none.matches).toEqual([])
+    expect(none.sources.map((x) => x.source)).toEqual(["intent_log", "service_profiles", "service_conversions", "service_executions"])
+    for (const [q, rule] of [
+      ["%20%20", "must not be empty"],
+      [`${"x".repeat(256)}`, "at most 255 characters"],
+      ["a%0Ab", "must not contain control characters (tabs, line breaks)"],
+    ]) {
+      const bad = await invoke(handler, "GET", route, { params: {}, query: `q=${q}` }, { role: "support" })
+      expect(bad.status).toBe(400)
+      expect(bad.headers.get("content-type")).toContain("application/problem+json")
+      expect(await bad.json()).toMatchObject({ meta: { fields: { q: rule } } })
+    }
   })
 
   it("GET /api/markets/{market}/history answers the range's points ending at the current mid, and refuses a bad range naming it", async () => {

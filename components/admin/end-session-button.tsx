@@ -15,7 +15,7 @@ export function EndSessionButton({ id, who }: { id: string; who: string }) {
         variant="danger"
         size="sm"
         busy={busy}
-        aria-label={`End the session of ${who}`}
+        aria-label={`End session of ${who}`}
         onClick={async () => {
           setBusy(true)
           setFailure(null)

@@ -1,3 +1,4 @@
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import type { AuthEventView } from "@/lib/auth/sessions"
 
 const KIND_LABELS: Record<string, string> = {
@@ -25,29 +26,25 @@ function describe(event: AuthEventView): string {
 export function SignInEvents({ events }: { events: AuthEventView[] }) {
   if (events.length === 0) return <p className="text-sm text-slate-700">No sign-in events yet.</p>
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="min-w-full text-left text-sm" aria-label="Sign-in events">
-        <thead className="bg-slate-50 text-xs uppercase text-slate-700">
-          <tr>
-            <th scope="col" className="px-3 py-2">When</th>
-            <th scope="col" className="px-3 py-2">Event</th>
-            <th scope="col" className="px-3 py-2">Who</th>
-            <th scope="col" className="px-3 py-2">From</th>
-            <th scope="col" className="px-3 py-2">Details</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {events.map((event) => (
-            <tr key={event.id} data-testid="sign-in-event">
-              <td className="px-3 py-2 whitespace-nowrap">{event.at.replace("T", " ").slice(0, 19)} UTC</td>
-              <td className="px-3 py-2">{KIND_LABELS[event.kind] ?? event.kind}</td>
-              <td className="px-3 py-2">{event.email ?? <span className="text-slate-600">not a staff email</span>}</td>
-              <td className="px-3 py-2">{event.address ?? "unknown"}</td>
-              <td className="px-3 py-2">{describe(event)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table caption="Sign-in events" framed>
+      <TableHead>
+        <Th>When</Th>
+        <Th>Event</Th>
+        <Th>Who</Th>
+        <Th>From</Th>
+        <Th>Details</Th>
+      </TableHead>
+      <TableBody>
+        {events.map((event) => (
+          <Tr key={event.id} data-testid="sign-in-event">
+            <Td className="whitespace-nowrap">{event.at.replace("T", " ").slice(0, 19)} UTC</Td>
+            <Td>{KIND_LABELS[event.kind] ?? event.kind}</Td>
+            <Td>{event.email ?? <span className="text-slate-600">not a staff email</span>}</Td>
+            <Td>{event.address ?? "unknown"}</Td>
+            <Td>{describe(event)}</Td>
+          </Tr>
+        ))}
+      </TableBody>
+    </Table>
   )
 }

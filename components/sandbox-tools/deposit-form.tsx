@@ -15,6 +15,13 @@ import { assetDecimals } from "@/lib/schemas/assets"
 import { type SandboxDepositRequest, sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
 import type { Profile } from "@/lib/schemas/records"
 
+// The three fields side by side from the sm breakpoint; the placeholder uses the same grid.
+const FIELDS = "grid gap-3 sm:grid-cols-[1.4fr_1fr_1.4fr]"
+
+function amountHint(asset: string): string {
+  return `At most ${assetDecimals(asset)} decimals for ${asset}.`
+}
+
 function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profile[]; profileId: string; onProfile: (id: string) => void }) {
   const deposit = useSandboxDepositMutation()
   const {
@@ -48,7 +55,7 @@ function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profi
 
   return (
     <form aria-label="Deposit funds" noValidate className="space-y-4" onSubmit={(event) => void handleSubmit(submit)(event)}>
-      <div className="grid gap-3 sm:grid-cols-[1.4fr_1fr_1.4fr]">
+      <div className={FIELDS}>
         <Field label="Profile" error={errors.profile_id?.message}>
           {(a11y) => (
             <Select {...a11y} {...register("profile_id", { onChange: (event: { target: { value: string } }) => onProfile(event.target.value) })}>
@@ -78,7 +85,7 @@ function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profi
             </Select>
           )}
         </Field>
-        <Field label="Amount" error={errors.amount?.message} hint={`At most ${places} decimals for ${asset}.`}>
+        <Field label="Amount" error={errors.amount?.message} hint={amountHint(asset)}>
           {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" placeholder={places === 2 ? "1000.00" : "0.5"} {...register("amount")} />}
         </Field>
       </div>
@@ -103,10 +110,44 @@ function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profi
   )
 }
 
+/**
+ * The form's shape while the profiles load: the same fields, disabled, so that nothing
+ * under it moves when they arrive.
+ */
+function DepositFormPlaceholder() {
+  return (
+    <div className="space-y-4" aria-busy="true" data-testid="deposit-placeholder">
+      <div className={FIELDS}>
+        <Field label="Profile">
+          {(a11y) => (
+            <Select {...a11y} disabled>
+              <option>Loading profiles…</option>
+            </Select>
+          )}
+        </Field>
+        <Field label="Asset">
+          {(a11y) => (
+            <Select {...a11y} disabled>
+              <option>USD</option>
+            </Select>
+          )}
+        </Field>
+        <Field label="Amount" hint={amountHint("USD")}>
+          {(a11y) => <Input {...a11y} disabled />}
+        </Field>
+      </div>
+      <p className="text-sm text-slate-700">USD balance now: loading… available</p>
+      <Button type="submit" disabled>
+        Deposit
+      </Button>
+    </div>
+  )
+}
+
 /** Funds a sandbox profile: the amount carries at most the asset's decimals. */
 export function DepositForm() {
   const { profileId, profiles, setProfileId, isLoading, error } = useSelectedProfile()
   if (error) return <ProblemAlert error={error} />
-  if (isLoading || !profileId) return <p className="text-sm text-slate-700">Loading profiles…</p>
+  if (isLoading || !profileId) return <DepositFormPlaceholder />
   return <DepositFormFields profiles={profiles} profileId={profileId} onProfile={setProfileId} />
 }

@@ -7,7 +7,7 @@ import { SettingsFormCard } from "@/components/sandbox-tools/settings-form"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { formatAmount } from "@/lib/money"
-import { useSandboxSettingsQuery } from "@/lib/queries/sandbox"
+import { type SandboxSettings, useSandboxSettingsQuery } from "@/lib/queries/sandbox"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 
 export interface SandboxFixedConfig {
@@ -21,8 +21,9 @@ export interface SandboxFixedConfig {
 }
 
 /** Deposits, runtime settings and fault injection of the embedded sandbox. */
-export function SandboxTools({ fixed }: { fixed: SandboxFixedConfig }) {
-  const settings = useSandboxSettingsQuery()
+export function SandboxTools({ fixed, initialSettings }: { fixed: SandboxFixedConfig; initialSettings: SandboxSettings | null }) {
+  // Rendered with the server's answer: the forms are there at first paint, not after a fetch.
+  const settings = useSandboxSettingsQuery(initialSettings ? { initialData: initialSettings } : undefined)
   return (
     <div className="space-y-6">
       <div>

@@ -93,8 +93,19 @@ export const EXECUTIONS_PACE_MS = 125
 /** The service's other limit (50/s), which the console also enforces: upstream-bound GETs are measured within it. */
 export const PROFILE = "Treasury"
 export const TRADER = { email: "trader@example.com", password: "demo-password" }
+/** /sandbox needs the admin role. */
+export const ADMIN = { email: "admin@example.com", password: "demo-password" }
 export const SCOPES = UPSTREAM_SCOPES
-export const PAGES = ["/sign-in", "/", "/trade", "/executions", "/conversions/new", "/conversions"] as const
+export const PAGES = ["/sign-in", "/", "/trade", "/executions", "/conversions/new", "/conversions", "/sandbox"] as const
+export type BenchPage = (typeof PAGES)[number]
+/** Who loads each page: nobody (the sign-in form), the admin (the sandbox tools), else the trader. */
+export function visitorOf(page: BenchPage): "signed out" | "admin" | "trader" {
+  return page === "/sign-in" ? "signed out" : page === "/sandbox" ? "admin" : "trader"
+}
+/** Pages with an LCP goal (≤ 800 ms); the others' LCP is a report. Every page has the CLS goal. */
+export const LCP_GOAL_PAGES: readonly BenchPage[] = ["/", "/trade", "/conversions"]
+export const LCP_GOAL_MS = 800
+export const CLS_GOAL = 0.05
 /** First-load JS goal (gzip) of the pages that have one: the overview and the trade desk. */
 export const WEIGHT_GOAL_KB: Readonly<Record<string, number>> = { "/": 210, "/trade": 210 }
 export const BASE_AMOUNT = "0.0001"

@@ -54,36 +54,37 @@ export class Browsing {
   private constructor(
     private readonly browser: Browser,
     private readonly origin: string,
-    private readonly sessionCookie: string,
   ) {}
 
-  static async open(origin: string, sessionCookie: string): Promise<Browsing> {
+  static async open(origin: string): Promise<Browsing> {
     const launch = playwrightConfig.use?.launchOptions ?? {}
     const executablePath = launch.executablePath && existsSync(launch.executablePath) ? launch.executablePath : undefined
     const browser = await chromium.launch({ ...launch, executablePath, headless: true })
-    return new Browsing(browser, origin, sessionCookie)
+    return new Browsing(browser, origin)
   }
 
   async close(): Promise<void> {
     await this.browser.close()
   }
 
-  /** A fresh context per load: empty HTTP and code caches, as on a first visit. */
-  private async freshContext(): Promise<BrowserContext> {
+  /** A fresh context per load: empty HTTP and code caches, as on a first visit; signed in with `sessionCookie` when given. */
+  private async freshContext(sessionCookie: string | undefined): Promise<BrowserContext> {
     const context = await this.browser.newContext({ ...devices["Desktop Chrome"], baseURL: this.origin })
-    const [name = "", ...rest] = this.sessionCookie.split("=")
-    await context.addCookies([{ name, value: rest.join("="), url: this.origin }])
+    if (sessionCookie) {
+      const [name = "", ...rest] = sessionCookie.split("=")
+      await context.addCookies([{ name, value: rest.join("="), url: this.origin }])
+    }
     await context.addInitScript(collector)
     return context
   }
 
   /**
-   * Loads `path` in a fresh context (a first visit: nothing cached), waits for the load
+   * Loads `path` in a fresh context (a first visit: nothing cached; signed in with `cookie`, signed out without), waits for the load
    * event and `settleMs` more, then reads LCP and CLS; with `typeAmount`, types it into the page's amount field first (one
    * interaction per key) and reports the worst interaction.
    */
-  async measure(path: string, options: { settleMs: number; typeAmount?: string }): Promise<PageSpeed> {
-    const context = await this.freshContext()
+  async measure(path: string, options: { cookie?: string | undefined; settleMs: number; typeAmount?: string }): Promise<PageSpeed> {
+    const context = await this.freshContext(options.cookie)
     const page = await context.newPage()
     try {
       const res = await page.goto(path, { waitUntil: "load" })

@@ -40,24 +40,48 @@ export async function sandboxFaultsStatus(): Promise<SandboxFaultsStatus> {
   return cache.__sandboxFaultsStatusInFlight
 }
 
+/** `work`'s answer, or null when it fails or takes longer than `timeoutMs`; never throws. */
+async function withinOrNull<T>(work: () => Promise<T>, timeoutMs: number, failure: string): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([
+      work(),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs)
+      }),
+    ])
+  } catch (error) {
+    log.warn(failure, { error: error instanceof Error ? error.name : "unknown" })
+    return null
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /**
  * For the console's banner: the fault status in sandbox mode, or null (upstream mode, or
  * the sandbox did not answer within `timeoutMs`). Never throws, never holds a page up long.
  */
 export async function bannerFaultsStatus(timeoutMs = 1_000): Promise<SandboxFaultsStatus | null> {
   if (env().mode !== "sandbox") return null
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    return await Promise.race([
-      sandboxFaultsStatus(),
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs)
-      }),
-    ])
-  } catch (error) {
-    log.warn("sandbox.faults_status_failed", { error: error instanceof Error ? error.name : "unknown" })
-    return null
-  } finally {
-    clearTimeout(timer)
-  }
+  return withinOrNull(sandboxFaultsStatus, timeoutMs, "sandbox.faults_status_failed")
+}
+
+/**
+ * For the /sandbox page's first render: the sandbox's settings and faults, so the forms
+ * are there at once instead of arriving (and pushing the page about) after a fetch. Null
+ * when the sandbox did not answer within `timeoutMs`: the page then fetches them itself.
+ */
+export async function pageSandboxSettings(timeoutMs = 1_000): Promise<SandboxSettings | null> {
+  if (env().mode !== "sandbox") return null
+  // Not remembered for the banner: an answer that comes after the timeout could overwrite
+  // a change made since.
+  return withinOrNull(
+    async () => {
+      const { upstream } = await consoleRuntime()
+      return upstream.getFaults()
+    },
+    timeoutMs,
+    "sandbox.settings_failed",
+  )
 }

@@ -6,6 +6,7 @@ import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
 import { consoleRuntime } from "@/lib/console/runtime"
+import { pageSandboxSettings } from "@/lib/console/sandbox-tools"
 import { env } from "@/lib/env"
 
 export const metadata: Metadata = { title: "Sandbox" }
@@ -26,14 +27,16 @@ export default async function SandboxPage() {
       </div>
     )
   }
+  const [conversionsApi, initialSettings] = await Promise.all([currentConversionsApi((await consoleRuntime()).db), pageSandboxSettings()])
   return (
     <SandboxTools
+      initialSettings={initialSettings}
       fixed={{
         quoteTtlMs: config.sandbox.quoteTtlMs,
         tokenTtlS: config.sandbox.tokenTtlS,
         maxExecutionUsd: String(config.sandbox.maxExecutionUsd),
         maxConversionUsd: String(config.sandbox.maxConversionUsd),
-        conversionsApi: await currentConversionsApi((await consoleRuntime()).db),
+        conversionsApi,
         configuredConversionsApi: config.conversionsApi,
       }}
     />

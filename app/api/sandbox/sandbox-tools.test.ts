@@ -79,7 +79,7 @@ describe("PUT /api/sandbox/settings", () => {
   it("turns faults on and off, and the status (and the banner's check) follows at once", async () => {
     const { PUT } = await settings()
     const { GET } = await status()
-    const { bannerFaultsStatus } = await import("@/lib/console/sandbox-tools")
+    const { bannerFaultsStatus, pageSandboxSettings } = await import("@/lib/console/sandbox-tools")
     expect(await (await call(GET, "GET", "/api/sandbox/status")).json()).toEqual({ faults_active: false, active_rules: 0, operations: [] })
 
     const on = await call(PUT, "PUT", "/api/sandbox/settings", {
@@ -97,6 +97,8 @@ describe("PUT /api/sandbox/settings", () => {
       operations: ["create_execution"],
     })
     expect(await bannerFaultsStatus()).toMatchObject({ faults_active: true })
+    // The /sandbox page renders with the same settings the route answers.
+    expect(await pageSandboxSettings()).toEqual(await (await call((await settings()).GET, "GET", "/api/sandbox/settings")).json())
 
     const off = await call(PUT, "PUT", "/api/sandbox/settings", { rules: [] })
     expect(await off.json()).toMatchObject({ settle_delay_ms: 250, rules: [] })

@@ -59,8 +59,9 @@ describe("sandbox tools in upstream mode", () => {
     expect(await bannerConversionsApi()).toBe("stablecoin-conversions")
   })
 
-  it("the banner does not ask about faults", async () => {
-    const { bannerFaultsStatus } = await import("@/lib/console/sandbox-tools")
+  it("the banner does not ask about faults, nor the sandbox page about settings", async () => {
+    const { bannerFaultsStatus, pageSandboxSettings } = await import("@/lib/console/sandbox-tools")
     expect(await bannerFaultsStatus()).toBeNull()
+    expect(await pageSandboxSettings()).toBeNull()
   })
 })

@@ -1,6 +1,7 @@
 import type { Metadata } from "next"
 import { EndSessionButton } from "@/components/admin/end-session-button"
 import { Alert } from "@/components/ui/alert"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, listSessions } from "@/lib/auth/sessions"
@@ -41,39 +42,37 @@ export default async function SessionsPage() {
       {sessions.length === 0 ? (
         <p className="text-sm text-slate-700">No open sessions.</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="min-w-full text-left text-sm" aria-label="Open sessions">
-            <thead className="bg-slate-50 text-xs uppercase text-slate-700">
-              <tr>
-                <th scope="col" className="px-3 py-2">Who</th>
-                <th scope="col" className="px-3 py-2">Role</th>
-                <th scope="col" className="px-3 py-2">Since</th>
-                <th scope="col" className="px-3 py-2">Last seen</th>
-                <th scope="col" className="px-3 py-2">From</th>
-                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {sessions.map((session) => (
-                <tr key={session.id} data-testid="session-row">
-                  <td className="px-3 py-2 font-medium">{session.email}</td>
-                  <td className="px-3 py-2">{session.role}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">{when(session.created_at)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">{when(session.last_seen_at)}</td>
-                  <td className="px-3 py-2">
-                    <div>{session.address ?? "unknown address"}</div>
-                    <div className="max-w-xs truncate text-xs text-slate-600" title={session.user_agent ?? undefined}>
-                      {session.user_agent ?? "unknown browser"}
-                    </div>
-                  </td>
-                  <td className="px-3 py-2">
-                    <EndSessionButton id={session.id} who={session.email} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Open sessions" framed>
+          <TableHead>
+            <Th>Who</Th>
+            <Th>Role</Th>
+            <Th>Since</Th>
+            <Th>Last seen</Th>
+            <Th>From</Th>
+            <Th>
+              <span className="sr-only">Actions</span>
+            </Th>
+          </TableHead>
+          <TableBody>
+            {sessions.map((session) => (
+              <Tr key={session.id} data-testid="session-row">
+                <Td className="font-medium">{session.email}</Td>
+                <Td>{session.role}</Td>
+                <Td className="whitespace-nowrap">{when(session.created_at)}</Td>
+                <Td className="whitespace-nowrap">{when(session.last_seen_at)}</Td>
+                <Td>
+                  <div>{session.address ?? "unknown address"}</div>
+                  <div className="max-w-xs truncate text-xs text-slate-600" title={session.user_agent ?? undefined}>
+                    {session.user_agent ?? "unknown browser"}
+                  </div>
+                </Td>
+                <Td>
+                  <EndSessionButton id={session.id} who={session.email} />
+                </Td>
+              </Tr>
+            ))}
+          </TableBody>
+        </Table>
       )}
     </div>
   )

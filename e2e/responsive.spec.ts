@@ -1,0 +1,105 @@
+import { type Page, expect, test } from "@playwright/test"
+import { type ConsolePage, SIGNED_IN_PAGES, SIGN_IN_PAGE, openSettled, recordPages } from "./every-page"
+import { storageStateOf } from "./helpers"
+
+// A 390 × 844 phone: no page scrolls sideways (wide tables scroll inside their own box)
+// and the navigation sits behind a "Menu" button that works from the keyboard.
+
+const PHONE = { width: 390, height: 844 }
+
+/** How far the page itself scrolls sideways, in CSS pixels (0: it does not). */
+async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+}
+
+async function expectNoSidewaysScroll(page: Page, target: ConsolePage): Promise<void> {
+  await openSettled(page, target)
+  expect(await sidewaysOverflow(page), `${target.path} scrolls sideways`).toBeLessThanOrEqual(0)
+}
+
+test.describe("at 390 × 844, signed in as admin", () => {
+  test.use({ storageState: storageStateOf("admin"), viewport: PHONE })
+
+  for (const target of SIGNED_IN_PAGES) {
+    test(`${target.path} does not scroll sideways`, async ({ page }) => {
+      await expectNoSidewaysScroll(page, target)
+    })
+  }
+
+  test("an execution's and a conversion's record pages do not scroll sideways", async ({ page, baseURL }) => {
+    for (const target of await recordPages(page.request, String(baseURL))) await expectNoSidewaysScroll(page, target)
+  })
+
+  test("a wide table scrolls inside its box, screen-reader text included", async ({ page }) => {
+    await openSettled(page, { path: "/executions", ready: "execution-row" })
+    const box = page.getByTestId("execution-row").first().locator("xpath=ancestor::div[contains(@class,'overflow-x-auto')][1]")
+    const sizes = await box.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, position: getComputedStyle(el).position }))
+    expect(sizes.position).toBe("relative")
+    // The table is wider than the phone: its box scrolls, the page does not.
+    expect(sizes.scroll).toBeGreaterThan(sizes.client)
+    expect(sizes.client).toBeLessThanOrEqual(PHONE.width)
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
+  })
+
+  test("the menu opens from the keyboard, closes on Escape and after navigating", async ({ page }) => {
+    await page.goto("/")
+    const nav = page.getByRole("navigation", { name: "Main" })
+    const menu = nav.getByRole("button", { name: "Menu" })
+    const executions = nav.getByRole("link", { name: "Executions" })
+    await expect(menu).toHaveAttribute("aria-expanded", "false")
+    await expect(executions).toBeHidden()
+    // From the top of the page: the skip link, the logo, then the menu button.
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")
+    await expect(menu).toBeFocused()
+    await page.keyboard.press("Enter")
+    await expect(menu).toHaveAttribute("aria-expanded", "true")
+    await expect(executions).toBeVisible()
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
+    await page.keyboard.press("Escape")
+    await expect(menu).toHaveAttribute("aria-expanded", "false")
+    await expect(executions).toBeHidden()
+    await expect(menu).toBeFocused()
+    await page.keyboard.press("Space")
+    await expect(executions).toBeVisible()
+    // Trade, then Executions.
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")
+    await expect(executions).toBeFocused()
+    await page.keyboard.press("Enter")
+    await expect(page).toHaveURL(/\/executions$/)
+    await expect(page.getByRole("heading", { level: 1, name: /Executions/ })).toBeVisible()
+    await expect(menu).toHaveAttribute("aria-expanded", "false")
+    await expect(executions).toBeHidden()
+  })
+
+  test("who is signed in and the sign-out button fit on the screen", async ({ page }) => {
+    await page.goto("/")
+    for (const item of [page.getByTestId("staff-email"), page.getByTestId("staff-role"), page.getByRole("button", { name: "Sign out" })]) {
+      const box = await item.boundingBox()
+      expect(box, "visible").not.toBeNull()
+      expect(box!.x).toBeGreaterThanOrEqual(0)
+      expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width)
+    }
+  })
+})
+
+test.describe("at 390 × 844, signed out", () => {
+  test.use({ viewport: PHONE })
+
+  test("/sign-in does not scroll sideways", async ({ page }) => {
+    await expectNoSidewaysScroll(page, SIGN_IN_PAGE)
+  })
+})
+
+test.describe("on a wide screen", () => {
+  test.use({ storageState: storageStateOf("admin") })
+
+  test("the navigation is inline, without a menu button", async ({ page }) => {
+    await page.goto("/")
+    const nav = page.getByRole("navigation", { name: "Main" })
+    await expect(nav.getByRole("button", { name: "Menu" })).toBeHidden()
+    await expect(nav.getByRole("link", { name: "Executions" })).toBeVisible()
+  })
+})
