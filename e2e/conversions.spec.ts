@@ -195,6 +195,68 @@ test.describe("trader", () => {
     await trader.dispose()
   })
 
+  test("a reload after an unanswered conversion shows what became of it and sends nothing without a click", async ({ page }) => {
+    const trader = await apiAs("trader")
+    const withRef = async (ref: string) => ((await (await trader.get(`/api/conversions?ref_id=${ref}`)).json()) as { items: Conversion[] }).items
+    let posts = 0
+    page.on("request", (r) => {
+      if (r.method() === "POST" && new URL(r.url()).pathname === "/api/conversions") posts++
+    })
+    const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+
+    // 1. The request reaches the console and is placed; the page never sees the answer (the reload drops it).
+    await page.goto("/conversions/new")
+    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDG", amount: "21.10" })
+    await page.getByRole("button", { name: "Review" }).click()
+    const placedRef = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    let reached!: () => void
+    const delivered = new Promise<void>((resolve) => (reached = resolve))
+    await page.route("**/api/conversions", async (route) => {
+      if (route.request().method() !== "POST") return route.fallback()
+      await route.fetch()
+      reached()
+    })
+    await dialog.getByRole("button", { name: "Confirm conversion" }).click()
+    await delivered
+    await page.unrouteAll({ behavior: "ignoreErrors" })
+    posts = 0
+    await page.reload()
+    await expect(page.getByText("Your earlier submission was placed")).toBeVisible()
+    await expect(page.getByTestId("conversion-record").getByTestId("conversion-ref-id")).toContainText(placedRef)
+    await shot(page, "resumed-placed")
+    expect(posts).toBe(0)
+    expect(await withRef(placedRef)).toHaveLength(1)
+    // Done: another reload resumes nothing.
+    await page.reload()
+    await expect(page.getByRole("button", { name: "Review" })).toBeVisible()
+    await expect(page.getByTestId("conversion-record")).toHaveCount(0)
+
+    // 2. The request never reaches the console: after a reload it is offered again, not sent.
+    await fillForm(page, { profile: "Treasury", source: "USD", target: "USDG", amount: "22.20" })
+    await page.getByRole("button", { name: "Review" }).click()
+    const lostRef = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
+    await page.route("**/api/conversions", (route) => (route.request().method() === "POST" ? route.abort("connectionreset") : route.fallback()))
+    await dialog.getByRole("button", { name: "Confirm conversion" }).click()
+    await expect(page.getByText("No answer from the console")).toBeVisible()
+    await page.unrouteAll({ behavior: "ignoreErrors" })
+    posts = 0
+    await page.reload()
+    await expect(dialog.getByTestId("not-placed-note")).toContainText("Not placed yet, as far as the console can tell: place it now?")
+    await expect(dialog.getByTestId("review-ref-id")).toHaveText(lostRef)
+    await expect(dialog.getByTestId("review-amount")).toHaveText(/^22\.20\s*USD$/)
+    await shot(page, "resumed-not-placed")
+    await page.waitForTimeout(2000)
+    expect(posts).toBe(0)
+    expect(await withRef(lostRef)).toHaveLength(0)
+    // Only the click sends it: once, with the same ref_id.
+    await dialog.getByRole("button", { name: "Place it now" }).click()
+    await expect(page.getByText("Conversion created")).toBeVisible()
+    await expect(page.getByTestId("conversion-record").getByTestId("conversion-ref-id")).toContainText(lostRef)
+    expect(posts).toBe(1)
+    expect(await withRef(lostRef)).toHaveLength(1)
+    await trader.dispose()
+  })
+
   test("redeems PYUSD → USD using the keyboard only", async ({ page }) => {
     await page.goto("/conversions/new")
     await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Client omnibus" })

@@ -10,6 +10,7 @@ import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
 import { tryDecimal } from "@/lib/money"
+import { useShownLive } from "@/components/notifications/live-records"
 import { useApprovalsQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import { useQuotesQuery } from "@/lib/queries/quotes"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
@@ -101,6 +102,8 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
 export function ApprovalsList({ me }: { me: string }) {
   const query = useApprovalsQuery()
   const items = query.data?.items ?? []
+  // The list follows every request live: a decision on one is not repeated as a toast here.
+  useShownLive(...items.map((request) => request.id))
   return (
     <section aria-labelledby="approvals-heading" className="space-y-4">
       <div className="flex items-baseline gap-3">

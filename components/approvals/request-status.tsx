@@ -1,6 +1,7 @@
 "use client"
 
 import type { ReactNode } from "react"
+import { useShownLive } from "@/components/notifications/live-records"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
@@ -50,6 +51,7 @@ export function RequestStatus({
   const request = query.data ?? initial
   const withdraw = useDecideApprovalMutation()
   const status = requestStatus(request)
+  useShownLive(request.id)
   return (
     <div className="space-y-3" data-testid="approval-request">
       <Card

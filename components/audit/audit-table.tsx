@@ -2,6 +2,7 @@
 
 import Link from "next/link"
 import { OPERATION_LABELS, recordHref, requestAmounts } from "@/components/audit/format"
+import { attemptsNote } from "@/components/intents/attempts"
 import { Amount } from "@/components/ui/amount"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
@@ -103,6 +104,11 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
               </Td>
               <Td>
                 <IntentStateBadge state={entry.state} />
+                {attemptsNote(entry) ? (
+                  <div className="mt-1 text-xs font-medium text-amber-900" data-testid="audit-attempts" title="Sends to the service for this ref_id, retries included">
+                    {attemptsNote(entry)}
+                  </div>
+                ) : null}
                 {entry.record_status ? (
                   <div className="mt-1 text-xs text-slate-600" title="The record's status when the intent resolved">
                     record was {entry.record_status}

@@ -4,6 +4,8 @@ import { useQueryClient } from "@tanstack/react-query"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { useEffect, useRef, useState } from "react"
+import { RecordStory } from "@/components/intents/intent-story"
+import { RecordLinks } from "@/components/intents/record-links"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
@@ -167,6 +169,8 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         </Alert>
       ) : null}
 
+      <RecordLinks profileId={conversion.profile_id} />
+
       <ConversionRecord conversion={conversion} heading="Details" headingRef={recordHeading} />
 
       {canCancel && conversion.status === "CREATED" ? (
@@ -184,6 +188,8 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
       ) : null}
 
       <ProfileBalances conversion={conversion} />
+
+      <RecordStory recordId={conversion.id} record={conversion} />
 
       {query.error ? (
         <p role="status" className="text-sm text-amber-900">

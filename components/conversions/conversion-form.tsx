@@ -12,6 +12,7 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { lookupConversionSubmission, useCreateConversionMutation } from "@/lib/queries/conversions"
 import { useBalancesQuery, useSelectedProfile } from "@/lib/queries/profiles"
+import { sessionStore } from "@/lib/queries/pending-submission"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
 import { type Conversion, conversionSchema } from "@/lib/schemas/records"
 import { AmountField, AssetFields } from "./conversion-fields"
@@ -30,15 +31,37 @@ import {
   conversionFormSchema,
   fieldMessage,
 } from "./form-model"
+import { type PendingConversion, pendingConversions } from "./pending-conversion"
 
 /**
  * Create a stablecoin conversion, exactly once per submission (see lib/queries/submission):
  * one ref_id per submission, a definite refusal ends it, and after an unknown outcome a new
  * one starts only once the console has said nothing was placed under the old ref_id.
+ * A conversion sent before a reload whose answer was never seen is resumed: the console is
+ * asked what became of its ref_id, and it is sent again only when the person says so.
  */
 export function ConversionForm() {
+  const [resume, setResume] = useState<PendingConversion | null>(null)
+  useEffect(() => {
+    const store = sessionStore()
+    const pending = store ? pendingConversions.load(store, Date.now()) : null
+    if (!pending) return
+    if (!pending.sent) {
+      if (store) pendingConversions.clear(store)
+      return
+    }
+    // Read after the first paint (the server has no sessionStorage): the form starts again as the resumed submission.
+    queueMicrotask(() => setResume(pending))
+  }, [])
+  return <ConversionSubmissionForm key={resume?.refId ?? "new"} resume={resume} />
+}
+
+function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null }) {
   const { profileId, profiles, setProfileId, isLoading: profilesLoading, error: profilesError } = useSelectedProfile()
   const [review, setReview] = useState<ConversionBody | null>(null)
+  // Resumed after a reload and not placed (as far as the console can tell): offered again, sent only on a click.
+  const [notPlacedYet, setNotPlacedYet] = useState(false)
+  const [askingOnResume, setAskingOnResume] = useState(resume !== null)
   // A refusal is shown until the next Review: it belongs to the last attempt.
   const [refusalShown, setRefusalShown] = useState(false)
   const { mutateAsync } = useCreateConversionMutation()
@@ -47,11 +70,24 @@ export function ConversionForm() {
   // Where the keyboard goes once the form is back on screen (the button that was pressed is gone).
   const focusNext = useRef<"amount" | "review" | null>(null)
 
-  const form = useForm<ConversionFormValues>({ resolver: zodResolver(conversionFormSchema), mode: "onChange", defaultValues: EMPTY_FORM })
+  const form = useForm<ConversionFormValues>({ resolver: zodResolver(conversionFormSchema), mode: "onChange", defaultValues: resume?.values ?? EMPTY_FORM })
   const { control, register, handleSubmit, setValue, getValues, setError, clearErrors, reset, setFocus, formState } = form
   const { errors } = formState
 
   const onAnswer = (state: SubmissionState<ConversionBody, Conversion | ApprovalRequest>) => {
+    const store = sessionStore()
+    if (askingOnResume && resume) {
+      setAskingOnResume(false)
+      if (state.kind === "open") {
+        // Nothing was placed under the ref_id: the same conversion is offered again, kept across another reload.
+        setNotPlacedYet(true)
+        setReview(resume.body)
+        return
+      }
+    }
+    // Only an unknown outcome stays resumable after a reload.
+    if (store && state.kind !== "unknown") pendingConversions.clear(store)
+    setNotPlacedYet(false)
     setReview(null)
     if (state.kind === "open") focusNext.current = "review"
     if (state.kind !== "refused") return
@@ -67,9 +103,31 @@ export function ConversionForm() {
     send: mutateAsync,
     lookup: (body) => lookupConversionSubmission(body.ref_id),
     existing: conversionSchema,
+    initialRefId: resume?.refId,
+    unanswered: resume ? { body: resume.body, sentAt: new Date(resume.savedAt) } : null,
     onAnswer,
   })
   const { state, refId } = submission
+
+  // The resumed submission's profile is the one shown.
+  const resumedProfile = resume?.body.profile_id
+  useEffect(() => {
+    if (resumedProfile) setProfileId(resumedProfile)
+  }, [resumedProfile, setProfileId])
+
+  /** Sends the reviewed body; it is kept first, so a reload before the answer asks about it instead of losing it. */
+  const send = (body: ConversionBody) => {
+    const store = sessionStore()
+    if (store) pendingConversions.save(store, { version: 1, refId: body.ref_id, body, values: { ...getValues(), profile_id: body.profile_id }, sent: true, savedAt: new Date().toISOString() })
+    submission.submit(body)
+  }
+
+  const discard = () => {
+    const store = sessionStore()
+    if (store) pendingConversions.clear(store)
+    setNotPlacedYet(false)
+    setReview(null)
+  }
 
   // The record replaces the form (and its dialog): the keyboard goes to the record's heading.
   const shownRecord = state.kind === "placed" ? state.record.id : null
@@ -166,12 +224,24 @@ export function ConversionForm() {
       ) : null}
 
       <div className="flex gap-3">
-        <Button ref={reviewButton} type="submit" disabled={!profileId || state.kind === "unknown"}>
+        <Button ref={reviewButton} type="submit" disabled={!profileId || state.kind === "unknown" || submission.checking}>
           Review
         </Button>
       </div>
 
-      <ConversionReview review={review} sending={submission.sending} profileName={profileName} onBack={() => setReview(null)} onConfirm={submission.submit} />
+      {askingOnResume && resume ? (
+        <p role="status" className="text-sm text-slate-700" data-testid="resume-checking">
+          This conversion was sent before the page reloaded and its answer was never seen: asking the console what became of ref_id {resume.refId}…
+        </p>
+      ) : null}
+      <ConversionReview
+        review={review}
+        sending={submission.sending}
+        notPlacedYet={notPlacedYet}
+        profileName={profileName}
+        onBack={notPlacedYet ? discard : () => setReview(null)}
+        onConfirm={send}
+      />
     </form>
   )
 }

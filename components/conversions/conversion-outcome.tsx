@@ -2,6 +2,7 @@
 
 import Link from "next/link"
 import type { Ref } from "react"
+import { RecoveredAfter } from "@/components/intents/recovered-after"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
@@ -32,6 +33,7 @@ export function PlacedConversion({ placed, headingRef, onNew }: { placed: Placed
       ) : (
         <ProblemAlert error={placed.error} />
       )}
+      <RecoveredAfter recordId={record.id} />
       <LiveConversion initial={record} heading={TITLES[placed.via]} headingRef={headingRef} />
       <div className="flex flex-wrap gap-3">
         <Link
@@ -79,13 +81,13 @@ export function UnknownOutcome({
         <span className="text-slate-700" data-testid="unknown-outcome-note">
           {checking
             ? `Checking whether ref_id ${refId} was placed…`
-            : `Retrying reuses ref_id ${refId}, so it is never placed twice. A new submission starts only once the console confirms the first was not placed.`}
+            : `Not placed yet, as far as the console can tell. Retrying sends it again with ref_id ${refId}: if the first got through you get that conversion and nothing more; if not, it is placed now. A new submission starts only once the console confirms the first was not placed.`}
         </span>
       </div>
       {checkError ? (
         <Alert tone="warning" title="Not started: it is not known yet whether the first submission was placed">
           <span data-testid="check-problem">
-            {describeError(checkError).detail ?? describeError(checkError).title} Retry the same submission (it is never placed twice), or try again in a
+            {describeError(checkError).detail ?? describeError(checkError).title} Retry the same submission (if the first got through, nothing more is placed; if not, it is placed now), or try again in a
             moment.
           </span>
         </Alert>

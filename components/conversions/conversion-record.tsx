@@ -1,6 +1,7 @@
 "use client"
 
 import type { ReactNode, Ref } from "react"
+import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
@@ -81,6 +82,7 @@ export function ConversionRecord({
   const recipient = profiles.data?.find((p) => p.id === conversion.recipient_profile_id)
   const metadata = Object.entries(conversion.metadata ?? {})
   const live = !isTerminalStatus(conversion.status)
+  useShownLive(conversion.id)
   return (
     <section aria-label={heading} className="rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="conversion-record">
       <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">

@@ -9,12 +9,15 @@ import type { ConversionBody } from "./form-model"
 export function ConversionReview({
   review,
   sending,
+  notPlacedYet = false,
   profileName,
   onBack,
   onConfirm,
 }: {
   review: ConversionBody | null
   sending: boolean
+  /** Sent before a reload, and not placed as far as the console can tell: offered again with the same ref_id. */
+  notPlacedYet?: boolean
   profileName: (id: string | undefined) => string | undefined
   onBack: () => void
   onConfirm: (body: ConversionBody) => void
@@ -29,14 +32,21 @@ export function ConversionReview({
       footer={
         <>
           <Button variant="secondary" held={sending} onClick={onBack}>
-            Back
+            {notPlacedYet ? "Discard it" : "Back"}
           </Button>
           <Button busy={sending} onClick={() => review && onConfirm(review)}>
-            Confirm conversion
+            {notPlacedYet ? "Place it now" : "Confirm conversion"}
           </Button>
         </>
       }
     >
+      {notPlacedYet && !sending ? (
+        <p className="mb-3 rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="not-placed-note">
+          <strong>Not placed yet, as far as the console can tell: place it now?</strong> This conversion was sent before the page reloaded and its answer was
+          never seen; the console has nothing under its ref_id. Nothing is sent unless you choose &ldquo;Place it now&rdquo;, which sends the same conversion with the
+          same ref_id.
+        </p>
+      ) : null}
       {review ? (
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm" data-testid="review">
           <dt className="font-medium text-slate-600">Profile</dt>

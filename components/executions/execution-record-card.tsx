@@ -1,16 +1,21 @@
 "use client"
 
 import type { ReactNode } from "react"
+import { useShownLive } from "@/components/notifications/live-records"
+import { RecoveredAfter } from "@/components/intents/recovered-after"
 import { ExecutionRecord } from "@/components/executions/execution-record"
+import { executionSummary } from "@/components/executions/execution-summary"
+import { StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
-import { useExecutionQuery } from "@/lib/queries/executions"
+import { useExecutionQuery, useRefreshOnSettle } from "@/lib/queries/executions"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
 /**
  * A quote execution, kept live: polled every second until it is SETTLED, then left
- * alone. The status change is announced politely to screen readers.
+ * alone; balances and lists are read again the moment it settles. The status change is
+ * announced politely to screen readers.
  */
 export function ExecutionRecordCard({
   profileId,
@@ -19,6 +24,7 @@ export function ExecutionRecordCard({
   profileName,
   title = "Execution",
   actions,
+  folded = false,
 }: {
   profileId: string
   id: string
@@ -26,10 +32,14 @@ export function ExecutionRecordCard({
   profileName?: string | undefined
   title?: ReactNode
   actions?: ReactNode
+  /** A one-line summary with the status leads; every field is folded under it. */
+  folded?: boolean
 }) {
   const query = useExecutionQuery(profileId, id, initial ? { initialData: initial } : undefined)
   const execution = query.data
   const settled = execution ? isTerminalStatus(execution.status) : false
+  useShownLive(id)
+  useRefreshOnSettle(profileId, execution?.status)
   return (
     <Card title={title} actions={actions} className="scroll-mt-4">
       <p className="sr-only" aria-live="polite">
@@ -42,7 +52,25 @@ export function ExecutionRecordCard({
               Watching for settlement…
             </p>
           ) : null}
-          <ExecutionRecord execution={execution} profileName={profileName} />
+          {folded ? (
+            <>
+              <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-base font-semibold text-slate-900" data-testid="result-summary">
+                <span className={execution.side === "BUY" ? "text-emerald-800" : "text-red-700"} aria-hidden>
+                  {execution.side === "BUY" ? "▲" : "▼"}
+                </span>
+                <span className="tabular">{executionSummary(execution)}</span>
+                <span aria-hidden>—</span>
+                <StatusBadge status={execution.status} />
+              </p>
+              <RecoveredAfter recordId={execution.id} />
+              <details className="mt-2">
+                <summary className="cursor-pointer text-sm font-medium text-blue-700">Details: ids, reference, times</summary>
+                <ExecutionRecord execution={execution} profileName={profileName} compact />
+              </details>
+            </>
+          ) : (
+            <ExecutionRecord execution={execution} profileName={profileName} />
+          )}
         </>
       ) : query.isPending ? (
         <p className="text-sm text-slate-600">Loading the execution…</p>

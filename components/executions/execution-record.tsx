@@ -1,7 +1,7 @@
 import type { ReactNode } from "react"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { CopyButton } from "@/components/ui/copy-button"
+import { CopyableId } from "@/components/ui/copyable-id"
 import { Timestamp } from "@/components/ui/timestamp"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
@@ -16,31 +16,31 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
   )
 }
 
-function Id({ value, label, testId }: { value: string | undefined; label: string; testId: string }) {
-  if (value === undefined) return <span className="text-slate-500">—</span>
-  return (
-    <span className="inline-flex max-w-full flex-wrap items-center gap-1">
-      <code className="break-all font-mono text-xs" data-testid={testId}>
-        {value}
-      </code>
-      <CopyButton value={value} label={label} />
-    </span>
-  )
-}
-
 /**
  * Every field of a quote execution. Amounts and the price are shown exactly as the
  * service wrote them (grouped for reading), times in UTC to the second.
  */
-export function ExecutionRecord({ execution, profileName }: { execution: QuoteExecution; profileName?: string | undefined }) {
+export function ExecutionRecord({
+  execution,
+  profileName,
+  compact = false,
+}: {
+  execution: QuoteExecution
+  profileName?: string | undefined
+  /** Under a summary that already says the status: no status row, and no rows for fields the record does not have. */
+  compact?: boolean
+}) {
   const metadata = Object.entries(execution.metadata ?? {})
+  const shown = (value: unknown) => !compact || value !== undefined
   return (
     <dl className="divide-y divide-slate-100" data-testid="execution-record">
-      <Row label="Status">
-        <StatusBadge status={execution.status} />
-      </Row>
+      {compact ? null : (
+        <Row label="Status">
+          <StatusBadge status={execution.status} />
+        </Row>
+      )}
       <Row label="Execution id">
-        <Id value={execution.id} label="execution id" testId="record-id" />
+        <CopyableId value={execution.id} label="execution id" testId="record-id" />
       </Row>
       <Row label="Side" testId="record-side">
         {execution.side}
@@ -65,14 +65,18 @@ export function ExecutionRecord({ execution, profileName }: { execution: QuoteEx
       </Row>
       <Row label="Profile">
         {profileName ? <span className="mr-2">{profileName}</span> : null}
-        <Id value={execution.profile_id} label="profile id" testId="record-profile-id" />
+        <CopyableId value={execution.profile_id} label="profile id" testId="record-profile-id" />
       </Row>
+      {shown(execution.quote_id) ? (
       <Row label="Quote id">
-        <Id value={execution.quote_id} label="quote id" testId="record-quote-id" />
+        <CopyableId value={execution.quote_id} label="quote id" testId="record-quote-id" />
       </Row>
+      ) : null}
+      {shown(execution.ref_id) ? (
       <Row label="Reference (ref_id)">
-        <Id value={execution.ref_id} label="ref_id" testId="record-ref-id" />
+        <CopyableId value={execution.ref_id} label="ref_id" testId="record-ref-id" />
       </Row>
+      ) : null}
       <Row label="Created at">
         <Timestamp value={execution.created_at} testId="record-created-at" />
       </Row>
@@ -83,6 +87,7 @@ export function ExecutionRecord({ execution, profileName }: { execution: QuoteEx
           <span className="text-slate-600">Not settled yet</span>
         )}
       </Row>
+      {compact && metadata.length === 0 ? null : (
       <Row label="Metadata">
         {metadata.length === 0 ? (
           <span className="text-slate-500">—</span>
@@ -96,15 +101,22 @@ export function ExecutionRecord({ execution, profileName }: { execution: QuoteEx
           </ul>
         )}
       </Row>
-      <Row label="Identity id">
-        <Id value={execution.identity_id} label="identity id" testId="record-identity-id" />
-      </Row>
-      <Row label="Account id">
-        <Id value={execution.account_id} label="account id" testId="record-account-id" />
-      </Row>
-      <Row label="Recipient profile id">
-        <Id value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" />
-      </Row>
+      )}
+      {shown(execution.identity_id) ? (
+        <Row label="Identity id">
+          <CopyableId value={execution.identity_id} label="identity id" testId="record-identity-id" />
+        </Row>
+      ) : null}
+      {shown(execution.account_id) ? (
+        <Row label="Account id">
+          <CopyableId value={execution.account_id} label="account id" testId="record-account-id" />
+        </Row>
+      ) : null}
+      {shown(execution.recipient_profile_id) ? (
+        <Row label="Recipient profile id">
+          <CopyableId value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" />
+        </Row>
+      ) : null}
     </dl>
   )
 }

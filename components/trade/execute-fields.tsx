@@ -1,8 +1,17 @@
 "use client"
 
 import { memo, useEffect, useRef } from "react"
-import { type Control, type UseFormRegister, type UseFormTrigger, useWatch } from "react-hook-form"
-import { type AmountMode, type ExecuteFormValues, amountLabel, estimateAmounts, paymentOf, shortfallOf } from "@/components/trade/execute-model"
+import { type Control, type UseFormRegister, type UseFormSetValue, type UseFormTrigger, useWatch } from "react-hook-form"
+import {
+  type AmountMode,
+  BALANCE_SHARES,
+  type ExecuteFormValues,
+  amountForShare,
+  amountLabel,
+  estimateAmounts,
+  paymentOf,
+  shortfallOf,
+} from "@/components/trade/execute-model"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input } from "@/components/ui/field"
@@ -84,8 +93,8 @@ export const AmountPreview = memo(function AmountPreview({
 
 export function ModeChoice({ register, quote }: { register: UseFormRegister<ExecuteFormValues>; quote: Quote }) {
   const options: { value: AmountMode; label: string }[] = [
-    { value: "crypto", label: `${quote.base_asset} (crypto: base_amount, up to 8 decimals)` },
-    { value: "fiat", label: `${quote.quote_asset} (fiat: quote_amount, up to 2 decimals)` },
+    { value: "crypto", label: `${quote.base_asset} (up to 8 decimals)` },
+    { value: "fiat", label: `${quote.quote_asset} (up to 2 decimals)` },
   ]
   return (
     <fieldset>
@@ -118,5 +127,55 @@ export function AmountField({
     <Field label={amountLabel(mode, quote)} error={error} hint={mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}>
       {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" {...register("amount")} />}
     </Field>
+  )
+}
+
+/**
+ * The paying balance (BUY pays the quote asset, SELL the base asset) and shortcuts that
+ * fill the amount with a share of it, rounded down to the amount's decimals.
+ */
+export function BalanceShare({
+  control,
+  setValue,
+  quote,
+  profileId,
+}: {
+  control: Control<ExecuteFormValues>
+  setValue: UseFormSetValue<ExecuteFormValues>
+  quote: Quote
+  profileId: string
+}) {
+  const mode = useWatch({ control, name: "mode" })
+  const balances = useBalancesQuery(profileId)
+  const asset = quote.side === "BUY" ? quote.quote_asset : quote.base_asset
+  const available = balances.data?.find((b) => b.asset === asset)?.available ?? (balances.data ? "0" : undefined)
+  return (
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm" data-testid="available">
+      <span className="text-slate-600">
+        Available{" "}
+        <span className="font-medium text-slate-900" data-testid="available-amount">
+          {available === undefined ? "…" : <Amount value={available} asset={asset} />}
+        </span>
+      </span>
+      <span role="group" aria-label={`Fill the amount with a share of the ${asset} available`} className="flex gap-1">
+        {BALANCE_SHARES.map((share) => {
+          const amount = available === undefined ? null : amountForShare(quote, mode, available, share)
+          return (
+            <button
+              key={share}
+              type="button"
+              disabled={amount === null}
+              onClick={() => {
+                if (amount !== null) setValue("amount", amount, { shouldValidate: true, shouldDirty: true })
+              }}
+              className="rounded px-2 py-0.5 text-xs font-semibold text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-100 disabled:text-slate-400"
+              data-testid={`share-${share}`}
+            >
+              {share === 100 ? "Max" : `${share} %`}
+            </button>
+          )
+        })}
+      </span>
+    </div>
   )
 }

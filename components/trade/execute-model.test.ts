@@ -1,7 +1,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
+  BALANCE_SHARES,
   EMPTY_FORM,
+  amountForShare,
   type ExecuteFormValues,
   checkedExecutionBody,
   estimateAmounts,
@@ -11,6 +13,7 @@ import {
   shortfallOf,
   toExecutionBody,
 } from "@/components/trade/execute-model"
+import { Decimal } from "@/lib/money"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 
 const btc = { base_asset: "BTC", quote_asset: "USD" }
@@ -128,5 +131,47 @@ describe("paymentOf and shortfallOf", () => {
     expect(shortfallOf({ asset: "USD", amount: "1000.01" }, balances)).toEqual({ asset: "USD", needed: "1000.01", available: "1000.00" })
     expect(shortfallOf({ asset: "BTC", amount: "0.50000001" }, balances)).toEqual({ asset: "BTC", needed: "0.50000001", available: "0.5" })
     expect(shortfallOf({ asset: "ETH", amount: "1" }, balances)).toEqual({ asset: "ETH", needed: "1", available: "0" })
+  })
+})
+
+describe("amountForShare", () => {
+  it("buys with a share of the fiat balance, rounded down to cents or satoshis", () => {
+    expect(amountForShare(buy, "fiat", "1000.019", 100)).toBe("1000.01")
+    expect(amountForShare(buy, "fiat", "1000", 25)).toBe("250.00")
+    // 500 / 97123.45 = 0.005148... rounded down.
+    expect(amountForShare(buy, "crypto", "1000", 50)).toBe("0.00514808")
+  })
+
+  it("sells a share of the crypto balance, rounded down", () => {
+    expect(amountForShare(sell, "crypto", "0.123456789", 100)).toBe("0.12345678")
+    expect(amountForShare(sell, "crypto", "1", 25)).toBe("0.25000000")
+    // 0.5 BTC × 97000.5 = 48500.25
+    expect(amountForShare(sell, "fiat", "1", 50)).toBe("48500.25")
+  })
+
+  it("is null when the share buys nothing", () => {
+    expect(amountForShare(buy, "crypto", "0", 100)).toBeNull()
+    expect(amountForShare(buy, "fiat", "0.003", 100)).toBeNull()
+    expect(amountForShare(sell, "crypto", "0.000000009", 100)).toBeNull()
+  })
+
+  it("never needs more than the share once the service rounds the other side", () => {
+    const decimal = (places: number) =>
+      fc.tuple(fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.constant(places)).map(([n, p]) => {
+        const digits = n.toString().padStart(p + 1, "0")
+        return `${digits.slice(0, -p)}.${digits.slice(-p)}`
+      })
+    fc.assert(
+      fc.property(decimal(2), decimal(8), fc.constantFrom(...BALANCE_SHARES), fc.constantFrom("BUY" as const, "SELL" as const), fc.constantFrom("crypto" as const, "fiat" as const), (price, balance, percent, side, mode) => {
+        const quote = { ...btc, side, price }
+        const amount = amountForShare(quote, mode, balance, percent)
+        if (amount === null) return
+        const amounts = estimateAmounts(quote, mode, amount)
+        if (!amounts) throw new Error(`not a valid amount: ${amount}`)
+        const paid = paymentOf(quote, amounts).amount
+        const share = new Decimal(balance).times(percent).div(100)
+        expect(new Decimal(paid).lte(share)).toBe(true)
+      }),
+    )
   })
 })

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { fieldMessage } from "@/components/forms/field-message"
-import { type ExecutionAmounts, executionAmounts, toDecimal, tryDecimal } from "@/lib/money"
+import { CRYPTO_DECIMALS, type ExecutionAmounts, FIAT_DECIMALS, executionAmounts, roundDown, toDecimal, tryDecimal } from "@/lib/money"
 import { idSchema } from "@/lib/schemas/common"
 import { type MetadataRow, metadataRowsSchema, rowsToMetadata } from "@/lib/schemas/metadata"
 import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
@@ -171,4 +171,37 @@ export function shortfallOf(payment: Payment, balances: readonly Balance[]): Sho
   const need = toDecimal(payment.amount)
   if (have !== null && need.lte(have)) return null
   return { asset: payment.asset, needed: payment.amount, available }
+}
+
+/** The ticket's shortcuts: a share of the paying balance. */
+export const BALANCE_SHARES = [25, 50, 100] as const
+export type BalanceShare = (typeof BALANCE_SHARES)[number]
+
+/**
+ * The amount, in the form's mode, that spends `percent` % of the paying balance (BUY pays
+ * the quote asset, SELL the base asset), rounded down to the amount's decimals (8 crypto,
+ * 2 fiat) so that the other side, as the service rounds it, never needs more than that
+ * share either. Null when the share buys nothing.
+ */
+export function amountForShare(
+  quote: Pick<Quote, "side" | "price">,
+  mode: AmountMode,
+  available: string,
+  percent: BalanceShare,
+): string | null {
+  const have = tryDecimal(available)
+  const price = tryDecimal(quote.price)
+  if (!have || !price || have.lte(0) || price.lte(0)) return null
+  const budget = have.times(percent).div(100)
+  let amount
+  if (quote.side === "BUY") {
+    // Paid in fiat: a whole number of cents. By base, base × price rounded up stays within them.
+    const cents = roundDown(budget, FIAT_DECIMALS)
+    amount = mode === "fiat" ? cents : roundDown(cents.div(price), CRYPTO_DECIMALS)
+  } else {
+    // Paid in crypto: whole satoshis. By quote, quote ÷ price rounded up stays within them.
+    const sats = roundDown(budget, CRYPTO_DECIMALS)
+    amount = mode === "crypto" ? sats : roundDown(sats.times(price), FIAT_DECIMALS)
+  }
+  return amount.gt(0) ? amount.toFixed(mode === "crypto" ? CRYPTO_DECIMALS : FIAT_DECIMALS) : null
 }

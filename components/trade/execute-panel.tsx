@@ -7,7 +7,7 @@ import { type UseFormSetError, useForm } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
 import { Countdown } from "@/components/trade/countdown"
-import { AmountField, AmountPreview, MetadataRevalidation, ModeChoice } from "@/components/trade/execute-fields"
+import { AmountField, AmountPreview, BalanceShare, MetadataRevalidation, ModeChoice } from "@/components/trade/execute-fields"
 import { EMPTY_FORM, type ExecuteFormValues, type ExecutionBody, checkedExecutionBody, executeFormSchema, labelledFieldMessage } from "@/components/trade/execute-model"
 import { formFieldOf, needsFreshQuote } from "@/components/trade/outcome"
 import { type PendingSubmission, clearPending, savePending } from "@/components/trade/pending-submission"
@@ -17,19 +17,12 @@ import { Card } from "@/components/ui/card"
 import { executionAmounts, formatAmount } from "@/lib/money"
 import { ApiProblemError } from "@/lib/queries/api"
 import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
+import { sessionStore } from "@/lib/queries/pending-submission"
 import { quoteKeys } from "@/lib/queries/keys"
 import { fetchQuotes } from "@/lib/queries/quotes"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { type QuoteExecution, type Quote, quoteExecutionSchema } from "@/lib/schemas/records"
-
-function sessionStore(): Storage | null {
-  try {
-    return typeof window === "undefined" ? null : window.sessionStorage
-  } catch {
-    return null
-  }
-}
 
 function reviewOf(body: ExecutionBody, quote: Quote, profileId: string, profileName: string): Review {
   const amounts = executionAmounts({ side: quote.side, price: quote.price, base_amount: body.base_amount, quote_amount: body.quote_amount })
@@ -72,7 +65,7 @@ export function ExecutePanel({
   const { base_asset: baseAsset, quote_asset: quoteAsset } = quote
   const schema = useMemo(() => executeFormSchema({ base_asset: baseAsset, quote_asset: quoteAsset }), [baseAsset, quoteAsset])
   const form = useForm<ExecuteFormValues>({ mode: "onChange", resolver: zodResolver(schema), defaultValues: resume?.values ?? EMPTY_FORM })
-  const { register, control, handleSubmit, formState, setError, getValues, setFocus, trigger } = form
+  const { register, control, handleSubmit, formState, setError, getValues, setFocus, setValue, trigger } = form
 
   // Opening the form puts the keyboard where the next keystroke goes: the amount.
   const opened = useRef(false)
@@ -202,6 +195,7 @@ export function ExecutePanel({
         </p>
         <ModeChoice register={register} quote={quote} />
         <AmountField control={control} register={register} quote={quote} error={formState.errors.amount?.message} />
+        <BalanceShare control={control} setValue={setValue} quote={quote} profileId={profileId} />
         <AmountPreview control={control} quote={quote} profileId={profileId} />
         <MetadataEditor control={control} register={register} errors={formState.errors} />
         <MetadataRevalidation control={control} trigger={trigger} />

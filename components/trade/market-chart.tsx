@@ -9,7 +9,7 @@ import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { toDecimal } from "@/lib/money"
 import { useMarketHistoryQuery } from "@/lib/queries/market-data"
-import { useQuotesQuery } from "@/lib/queries/quotes"
+import { useAllQuotesQuery } from "@/lib/queries/quotes"
 import { CHART_RANGE_NAMES, type ChartRange } from "@/lib/schemas/market-data"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -24,13 +24,13 @@ const LIVE_MAX = 3600
 
 /**
  * The selected market's price: the service's history for the range, then the held quotes'
- * mids as they arrive (the board's own query, so no extra calls), and the quote being
+ * mids as they arrive (the price grid's own query, so no extra calls), and the quote being
  * reviewed marked on it.
  */
 export function MarketChart({ market, reviewing }: { market: string; reviewing: Quote | null }) {
   const [range, setRange] = useState<ChartRange>("24h")
   const history = useMarketHistoryQuery(market, range)
-  const quotes = useQuotesQuery([market])
+  const quotes = useAllQuotesQuery()
   const [live, setLive] = useState<{ market: string; seen: string; points: ChartPoint[] }>({ market, seen: "", points: [] })
 
   // Each new answer of the board's quotes adds its mid (state adjusted while rendering, as React advises for derived data).

@@ -5,11 +5,12 @@ import { quoteSchema } from "@/lib/schemas/records"
 import type { ExecuteFormValues, ExecutionBody } from "@/components/trade/execute-model"
 import type { Quote } from "@/lib/schemas/records"
 import { PENDING_KEY } from "@/components/trade/lazy"
+import { PENDING_MAX_AGE_MS, type Store, pendingStore } from "@/lib/queries/pending-submission"
 
 /**
- * The submission waiting at the confirm step (or sent, answer not yet seen), kept in
- * sessionStorage so a reload of that step resumes it: the same body with the same ref_id.
- * One that was sent is looked up, not sent again (see lib/queries/submission).
+ * The trade submission waiting at the confirm step (or sent, answer not yet seen), kept in
+ * sessionStorage so a reload of that step resumes it: the same body with the same ref_id
+ * (see lib/queries/pending-submission).
  */
 export interface PendingSubmission {
   version: 1
@@ -23,11 +24,7 @@ export interface PendingSubmission {
   savedAt: string
 }
 
-export { PENDING_KEY }
-/** A pending submission older than this is dropped rather than resumed. */
-export const PENDING_MAX_AGE_MS = 24 * 60 * 60 * 1000
-
-type Store = Pick<Storage, "getItem" | "setItem" | "removeItem">
+export { PENDING_KEY, PENDING_MAX_AGE_MS }
 
 const pendingSchema = z.object({
   version: z.literal(1),
@@ -47,47 +44,21 @@ const pendingSchema = z.object({
   savedAt: z.string(),
 })
 
+type Stored = z.infer<typeof pendingSchema> & { body: { ref_id: string } }
+
+const trades = pendingStore<Stored>(PENDING_KEY, pendingSchema as z.ZodType<Stored>, (p) => p.body.quote_id === p.quote.id)
+
 export function savePending(store: Store, pending: PendingSubmission): void {
-  try {
-    store.setItem(PENDING_KEY, JSON.stringify(pending))
-  } catch {
-    // Storage full or blocked: the submission still works, it just won't survive a reload.
-  }
+  trades.save(store, pending)
 }
 
 export function loadPending(store: Store, nowMs: number): PendingSubmission | null {
-  let raw: string | null
-  try {
-    raw = store.getItem(PENDING_KEY)
-  } catch {
-    return null
-  }
-  if (raw === null) return null
-  let json: unknown
-  try {
-    json = JSON.parse(raw)
-  } catch {
-    clearPending(store)
-    return null
-  }
-  const parsed = pendingSchema.safeParse(json)
-  if (
-    !parsed.success ||
-    parsed.data.body.ref_id !== parsed.data.refId ||
-    parsed.data.body.quote_id !== parsed.data.quote.id ||
-    !(nowMs - Date.parse(parsed.data.savedAt) < PENDING_MAX_AGE_MS)
-  ) {
-    clearPending(store)
-    return null
-  }
-  const { body, ...rest } = parsed.data
-  return { ...rest, body: { ...body, ref_id: parsed.data.refId } }
+  const pending = trades.load(store, nowMs)
+  if (!pending) return null
+  const { body, ...rest } = pending
+  return { ...rest, body: { ...body, ref_id: pending.refId } }
 }
 
 export function clearPending(store: Store): void {
-  try {
-    store.removeItem(PENDING_KEY)
-  } catch {
-    // Nothing to do: see savePending.
-  }
+  trades.clear(store)
 }

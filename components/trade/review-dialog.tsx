@@ -1,6 +1,6 @@
 "use client"
 
-import { type ReactNode, memo, useEffect, useRef } from "react"
+import { type ReactNode, memo, useEffect, useRef, useState } from "react"
 import { useExpired } from "@/components/trade/clock"
 import { Countdown } from "@/components/trade/countdown"
 import type { ExecutionBody } from "@/components/trade/execute-model"
@@ -33,6 +33,23 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
 }
 
 const SIDE_TEXT = { BUY: "Buy", SELL: "Sell" } as const
+
+/** Shown from the second second of a send: how long it has waited, and what happens if no answer comes. */
+function SlowCall() {
+  const [started] = useState(() => Date.now())
+  const [seconds, setSeconds] = useState(0)
+  useEffect(() => {
+    const timer = setInterval(() => setSeconds(Math.floor((Date.now() - started) / 1000)), 1000)
+    return () => clearInterval(timer)
+  }, [started])
+  if (seconds < 2) return null
+  return (
+    <p className="text-sm text-slate-700" data-testid="slow-call">
+      Waiting for the service: <span className="tabular font-semibold">{seconds} s</span>. If it does not answer in time, the console stops waiting and
+      says so here; you can then check whether it was placed, or send the same order again. Nothing is sent again without your click.
+    </p>
+  )
+}
 
 /** The figures under review. Memoized: the dialog's countdown ticks on its own. */
 const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }) {
@@ -113,8 +130,8 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
 /**
  * The footer decides on its own when the quote has expired, so only it re-renders at that
  * moment. Confirm is off while the quote is expired or a request is in flight; after an
- * answer that left the outcome unknown, it becomes "Try again" with the same body, beside
- * "Check whether it was placed", which only asks.
+ * answer that left the outcome unknown, it becomes "Place it now" with the same body,
+ * beside "Check whether it was placed", which only asks.
  */
 function ReviewActions({
   expiresAt,
@@ -166,7 +183,7 @@ function ReviewActions({
         Cancel
       </Button>
       {outcomeUnknown ? (
-        <Button variant="secondary" onClick={onCheck} busy={checking} held={busy} data-testid="check-button">
+        <Button variant="secondary" onClick={onCheck} busy={checking} held={busy} data-testid="check-button" data-autofocus>
           Check whether it was placed
         </Button>
       ) : null}
@@ -175,8 +192,17 @@ function ReviewActions({
           Get a fresh quote
         </Button>
       ) : null}
-      <Button ref={confirmRef} onClick={onConfirm} disabled={blocked} busy={busy} held={checking} data-testid="confirm-button">
-        {outcomeUnknown ? "Try again" : "Confirm"}
+      {/* Enter right after opening confirms; after an unknown outcome the keyboard starts on "Check", which only asks. */}
+      <Button
+        ref={confirmRef}
+        onClick={onConfirm}
+        disabled={blocked}
+        busy={busy}
+        held={checking}
+        data-testid="confirm-button"
+        {...(outcomeUnknown ? {} : { "data-autofocus": true })}
+      >
+        {outcomeUnknown ? "Place it now" : "Confirm"}
       </Button>
     </>
   )
@@ -241,12 +267,13 @@ export function ReviewDialog({
           {resumed ? (
             <p className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="review-resumed">
               {outcomeUnknown
-                ? "This submission was sent before the page reloaded. The console is asked what became of it; it is sent again only if you choose “Try again”."
+                ? "This order was sent before the page reloaded and its answer was never seen. The console is asked what became of it; nothing is sent again unless you choose “Place it now”."
                 : "Resumed from before the page reloaded: same figures, same reference."}
             </p>
           ) : null}
           <ReviewDetails review={review} />
           {error ? <ProblemAlert error={error} /> : null}
+          {busy ? <SlowCall /> : null}
           {checking ? (
             <p role="status" className="text-sm text-slate-700">
               Asking the console what became of reference {review.body.ref_id}…
@@ -254,8 +281,9 @@ export function ReviewDialog({
           ) : outcomeUnknown && !busy ? (
             <p className="text-sm text-slate-700" data-testid="unknown-outcome-note">
               {checkError ? <span data-testid="check-problem">{describeError(checkError).detail ?? describeError(checkError).title} </span> : null}
-              The outcome is not known yet. &ldquo;Check whether it was placed&rdquo; only asks; &ldquo;Try again&rdquo; sends the same request with the same
-              reference: it is placed at most once.
+              <strong>Not placed yet, as far as the console can tell: place it now?</strong> It may also still be on its way. &ldquo;Check whether it was
+              placed&rdquo; only asks. &ldquo;Place it now&rdquo; sends the same order with the same reference: if the first one got through, you get that
+              execution and nothing more; if it did not, it is placed now, for the first time.
             </p>
           ) : null}
         </div>

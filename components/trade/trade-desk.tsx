@@ -1,31 +1,40 @@
 "use client"
 
 import dynamic from "next/dynamic"
-import { useCallback, useEffect, useMemo, useRef, useState } from "react"
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Balances } from "@/components/trade/balances"
-import { PENDING_KEY, loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission } from "@/components/trade/lazy"
-import { MarketPicker } from "@/components/trade/market-picker"
+import { remainingSeconds } from "@/components/trade/clock"
+import { PENDING_KEY, loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission, preloadExecutePanel } from "@/components/trade/lazy"
 import type { PendingSubmission } from "@/components/trade/pending-submission"
-import { QuotesBoard } from "@/components/trade/quotes-board"
+import { PriceGrid } from "@/components/trade/price-grid"
+import { marketRows } from "@/components/trade/price-grid-model"
+import { RecentTrades } from "@/components/trade/recent-trades"
+import { ShortcutsHelp, type DeskKey, useDeskShortcuts } from "@/components/trade/shortcuts"
+import { SideTiles } from "@/components/trade/side-tiles"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { formatTimestamp } from "@/components/ui/timestamp"
+import type { Side } from "@/lib/money"
 import { isApprovalRequest } from "@/lib/queries/approvals"
+import { useMarketPricesQuery } from "@/lib/queries/market-data"
 import { useSelectedProfile } from "@/lib/queries/profiles"
+import { useAllQuotesQuery } from "@/lib/queries/quotes"
 import { newRefId } from "@/lib/queries/submission"
-import { SEED_MARKETS } from "@/lib/schemas/assets"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
-const ExecutePanel = dynamic(() => loadExecutePanel().then((m) => m.ExecutePanel), {
-  ssr: false,
-  loading: () => (
-    <Card>
-      <p className="text-sm text-slate-600">Opening the execute form…</p>
-    </Card>
-  ),
-})
+const ExecutePanel = memo(
+  dynamic(() => loadExecutePanel().then((m) => m.ExecutePanel), {
+    ssr: false,
+    loading: () => (
+      <Card>
+        <p className="text-sm text-slate-600">Opening the order ticket…</p>
+      </Card>
+    ),
+  }),
+)
 
 const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => m.ExecutionRecordCard), {
   ssr: false,
@@ -36,8 +45,8 @@ const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => 
   ),
 })
 
-// The price chart comes after the board's first paint.
-const MarketChart = dynamic(() => import("@/components/trade/market-chart").then((m) => m.MarketChart), { ssr: false })
+// The price chart comes after the grid's first paint.
+const MarketChart = memo(dynamic(() => import("@/components/trade/market-chart").then((m) => m.MarketChart), { ssr: false }))
 // Only an order that needs a second person shows this, so it loads when one does.
 const RequestStatus = dynamic(() => import("@/components/approvals/request-status").then((m) => m.RequestStatus))
 
@@ -53,22 +62,30 @@ interface Result {
   profileName: string
 }
 
+const NO_QUOTES: Quote[] = []
+
 /**
- * The trade desk: profile, balances, market, the live board, and (for traders) the
- * execute form and the placed execution's live record. Only the board ticks.
+ * The trade desk: every market's bid and ask in one grid beside the order ticket (the
+ * selected market's two sides, then the execute form once a side is chosen), the placed
+ * execution's live result, the profile's balances and recent trades. Keys: B and S choose
+ * a side, arrows and digits a market, ? lists them.
  */
 export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   const { profileId, profiles, setProfileId, error: profilesError } = useSelectedProfile()
   const [market, setMarket] = useState<string>("BTCUSD")
-  const [seen, setSeen] = useState<readonly string[]>([])
   const [ticket, setTicket] = useState<Ticket | null>(null)
   const [result, setResult] = useState<Result | null>(null)
+  const [help, setHelp] = useState(false)
   const resultRef = useRef<HTMLDivElement>(null)
+  const quotes = useAllQuotesQuery()
+  const prices = useMarketPricesQuery()
 
   // A submission left at the confirm step (or sent) before a reload is resumed: same
   // profile, same quote, same body, same ref_id. One that was sent is asked about, not sent again.
   useEffect(() => {
     if (!canTrade) return
+    // The ticket's code is wanted at the first B or S: fetch it once the page is up.
+    preloadExecutePanel()
     let stored: string | null = null
     try {
       stored = window.sessionStorage.getItem(PENDING_KEY)
@@ -94,23 +111,31 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
     if (result) resultRef.current?.focus()
   }, [result])
 
-  const markets = useMemo(() => {
-    const all = new Set<string>(SEED_MARKETS)
-    for (const m of seen) all.add(m)
-    all.add(market)
-    return [...all]
-  }, [seen, market])
+  const items = quotes.data?.items ?? NO_QUOTES
+  const quotedMarkets = quotes.data?.markets
+  const priceItems = prices.data?.items
+  const rows = useMemo(() => marketRows(items, quotedMarkets ?? [], priceItems ?? []), [items, quotedMarkets, priceItems])
+  const row = rows.find((r) => r.market === market)
 
-  const onMarketsSeen = useCallback((found: readonly string[]) => {
-    setSeen((current) => (found.every((m) => current.includes(m)) ? current : [...new Set([...current, ...found])]))
-  }, [])
-
-  const onChoose = useCallback((quote: Quote) => {
+  // Choosing a side pins the market's live quote on the ticket (its hold counts down there).
+  const latest = useRef(items)
+  useEffect(() => {
+    latest.current = items
+  }, [items])
+  const onChoose = useCallback((chosenMarket: string, side: Side) => {
+    const quote = latest.current.find((q) => q.market === chosenMarket && q.side === side)
+    if (!quote || remainingSeconds(quote.expires_at, Date.now()) === 0) return
+    setMarket(chosenMarket)
     setTicket((current) =>
       current && current.quote.market === quote.market && current.quote.side === quote.side
         ? { ...current, quote }
         : { key: newRefId(), quote, resume: null },
     )
+  }, [])
+
+  const onSelect = useCallback((next: string) => {
+    setMarket(next)
+    setTicket((current) => (current && current.quote.market !== next && !current.resume ? null : current))
   }, [])
 
   const onQuoteChange = useCallback((quote: Quote) => {
@@ -129,26 +154,48 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   )
   const onClose = useCallback(() => setTicket(null), [])
 
+  useDeskShortcuts((key: DeskKey) => {
+    if (key.kind === "help") setHelp(true)
+    else if (key.kind === "side") {
+      if (canTrade) onChoose(market, key.side)
+    } else {
+      const index = key.kind === "pick" ? key.index : rows.findIndex((r) => r.market === market) + key.by
+      const next = rows[Math.min(Math.max(index, 0), rows.length - 1)]
+      if (next && (key.kind === "move" || key.index < rows.length)) onSelect(next.market)
+    }
+  }, !help)
+
+  const stale = quotes.data && (quotes.data.stale || quotes.isError) ? { since: formatTimestamp(quotes.data.fetched_at) } : null
+
   return (
-    <div className="space-y-6">
-      <h1 className="text-2xl font-semibold">Trade</h1>
-      {profilesError ? <ProblemAlert error={profilesError} /> : null}
-      <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
-        <div className="space-y-4">
-          <ProfilePicker profiles={profiles} profileId={profileId} onChange={setProfileId} />
-          <MarketPicker
-            markets={markets}
-            market={market}
-            onChange={(m) => {
-              setMarket(m)
-              setTicket(null)
-            }}
-          />
-          <Balances profileId={profileId} market={market} />
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-end justify-between gap-x-6 gap-y-2">
+        <h1 className="text-2xl font-semibold">Trade</h1>
+        <div className="flex flex-wrap items-end gap-3">
+          <div className="w-56 max-w-full">
+            <ProfilePicker profiles={profiles} profileId={profileId} onChange={setProfileId} />
+          </div>
+          <Button variant="ghost" size="sm" onClick={() => setHelp(true)} aria-keyshortcuts="?" data-testid="shortcuts-button">
+            Keyboard shortcuts <kbd className="rounded border border-slate-300 px-1 font-mono text-xs">?</kbd>
+          </Button>
         </div>
-        <div className="min-w-0 space-y-6">
-          <QuotesBoard market={market} canTrade={canTrade} onChoose={onChoose} onMarketsSeen={onMarketsSeen} />
-          <MarketChart market={market} reviewing={ticket?.quote ?? null} />
+      </div>
+      {profilesError ? <ProblemAlert error={profilesError} /> : null}
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_26rem] lg:items-start">
+        <div className="min-w-0 space-y-4 lg:col-start-2 lg:row-start-1" data-testid="ticket-column">
+          <Card title={`Order ticket · ${market}`} className="min-w-0">
+            <SideTiles market={market} buy={row?.buy} sell={row?.sell} canTrade={canTrade} activeSide={ticket?.quote.side ?? null} onChoose={onChoose} />
+            {canTrade && !ticket ? (
+              <p className="mt-2 text-xs text-slate-600">
+                Choose a side, or press <kbd className="font-mono">B</kbd> to buy, <kbd className="font-mono">S</kbd> to sell.
+              </p>
+            ) : null}
+            {!canTrade ? (
+              <p className="mt-2 text-sm text-slate-600" data-testid="read-only-note">
+                You can watch the quotes; executing them needs the trader role.
+              </p>
+            ) : null}
+          </Card>
           {canTrade && ticket && profileId ? (
             <ExecutePanel
               key={`${ticket.key}:${ticket.quote.market}`}
@@ -169,7 +216,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
                   key={result.record.id}
                   initial={result.record}
                   record={(recordId) => (
-                    <ExecutionRecordCard profileId={result.record.profile_id ?? ""} id={recordId} profileName={result.profileName} title="Execution placed" />
+                    <ExecutionRecordCard profileId={result.record.profile_id ?? ""} id={recordId} profileName={result.profileName} title="Execution placed" folded />
                   )}
                   actions={
                     <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
@@ -185,6 +232,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
                   initial={result.record}
                   profileName={result.profileName}
                   title={result.problem ? "Existing execution" : "Execution placed"}
+                  folded
                   actions={
                     <Button variant="ghost" size="sm" onClick={() => setResult(null)}>
                       Dismiss
@@ -194,8 +242,24 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
               )}
             </div>
           ) : null}
+          <Balances profileId={profileId} market={market} />
+        </div>
+        <div className="min-w-0 space-y-4 lg:col-start-1 lg:row-start-1">
+          <PriceGrid
+            rows={rows}
+            selected={market}
+            canTrade={canTrade}
+            pending={quotes.isPending}
+            stale={stale}
+            error={quotes.error}
+            onSelect={onSelect}
+            onChoose={onChoose}
+          />
+          <MarketChart market={market} reviewing={ticket?.quote ?? null} />
+          <RecentTrades profileId={profileId} />
         </div>
       </div>
+      <ShortcutsHelp open={help} onClose={() => setHelp(false)} canTrade={canTrade} />
     </div>
   )
 }

@@ -7,6 +7,8 @@ const VARIANTS = {
     "bg-blue-700 text-white hover:bg-blue-800 disabled:bg-slate-300 disabled:text-slate-600 aria-disabled:bg-slate-300 aria-disabled:text-slate-600",
   secondary: "border border-slate-300 bg-white text-slate-900 hover:bg-slate-100 disabled:text-slate-400 aria-disabled:text-slate-500",
   danger: "bg-red-700 text-white hover:bg-red-800 disabled:bg-slate-300 disabled:text-slate-600 aria-disabled:bg-slate-300 aria-disabled:text-slate-600",
+  buy: "bg-emerald-700 text-white hover:bg-emerald-800 disabled:bg-slate-300 disabled:text-slate-600 aria-disabled:bg-slate-300 aria-disabled:text-slate-600",
+  sell: "bg-red-700 text-white hover:bg-red-800 disabled:bg-slate-300 disabled:text-slate-600 aria-disabled:bg-slate-300 aria-disabled:text-slate-600",
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400 aria-disabled:text-slate-500",
 } as const
 

@@ -19,9 +19,10 @@ const WORD: Record<CopyState, string> = { idle: "Copy", copied: "Copied", failed
 
 /**
  * Copies a value (an id, a ref_id) to the clipboard and says so, or says that the browser
- * refused. Disabled until hydrated, so an early click is never silently lost.
+ * refused. Disabled until hydrated, so an early click is never silently lost. A function
+ * value is read at the click (a page's own address, which only the browser knows).
  */
-export function CopyButton({ value, label }: { value: string; label: string }) {
+export function CopyButton({ value, label }: { value: string | (() => string); label: string }) {
   const hydrated = useHydrated()
   const [state, setState] = useState<CopyState>("idle")
   useEffect(() => {
@@ -39,7 +40,7 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
       onClick={() => {
         // Through a promise: without a secure context there is no navigator.clipboard at all.
         void Promise.resolve()
-          .then(() => navigator.clipboard.writeText(value))
+          .then(() => navigator.clipboard.writeText(typeof value === "function" ? value() : value))
           .then(
           () => setState("copied"),
           () => setState("failed"),

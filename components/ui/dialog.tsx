@@ -4,7 +4,8 @@ import { type ReactNode, useEffect, useId, useRef } from "react"
 
 /**
  * A modal on the native <dialog> element: focus is trapped and restored by the browser,
- * Escape closes it (reported through onClose), and the title labels it.
+ * Escape closes it (reported through onClose), and the title labels it. On opening, the
+ * control marked `data-autofocus` (if any) takes the focus instead of the first one.
  */
 export function Dialog({
   open,
@@ -24,7 +25,11 @@ export function Dialog({
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
-    if (open && !dialog.open) dialog.showModal()
+    if (open && !dialog.open) {
+      dialog.showModal()
+      // The browser focuses the first control; a dialog can name a better one (its main action).
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus()
+    }
     if (!open && dialog.open) dialog.close()
   }, [open])
   return (

@@ -73,14 +73,20 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
       record_status: intent.recordStatus,
       attempts: intent.attempts,
       request: intent.request,
-      problem: intent.problem
-        ? {
-            title: typeof intent.problem.title === "string" ? intent.problem.title : "Error",
-            status: typeof intent.problem.status === "number" ? intent.problem.status : null,
-            detail: typeof intent.problem.detail === "string" ? intent.problem.detail : null,
-          }
-        : null,
+      problem: problemSummary(intent.problem),
     })),
     ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.id) } : {}),
+  }
+}
+
+/** An intent's stored problem as the trail shows it: title, status and detail, nothing else. */
+export function problemSummary(
+  problem: Record<string, unknown> | null,
+): { title: string; status: number | null; detail: string | null } | null {
+  if (!problem) return null
+  return {
+    title: typeof problem.title === "string" ? problem.title : "Error",
+    status: typeof problem.status === "number" ? problem.status : null,
+    detail: typeof problem.detail === "string" ? problem.detail : null,
   }
 }

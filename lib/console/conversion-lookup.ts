@@ -70,6 +70,6 @@ export async function lookupConversion(
   })
 }
 
-function isConversionsApi(value: unknown): value is ConversionsApi {
+export function isConversionsApi(value: unknown): value is ConversionsApi {
   return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
 }

@@ -1,10 +1,11 @@
 "use client"
 
 import { skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { apiFetch, toQuery } from "@/lib/queries/api"
+import { ApiProblemError, apiFetch, toQuery } from "@/lib/queries/api"
 import { isApprovalRequest } from "@/lib/queries/approvals"
 import { approvalKeys, executionKeys, profileKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import { useRefreshWhenEnded } from "@/lib/queries/settle"
 import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import { isTerminalStatus } from "@/lib/schemas/constants"
@@ -41,6 +42,11 @@ export function useExecutionQuery(profileId: string | null, id: string | null, o
   })
 }
 
+/** When a watched execution settles, the profile's balances and the execution lists are read again at once. */
+export function useRefreshOnSettle(profileId: string | null, status: string | undefined): void {
+  useRefreshWhenEnded(status, profileId ? [profileKeys.balances(profileId), [...executionKeys.all, "list"]] : [[...executionKeys.all, "list"]])
+}
+
 export function executionListUrl(profileId: string, filters: ExecutionFilters, cursor?: string, limit = 25): string {
   return `${base(profileId)}${toQuery({ ...filters, limit, page_cursor: cursor })}`
 }
@@ -67,11 +73,18 @@ const CLOCK_SKEW_MS = 10 * 60_000
 /** At most this many pages of 1000 are searched; past that the look-up cannot tell. */
 const LOOKUP_PAGES = 5
 
+/** The console's intent log's answer for an execution's ref_id (GET …/quote-executions/lookup). */
+export function fetchExecutionByRefId(profileId: string, refId: string): Promise<QuoteExecution> {
+  return apiFetch(`${base(profileId)}/lookup${toQuery({ ref_id: refId })}`, { schema: quoteExecutionSchema })
+}
+
 /**
- * What became of an execution submission whose answer never arrived. The service has no
- * ref_id filter for executions, so this reads the profile's executions created since just
- * before it was sent and picks the one with the ref_id. Not finding it does not mean it
- * was not placed (the create may still be on its way), so the answer is then "unknown":
+ * What became of an execution submission whose answer never arrived. The console's intent
+ * log is asked first: it has the record once placed, and it alone can say "not placed"
+ * (the service refused it). Otherwise (no intent yet, or the log cannot tell) the service
+ * has no ref_id filter for executions, so this reads the profile's executions created since
+ * just before it was sent and picks the one with the ref_id. Not finding it does not mean
+ * it was not placed (the create may still be on its way), so the answer is then "unknown":
  * only sending the same ref_id again settles it, and that is the person's call.
  */
 export async function lookupExecutionSubmission(
@@ -79,7 +92,16 @@ export async function lookupExecutionSubmission(
   refId: string,
   sentAt: Date,
   list: (url: string) => Promise<QuoteExecutionPage> = (url) => apiFetch(url, { schema: quoteExecutionPageSchema }),
+  ask: (profileId: string, refId: string) => Promise<QuoteExecution> = fetchExecutionByRefId,
 ): Promise<EarlierSubmission<QuoteExecution>> {
+  try {
+    const record = await ask(profileId, refId)
+    if (record.ref_id === refId) return { placed: true, record }
+  } catch (error) {
+    if (error instanceof ApiProblemError && error.status === 404 && error.problem.meta?.placed === false) return { placed: false }
+    // In flight (409): the same ref_id must be sent again, never a new one.
+    if (error instanceof ApiProblemError && error.status === 409) return { placed: "unknown", error }
+  }
   try {
     const since = new Date(sentAt.getTime() - CLOCK_SKEW_MS).toISOString()
     let cursor: string | undefined

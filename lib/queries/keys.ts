@@ -35,6 +35,7 @@ export const sandboxKeys = {
 export const marketKeys = {
   all: ["markets"] as const,
   history: (market: string, range: string) => [...marketKeys.all, "history", market, range] as const,
+  prices: () => [...marketKeys.all, "prices"] as const,
 }
 
 export const overviewKeys = {
@@ -46,4 +47,20 @@ export const approvalKeys = {
   list: (filters: Record<string, string | undefined>) => [...approvalKeys.all, "list", filters] as const,
   detail: (id: string) => [...approvalKeys.all, "detail", id] as const,
   policy: () => [...approvalKeys.all, "policy"] as const,
+}
+
+export const notificationKeys = {
+  all: ["notifications"] as const,
+  feed: (person: string) => [...notificationKeys.all, person] as const,
+}
+
+export const searchKeys = {
+  all: ["search"] as const,
+  query: (q: string) => [...searchKeys.all, q] as const,
+}
+
+export const intentKeys = {
+  all: ["intents"] as const,
+  detail: (id: string) => [...intentKeys.all, "detail", id] as const,
+  ofRecord: (recordId: string) => [...intentKeys.all, "record", recordId] as const,
 }

@@ -4,11 +4,12 @@ import { useQuery } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { marketKeys, overviewKeys } from "@/lib/queries/keys"
 import { type QueryOptions, gated } from "@/lib/queries/options"
-import type { ChartRange, MarketHistory } from "@/lib/schemas/market-data"
+import type { ChartRange, MarketHistory, MarketPrices } from "@/lib/schemas/market-data"
 import type { Overview } from "@/lib/schemas/overview"
 
 // Schemas load with the first answer: zod stays out of the pages' first load.
 const historySchema = () => import("@/lib/schemas/market-data").then((m) => m.marketHistorySchema)
+const pricesSchema = () => import("@/lib/schemas/market-data").then((m) => m.marketPricesSchema)
 const overviewSchema = () => import("@/lib/schemas/overview").then((m) => m.overviewSchema)
 
 export function fetchMarketHistory(market: string, range: ChartRange, signal?: AbortSignal): Promise<MarketHistory> {
@@ -25,6 +26,22 @@ export function useMarketHistoryQuery(market: string | null, range: ChartRange, 
     queryKey: marketKeys.history(market ?? "", range),
     queryFn: ({ signal }) => fetchMarketHistory(market ?? "", range, signal),
     enabled: gated(market !== null && market !== "", options?.enabled),
+  })
+}
+
+export function fetchMarketPrices(signal?: AbortSignal): Promise<MarketPrices> {
+  return apiFetch("/api/markets/prices", { signal, schema: pricesSchema })
+}
+
+/** Current and 24-hours-ago prices of the USD markets (the desk's change column); they move slowly, so once a minute. */
+export function useMarketPricesQuery(options?: QueryOptions<MarketPrices>) {
+  return useQuery({
+    refetchInterval: 60_000,
+    staleTime: 30_000,
+    ...options,
+    queryKey: marketKeys.prices(),
+    queryFn: ({ signal }) => fetchMarketPrices(signal),
+    enabled: gated(true, options?.enabled),
   })
 }
 

@@ -60,6 +60,12 @@ function subscribe(listener: () => void) {
   }
 }
 
+/** Makes a profile the one the operator works on (every page that picks a profile follows). */
+export function chooseProfile(id: string): void {
+  window.localStorage.setItem(STORAGE_KEY, id)
+  for (const listener of listeners) listener()
+}
+
 /**
  * The profile the operator works on, remembered across pages and visits (localStorage).
  * Falls back to the first profile the service lists.
@@ -79,9 +85,6 @@ export function useSelectedProfile(): {
   )
   const list = profiles.data ?? []
   const profileId = list.find((p) => p.id === stored)?.id ?? list[0]?.id ?? null
-  const setProfileId = useCallback((id: string) => {
-    window.localStorage.setItem(STORAGE_KEY, id)
-    for (const listener of listeners) listener()
-  }, [])
+  const setProfileId = useCallback((id: string) => chooseProfile(id), [])
   return { profileId, profiles: list, setProfileId, isLoading: profiles.isLoading, error: profiles.error }
 }

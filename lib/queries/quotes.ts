@@ -21,6 +21,19 @@ export function fetchQuotes(markets: readonly string[], signal?: AbortSignal): P
   return apiFetch(`/api/quotes${toQuery({ markets })}`, { signal, schema: quoteSnapshotSchema })
 }
 
+/** Every market's held quotes (the desk's price grid), refreshed every second from the console's shared cache. */
+export function useAllQuotesQuery(options?: QueryOptions<QuoteSnapshot>) {
+  return useQuery({
+    refetchInterval: 1_000,
+    refetchIntervalInBackground: false,
+    staleTime: 0,
+    ...options,
+    queryKey: quoteKeys.markets([]),
+    queryFn: ({ signal }) => fetchQuotes([], signal),
+    enabled: gated(true, options?.enabled),
+  })
+}
+
 /** Held quotes for the markets, refreshed every second from the console's shared cache. */
 export function useQuotesQuery(markets: readonly string[], options?: QueryOptions<QuoteSnapshot>) {
   return useQuery({

@@ -1,0 +1,197 @@
+"use client"
+
+import dynamic from "next/dynamic"
+import { memo } from "react"
+import { useExpired } from "@/components/trade/clock"
+import { preloadExecutePanel } from "@/components/trade/lazy"
+import { type MarketRow, changeOf, spreadOf } from "@/components/trade/price-grid-model"
+import { Alert } from "@/components/ui/alert"
+import { Card } from "@/components/ui/card"
+import { cn } from "@/components/ui/cn"
+import { ProblemAlert } from "@/components/ui/problem-alert"
+import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { formatAmount } from "@/lib/money"
+import type { Side } from "@/lib/money"
+import type { Quote } from "@/lib/schemas/records"
+
+// The 24 h trend lines come after the grid's first paint: one small history each.
+const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then((m) => m.MarketTrend), { ssr: false })
+
+const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
+
+/**
+ * One side's held price as a button: the bid sells, the ask buys. An expired or missing
+ * quote is greyed out and cannot be chosen; it says why.
+ */
+const PriceButton = memo(function PriceButton({
+  market,
+  side,
+  quote,
+  canTrade,
+  onChoose,
+}: {
+  market: string
+  side: Side
+  quote: Quote | undefined
+  canTrade: boolean
+  onChoose: (market: string, side: Side) => void
+}) {
+  const expired = useExpired(quote?.expires_at ?? "")
+  const live = quote !== undefined && !expired
+  const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"
+  const arrow = side === "BUY" ? "▲" : "▼"
+  const price = quote ? formatAmount(quote.price) : "—"
+  const why = quote ? "expired" : "no quote"
+  const content = (
+    <>
+      <span className={cn("tabular", live ? tone : "text-slate-600 line-through")}>{price}</span>
+      {live ? null : <span className="block text-[10px] font-normal uppercase text-slate-600">{why}</span>}
+    </>
+  )
+  if (!canTrade) {
+    return (
+      <span data-testid={`${side === "BUY" ? "ask" : "bid"}-${market}`} data-live={live}>
+        {content}
+      </span>
+    )
+  }
+  return (
+    <button
+      type="button"
+      disabled={!live}
+      aria-label={live ? `${SIDE_WORD[side]} ${market} at ${price}` : `${SIDE_WORD[side]} ${market}: ${why}`}
+      onClick={() => onChoose(market, side)}
+      onPointerEnter={preloadExecutePanel}
+      onFocus={preloadExecutePanel}
+      data-testid={`${side === "BUY" ? "ask" : "bid"}-${market}`}
+      data-live={live}
+      className={cn(
+        "w-full rounded px-1 text-right font-semibold disabled:cursor-not-allowed",
+        live && (side === "BUY" ? "hover:bg-emerald-50" : "hover:bg-red-50"),
+      )}
+    >
+      <span aria-hidden className={cn("mr-1 text-[10px]", live ? tone : "text-slate-600")}>
+        {arrow}
+      </span>
+      {content}
+    </button>
+  )
+})
+
+function Change({ row }: { row: MarketRow }) {
+  const change = changeOf(row)
+  if (change === null) return <span className="text-slate-600">n/a</span>
+  const up = change.startsWith("-") ? false : change !== "0.00"
+  const down = change.startsWith("-")
+  return (
+    <span className={cn("tabular", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
+      <span aria-hidden>{up ? "▲ " : down ? "▼ " : ""}</span>
+      {up ? "+" : ""}
+      {change} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
+    </span>
+  )
+}
+
+/**
+ * Every market's held bid and ask, the spread, the 24 h change and a trend line, in one
+ * dense grid. A market's name selects it for the ticket; its bid sells, its ask buys.
+ */
+export function PriceGrid({
+  rows,
+  selected,
+  canTrade,
+  pending,
+  stale,
+  error,
+  onSelect,
+  onChoose,
+}: {
+  rows: readonly MarketRow[]
+  selected: string
+  canTrade: boolean
+  pending: boolean
+  /** The quotes are not updating (the service's last answer failed, or the console's did). */
+  stale: { since: string } | null
+  error: unknown
+  onSelect: (market: string) => void
+  onChoose: (market: string, side: Side) => void
+}) {
+  return (
+    <Card title="Markets" className="min-w-0">
+      {stale ? (
+        <Alert tone="warning" className="mb-3" title="Quotes are not updating">
+          <span data-testid="quotes-stale">
+            The service has not sent new quotes since {stale.since}. A quote past its hold is greyed out and cannot be executed until new ones arrive.
+          </span>
+        </Alert>
+      ) : null}
+      {error && rows.every((r) => !r.buy && !r.sell) ? <ProblemAlert error={error} className="mb-3" /> : null}
+      <Table caption="Held quotes of every market: the bid sells, the ask buys" density="compact" testId="price-grid" className="-mx-2 w-[calc(100%+1rem)]">
+        <TableHead>
+          <Th>Market</Th>
+          <Th align="right">
+            Bid <span className="font-normal normal-case">(sell)</span>
+          </Th>
+          <Th align="right">
+            Ask <span className="font-normal normal-case">(buy)</span>
+          </Th>
+          <Th align="right" className="hidden sm:table-cell">
+            Spread
+          </Th>
+          <Th align="right">24 h</Th>
+          <Th className="hidden md:table-cell">
+            <span className="sr-only">24 h trend</span>
+            <span aria-hidden>Trend</span>
+          </Th>
+        </TableHead>
+        <TableBody>
+          {rows.map((row, index) => {
+            const isSelected = row.market === selected
+            const spread = spreadOf(row)
+            return (
+              <Tr key={row.market} data-testid={`market-${row.market}`} data-selected={String(isSelected)} className={cn("align-middle", isSelected && "bg-blue-50")}>
+                <th scope="row" className="text-left font-medium">
+                  <button
+                    type="button"
+                    aria-pressed={isSelected}
+                    onClick={() => onSelect(row.market)}
+                    className={cn("rounded px-1 text-left hover:bg-slate-100", isSelected && "font-semibold text-blue-800")}
+                  >
+                    {row.market}
+                    {index < 9 ? (
+                      <kbd aria-hidden className="ml-1 hidden text-[10px] font-normal text-slate-600 sm:inline">
+                        {index + 1}
+                      </kbd>
+                    ) : null}
+                  </button>
+                </th>
+                <Td align="right">
+                  <PriceButton market={row.market} side="SELL" quote={row.sell} canTrade={canTrade} onChoose={onChoose} />
+                </Td>
+                <Td align="right">
+                  <PriceButton market={row.market} side="BUY" quote={row.buy} canTrade={canTrade} onChoose={onChoose} />
+                </Td>
+                <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
+                  {spread ? (
+                    <>
+                      {formatAmount(spread.amount)} <span className="text-xs text-slate-600">{spread.bps} bp</span>
+                    </>
+                  ) : (
+                    "n/a"
+                  )}
+                </Td>
+                <Td align="right">
+                  <Change row={row} />
+                </Td>
+                <Td className="hidden md:table-cell">
+                  <MarketTrend market={row.market} />
+                </Td>
+              </Tr>
+            )
+          })}
+        </TableBody>
+      </Table>
+      {pending ? <p className="mt-2 text-sm text-slate-600">Loading quotes…</p> : null}
+    </Card>
+  )
+}

@@ -1,0 +1,104 @@
+"use client"
+
+import { useEffect, useRef } from "react"
+import { Button } from "@/components/ui/button"
+import { Dialog } from "@/components/ui/dialog"
+
+/** What a key does on the desk; listed on the `?` overlay. */
+export const DESK_SHORTCUTS: readonly { keys: string[]; does: string }[] = [
+  { keys: ["B"], does: "Buy the selected market (opens the ticket with the amount focused)" },
+  { keys: ["S"], does: "Sell the selected market" },
+  { keys: ["↑", "↓"], does: "Select the previous or next market" },
+  { keys: ["1", "…", "9"], does: "Select the market in that row of the grid" },
+  { keys: ["Enter"], does: "In the amount: review the order; in the review: confirm it" },
+  { keys: ["Esc"], does: "Close the review without sending" },
+  { keys: ["?"], does: "Show this list" },
+]
+
+export type DeskKey = { kind: "side"; side: "BUY" | "SELL" } | { kind: "move"; by: 1 | -1 } | { kind: "pick"; index: number } | { kind: "help" }
+
+/**
+ * The desk's meaning of a key press, or null: never while typing (inputs, selects, text
+ * areas, editable text), with a modifier held (the browser's and the screen reader's own
+ * shortcuts), or while a modal dialog is open.
+ */
+export function deskKeyOf(event: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "target" | "defaultPrevented">): DeskKey | null {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return null
+  const target = event.target
+  if (typeof HTMLElement !== "undefined" && target instanceof HTMLElement) {
+    if (target.isContentEditable || target.closest("input, textarea, select, dialog[open]")) return null
+  }
+  if (typeof document !== "undefined" && document.querySelector("dialog[open]")) return null
+  const key = event.key
+  if (key === "b" || key === "B") return { kind: "side", side: "BUY" }
+  if (key === "s" || key === "S") return { kind: "side", side: "SELL" }
+  if (key === "ArrowDown") return { kind: "move", by: 1 }
+  if (key === "ArrowUp") return { kind: "move", by: -1 }
+  if (key === "?") return { kind: "help" }
+  if (/^[1-9]$/.test(key)) return { kind: "pick", index: Number(key) - 1 }
+  return null
+}
+
+/** Listens for the desk's keys on the whole page while `enabled`. */
+export function useDeskShortcuts(onKey: (key: DeskKey) => void, enabled: boolean): void {
+  const latest = useRef(onKey)
+  useEffect(() => {
+    latest.current = onKey
+  })
+  useEffect(() => {
+    if (!enabled) return
+    const listener = (event: KeyboardEvent) => {
+      const key = deskKeyOf(event)
+      if (!key) return
+      event.preventDefault()
+      latest.current(key)
+    }
+    window.addEventListener("keydown", listener)
+    return () => window.removeEventListener("keydown", listener)
+  }, [enabled])
+}
+
+/** The `?` overlay: the desk's keys, in a modal dialog (Escape or Close leaves it). */
+export function ShortcutsHelp({ open, onClose, canTrade }: { open: boolean; onClose: () => void; canTrade: boolean }) {
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Keyboard shortcuts"
+      footer={
+        <Button variant="secondary" onClick={onClose} data-autofocus>
+          Close
+        </Button>
+      }
+    >
+      <table className="w-full text-left text-sm" data-testid="shortcuts">
+        <caption className="sr-only">Keys of the trade desk</caption>
+        <thead className="text-xs uppercase text-slate-600">
+          <tr>
+            <th scope="col" className="py-1 pr-4">
+              Key
+            </th>
+            <th scope="col" className="py-1">
+              Does
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {DESK_SHORTCUTS.filter((s) => canTrade || !["B", "S", "Enter", "Esc"].includes(s.keys[0] ?? "")).map((s) => (
+            <tr key={s.does} className="border-t border-slate-100">
+              <td className="py-1 pr-4 whitespace-nowrap">
+                {s.keys.map((k) => (
+                  <kbd key={k} className="mr-1 rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs">
+                    {k}
+                  </kbd>
+                ))}
+              </td>
+              <td className="py-1">{s.does}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="mt-3 text-xs text-slate-600">Shortcuts are off while you type in a field.</p>
+    </Dialog>
+  )
+}
