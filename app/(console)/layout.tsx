@@ -7,7 +7,7 @@ import { EnvBanner } from "@/components/layout/env-banner"
 import { Nav } from "@/components/layout/nav"
 import { SearchBox } from "@/components/search/search-box"
 import { SessionControls } from "@/components/layout/session-controls"
-import { Notifications } from "@/components/notifications/notifications"
+import { LazyNotifications } from "@/components/notifications/lazy-notifications"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { bannerConversionsApi } from "@/lib/console/conversions-api"
@@ -55,7 +55,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         </div>
       </header>
       {/* Placements and requests only traders and admins make; after the header in the keyboard's order. */}
-      {roleAtLeast(staff.role, "trader") ? <Notifications email={staff.email} /> : null}
+      {roleAtLeast(staff.role, "trader") ? <LazyNotifications email={staff.email} /> : null}
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
         {children}
       </main>
