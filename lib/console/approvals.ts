@@ -18,7 +18,8 @@ import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleInte
 import { log } from "@/lib/log"
 import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, badRequest, notFound } from "@/lib/problem"
-import type { ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState, Policy } from "@/lib/schemas/approvals"
+import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState, Policy } from "@/lib/schemas/approvals"
+import { isUuid } from "@/lib/schemas/common"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
@@ -388,7 +389,7 @@ async function stateConflict(db: Db, id: string): Promise<HttpProblem> {
 }
 
 async function loadForAction(db: Db, id: string, now: Date): Promise<ConsoleApproval> {
-  if (!UUID.test(id)) throw notFound(`No approval request ${id}.`)
+  if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
   await expireDue(db, now)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
@@ -503,6 +504,19 @@ function withoutProfile(request: Record<string, unknown>): Record<string, unknow
   return rest
 }
 
+/** Who asked, who decided, when and why: the same on a request and on the intent page's story. */
+export function approvalDecision(approval: ConsoleApproval): ApprovalDecision {
+  return {
+    maker: { email: approval.makerEmail, role: approval.makerRole },
+    checker: approval.checkerEmail ? { email: approval.checkerEmail, role: approval.checkerRole ?? "" } : null,
+    created_at: approval.createdAt.toISOString(),
+    expires_at: approval.expiresAt.toISOString(),
+    decided_at: approval.decidedAt?.toISOString() ?? null,
+    comment: approval.comment,
+    reason: approval.reason,
+  }
+}
+
 function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest {
   const placement: ApprovalRequest["placement"] =
     approval.state !== "APPROVED"
@@ -527,13 +541,7 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
     reviewed_price: approval.reviewedPrice,
     limit_price: approval.limitPrice,
     executed_price: approval.executedPrice,
-    maker: { email: approval.makerEmail, role: approval.makerRole },
-    checker: approval.checkerEmail ? { email: approval.checkerEmail, role: approval.checkerRole ?? "" } : null,
-    created_at: approval.createdAt.toISOString(),
-    expires_at: approval.expiresAt.toISOString(),
-    decided_at: approval.decidedAt?.toISOString() ?? null,
-    comment: approval.comment,
-    reason: approval.reason,
+    ...approvalDecision(approval),
     record_id: intent.recordId,
     record_status: intent.recordStatus,
     problem: problem
@@ -542,10 +550,8 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
-  if (!UUID.test(id)) throw notFound(`No approval request ${id}.`)
+  if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
   await expireDue(db, now)
   const [row] = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })

@@ -1,16 +1,12 @@
 import "server-only"
 import { asc, eq, or } from "drizzle-orm"
+import { approvalDecision } from "@/lib/console/approvals"
 import { problemSummary } from "@/lib/console/audit"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { notFound } from "@/lib/problem"
+import { isUuid } from "@/lib/schemas/common"
 import type { IntentStory } from "@/lib/schemas/search"
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value)
-}
 
 /** An intent and its approval (if it waited for one) as the pages show them. */
 export function toIntentStory(intent: ConsoleIntent, approval: ConsoleApproval | null): IntentStory {
@@ -32,18 +28,7 @@ export function toIntentStory(intent: ConsoleIntent, approval: ConsoleApproval |
     resolved_at: intent.resolvedAt?.toISOString() ?? null,
     request: intent.request,
     problem: problemSummary(intent.problem),
-    approval: approval
-      ? {
-          state: approval.state,
-          maker: { email: approval.makerEmail, role: approval.makerRole },
-          checker: approval.checkerEmail ? { email: approval.checkerEmail, role: approval.checkerRole ?? "" } : null,
-          created_at: approval.createdAt.toISOString(),
-          expires_at: approval.expiresAt.toISOString(),
-          decided_at: approval.decidedAt?.toISOString() ?? null,
-          comment: approval.comment,
-          reason: approval.reason,
-        }
-      : null,
+    approval: approval ? { state: approval.state, ...approvalDecision(approval) } : null,
   }
 }
 

@@ -1,6 +1,6 @@
 import "server-only"
 import { type SQL, desc, eq, or, sql } from "drizzle-orm"
-import { isUuid } from "@/lib/console/intent-story"
+import { isUuid } from "@/lib/schemas/common"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"

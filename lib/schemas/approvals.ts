@@ -88,6 +88,18 @@ export type PolicyView = z.infer<typeof policyViewSchema>
 export const APPROVAL_STATES = ["PENDING", "APPROVED", "REJECTED", "WITHDRAWN", "EXPIRED", "PRICE_MOVED"] as const
 export type ApprovalState = (typeof APPROVAL_STATES)[number]
 
+/** Who asked, who decided, when and why: on a request, and on the intent page's story. */
+export const approvalDecisionShape = {
+  maker: z.object({ email: z.string(), role: z.string() }),
+  checker: z.object({ email: z.string(), role: z.string() }).nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  decided_at: z.string().nullable(),
+  comment: z.string().nullable(),
+  reason: z.string().nullable(),
+}
+export type ApprovalDecision = z.infer<z.ZodObject<typeof approvalDecisionShape>>
+
 /** How a request stands for a person: its state, and once approved, how the placement went. */
 export const approvalRequestSchema = z.object({
   id: z.string(),
@@ -104,13 +116,7 @@ export const approvalRequestSchema = z.object({
   reviewed_price: z.string().nullable(),
   limit_price: z.string().nullable(),
   executed_price: z.string().nullable(),
-  maker: z.object({ email: z.string(), role: z.string() }),
-  checker: z.object({ email: z.string(), role: z.string() }).nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
-  decided_at: z.string().nullable(),
-  comment: z.string().nullable(),
-  reason: z.string().nullable(),
+  ...approvalDecisionShape,
   record_id: z.string().nullable(),
   record_status: z.string().nullable(),
   problem: z.object({ title: z.string(), detail: z.string().nullable() }).nullable(),

@@ -5,6 +5,13 @@ export function requiredOr(otherwise: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : otherwise)
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A UUID in its usual text form (any case): what the console's own ids are. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value)
+}
+
 /** A JSON object: what a request body's fields are read from. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { approvalDecisionShape } from "@/lib/schemas/approvals"
 import { SERVICE_REF_ID_MAX, requiredOr } from "@/lib/schemas/common"
 
 /**
@@ -87,18 +88,7 @@ export const intentStorySchema = z.object({
   /** The request as the console sent it (or will send it, once approved). */
   request: z.record(z.string(), z.unknown()),
   problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
-  approval: z
-    .object({
-      state: z.string(),
-      maker: z.object({ email: z.string(), role: z.string() }),
-      checker: z.object({ email: z.string(), role: z.string() }).nullable(),
-      created_at: z.string(),
-      expires_at: z.string(),
-      decided_at: z.string().nullable(),
-      comment: z.string().nullable(),
-      reason: z.string().nullable(),
-    })
-    .nullable(),
+  approval: z.object({ state: z.string(), ...approvalDecisionShape }).nullable(),
 })
 export type IntentStory = z.infer<typeof intentStorySchema>
 
