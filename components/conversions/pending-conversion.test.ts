@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { PENDING_MAX_AGE_MS } from "@/lib/queries/pending-submission"
+import { MemoryStore } from "@/test/memory-store"
 import { EMPTY_FORM } from "./form-model"
 import { PENDING_CONVERSION_KEY, type PendingConversion, pendingConversions } from "./pending-conversion"
 
-class MemoryStore {
-  map = new Map<string, string>()
-  getItem(key: string) {
-    return this.map.get(key) ?? null
-  }
-  setItem(key: string, value: string) {
-    this.map.set(key, value)
-  }
-  removeItem(key: string) {
-    this.map.delete(key)
-  }
-}
 
 const REF = "5b0c7a52-8f8e-4c55-9a55-0c8f2f7e1d11"
 const PROFILE = "4f1d2c3b-aaaa-4bbb-8ccc-111111111111"

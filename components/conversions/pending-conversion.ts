@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { type PendingStore, pendingStore } from "@/lib/queries/pending-submission"
+import { type PendingStore, keptFormExtrasShape, pendingStore } from "@/lib/queries/pending-submission"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import type { ConversionBody, ConversionFormValues } from "./form-model"
 
@@ -28,10 +28,7 @@ const pendingConversionSchema = z.object({
     source_asset: z.string(),
     target_asset: z.string(),
     amount: z.string(),
-    metadata: z.array(z.object({ key: z.string(), value: z.string() })),
-    identity_id: z.string(),
-    account_id: z.string(),
-    recipient_profile_id: z.string(),
+    ...keptFormExtrasShape,
   }),
   sent: z.boolean(),
   savedAt: z.string(),

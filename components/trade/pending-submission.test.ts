@@ -1,19 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { EMPTY_FORM } from "@/components/trade/execute-model"
 import { PENDING_KEY, PENDING_MAX_AGE_MS, type PendingSubmission, clearPending, loadPending, savePending } from "@/components/trade/pending-submission"
+import { MemoryStore } from "@/test/memory-store"
 
-class MemoryStore {
-  map = new Map<string, string>()
-  getItem(key: string) {
-    return this.map.get(key) ?? null
-  }
-  setItem(key: string, value: string) {
-    this.map.set(key, value)
-  }
-  removeItem(key: string) {
-    this.map.delete(key)
-  }
-}
 
 const quote = {
   id: "9d2b0b7e-1111-4a4a-8b8b-222222222222",

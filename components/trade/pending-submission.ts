@@ -5,7 +5,7 @@ import { quoteSchema } from "@/lib/schemas/records"
 import type { ExecuteFormValues, ExecutionBody } from "@/components/trade/execute-model"
 import type { Quote } from "@/lib/schemas/records"
 import { PENDING_KEY } from "@/components/trade/lazy"
-import { PENDING_MAX_AGE_MS, type Store, pendingStore } from "@/lib/queries/pending-submission"
+import { PENDING_MAX_AGE_MS, type Store, keptFormExtrasShape, pendingStore } from "@/lib/queries/pending-submission"
 
 /**
  * The trade submission waiting at the confirm step (or sent, answer not yet seen), kept in
@@ -35,10 +35,7 @@ const pendingSchema = z.object({
   values: z.object({
     mode: z.enum(["crypto", "fiat"]),
     amount: z.string(),
-    metadata: z.array(z.object({ key: z.string(), value: z.string() })),
-    identity_id: z.string(),
-    account_id: z.string(),
-    recipient_profile_id: z.string(),
+    ...keptFormExtrasShape,
   }),
   sent: z.boolean(),
   savedAt: z.string(),

@@ -1,4 +1,4 @@
-import type { z } from "zod"
+import { z } from "zod"
 
 /**
  * A form's submission waiting at its confirm step, or sent with its answer not yet seen,
@@ -13,6 +13,14 @@ export interface PendingBase {
   /** The request left the browser at least once: its outcome is unknown until answered. */
   sent: boolean
   savedAt: string
+}
+
+/** The form fields every kept submission keeps alike, as typed: metadata rows and the on-behalf-of ids. */
+export const keptFormExtrasShape = {
+  metadata: z.array(z.object({ key: z.string(), value: z.string() })),
+  identity_id: z.string(),
+  account_id: z.string(),
+  recipient_profile_id: z.string(),
 }
 
 /** A pending submission older than this is dropped rather than resumed. */
