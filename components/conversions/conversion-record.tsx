@@ -5,7 +5,7 @@ import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
-import { CopyButton } from "@/components/ui/copy-button"
+import { CopyableId } from "@/components/ui/copyable-id"
 import { Timestamp } from "@/components/ui/timestamp"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { isTerminalStatus } from "@/lib/schemas/constants"
@@ -20,16 +20,6 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
         {children}
       </dd>
     </>
-  )
-}
-
-function CopyableId({ value, label }: { value: string | undefined; label: string }) {
-  if (!value) return <span className="text-slate-500">—</span>
-  return (
-    <span className="inline-flex flex-wrap items-center gap-1">
-      <code className="font-mono text-xs text-slate-900">{value}</code>
-      <CopyButton value={value} label={label} />
-    </span>
   )
 }
 

@@ -1,8 +1,8 @@
 import { CopyButton } from "@/components/ui/copy-button"
 
-/** An id in monospace with its copy button; a dash when there is none. */
+/** An id in monospace with its copy button; a dash when there is none (or it is empty). */
 export function CopyableId({ value, label, testId }: { value: string | undefined; label: string; testId?: string }) {
-  if (value === undefined) return <span className="text-slate-500">—</span>
+  if (!value) return <span className="text-slate-500">—</span>
   return (
     <span className="inline-flex max-w-full flex-wrap items-center gap-1">
       <code className="break-all font-mono text-xs" data-testid={testId}>
