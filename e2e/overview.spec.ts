@@ -120,6 +120,10 @@ test.describe("the price chart on /trade", () => {
     }
     // 1 h by the minute, then the live mids as the board's quotes arrive.
     await expect.poll(async () => Number(await panel.locator("svg[role=img]").getAttribute("data-points"))).toBeGreaterThan(55)
+    // The same points as a table, built when it is opened.
+    await expect(panel.locator("tbody tr")).toHaveCount(0)
+    await panel.getByText("Show prices as a table").click()
+    await expect.poll(() => panel.locator("tbody tr").count()).toBeGreaterThan(55)
   })
 })
 

@@ -84,27 +84,43 @@ export function MarketChart({ market, reviewing }: { market: string; reviewing: 
       ) : (
         <div data-testid="price-chart-panel" data-range={range} data-market={market}>
           <PriceChart points={points} marker={marker} label={`${market} over ${RANGE_LABEL[range]}`} testId="price-chart" />
-          <details className="mt-2">
-            <summary className="cursor-pointer text-sm text-blue-700 underline">Show prices as a table</summary>
-            <Table caption={`${market} prices over ${RANGE_LABEL[range]}`} density="compact" className="mt-2 max-h-72 overflow-y-auto">
-              <TableHead>
-                <Th>Time</Th>
-                <Th align="right">Price</Th>
-              </TableHead>
-              <TableBody>
-                {[...points].reverse().map((p) => (
-                  <Tr key={p.t}>
-                    <Td>
-                      <Timestamp value={new Date(p.t).toISOString()} />
-                    </Td>
-                    <Td align="right" className="tabular">{p.price}</Td>
-                  </Tr>
-                ))}
-              </TableBody>
-            </Table>
-          </details>
+          <PricesTable points={points} caption={`${market} prices over ${RANGE_LABEL[range]}`} />
         </div>
       )}
     </Card>
+  )
+}
+
+/**
+ * The chart's points as a table, for reading exact prices and for screen readers. Its rows
+ * are built only while it is open: a day is ~300 rows, and the live price adds one every
+ * second, so a closed table re-rendering each time would slow typing on the ticket.
+ */
+function PricesTable({ points, caption }: { points: readonly ChartPoint[]; caption: string }) {
+  const [open, setOpen] = useState(false)
+  return (
+    <details className="mt-2" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="cursor-pointer text-sm text-blue-700 underline">Show prices as a table</summary>
+      {open ? (
+        <Table caption={caption} density="compact" className="mt-2 max-h-72 overflow-y-auto">
+          <TableHead>
+            <Th>Time</Th>
+            <Th align="right">Price</Th>
+          </TableHead>
+          <TableBody>
+            {[...points].reverse().map((p) => (
+              <Tr key={p.t}>
+                <Td>
+                  <Timestamp value={new Date(p.t).toISOString()} />
+                </Td>
+                <Td align="right" className="tabular">
+                  {p.price}
+                </Td>
+              </Tr>
+            ))}
+          </TableBody>
+        </Table>
+      ) : null}
+    </details>
   )
 }

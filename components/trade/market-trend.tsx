@@ -1,10 +1,10 @@
 "use client"
 
 import { useMemo } from "react"
+import { TREND_SIZE } from "@/components/trade/trend-size"
 import { useMarketHistoryQuery } from "@/lib/queries/market-data"
 
-const WIDTH = 72
-const HEIGHT = 20
+const { width: WIDTH, height: HEIGHT } = TREND_SIZE
 
 /**
  * A market's 24 h price as a small line (loaded after the grid's first paint). It repeats
@@ -25,7 +25,7 @@ export function MarketTrend({ market }: { market: string }) {
     const points = prices.map((p, i) => `${(i * step).toFixed(1)},${(HEIGHT - 1 - ((p - min) / span) * (HEIGHT - 2)).toFixed(1)}`).join(" ")
     return { points, up: prices[prices.length - 1]! >= prices[0]! }
   }, [history.data, market])
-  if (!line) return <span className="inline-block" style={{ width: WIDTH, height: HEIGHT }} aria-hidden />
+  if (!line) return <span className="block" style={{ width: WIDTH, height: HEIGHT }} aria-hidden />
   return (
     <svg width={WIDTH} height={HEIGHT} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} aria-hidden data-testid={`trend-${market}`} className="block">
       <polyline points={line.points} fill="none" strokeWidth="1.25" className={line.up ? "stroke-emerald-600" : "stroke-red-600"} />

@@ -3,6 +3,7 @@
 import dynamic from "next/dynamic"
 import { memo } from "react"
 import { useExpired } from "@/components/trade/clock"
+import { TREND_SIZE } from "@/components/trade/trend-size"
 import { preloadExecutePanel } from "@/components/trade/lazy"
 import { type MarketRow, changeOf, spreadOf } from "@/components/trade/price-grid-model"
 import { Alert } from "@/components/ui/alert"
@@ -14,10 +15,19 @@ import { formatAmount } from "@/lib/money"
 import type { Side } from "@/lib/money"
 import type { Quote } from "@/lib/schemas/records"
 
-// The 24 h trend lines come after the grid's first paint: one small history each.
-const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then((m) => m.MarketTrend), { ssr: false })
+// The 24 h trend lines come after the grid's first paint: one small history each. Until
+// then the cell holds a box of the line's size, so nothing moves when it arrives.
+const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then((m) => m.MarketTrend), {
+  ssr: false,
+  loading: () => <TrendSlot />,
+})
 
 const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
+
+/** The trend line's box, empty. */
+function TrendSlot() {
+  return <span className="block" style={{ width: TREND_SIZE.width, height: TREND_SIZE.height }} aria-hidden />
+}
 
 /**
  * One side's held price as a button: the bid sells, the ask buys. An expired or missing
@@ -27,12 +37,15 @@ const PriceButton = memo(function PriceButton({
   market,
   side,
   quote,
+  pending,
   canTrade,
   onChoose,
 }: {
   market: string
   side: Side
   quote: Quote | undefined
+  /** The first quotes have not arrived yet: no verdict on this side. */
+  pending: boolean
   canTrade: boolean
   onChoose: (market: string, side: Side) => void
 }) {
@@ -41,11 +54,13 @@ const PriceButton = memo(function PriceButton({
   const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"
   const arrow = side === "BUY" ? "▲" : "▼"
   const price = quote ? formatAmount(quote.price) : "—"
-  const why = quote ? "expired" : "no quote"
+  const why = quote ? "expired" : pending ? "loading" : "no quote"
+  // One line in every state (the reason beside the price, not under it): a row keeps its
+  // height when its quote arrives or lapses.
   const content = (
     <>
-      <span className={cn("tabular", live ? tone : "text-slate-600 line-through")}>{price}</span>
-      {live ? null : <span className="block text-[10px] font-normal uppercase text-slate-600">{why}</span>}
+      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")}>{price}</span>
+      {live ? null : <span className="ml-1 text-[10px] font-normal uppercase text-slate-600">{why}</span>}
     </>
   )
   if (!canTrade) {
@@ -166,10 +181,10 @@ export function PriceGrid({
                   </button>
                 </th>
                 <Td align="right">
-                  <PriceButton market={row.market} side="SELL" quote={row.sell} canTrade={canTrade} onChoose={onChoose} />
+                  <PriceButton market={row.market} side="SELL" quote={row.sell} pending={pending} canTrade={canTrade} onChoose={onChoose} />
                 </Td>
                 <Td align="right">
-                  <PriceButton market={row.market} side="BUY" quote={row.buy} canTrade={canTrade} onChoose={onChoose} />
+                  <PriceButton market={row.market} side="BUY" quote={row.buy} pending={pending} canTrade={canTrade} onChoose={onChoose} />
                 </Td>
                 <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
                   {spread ? (

@@ -21,6 +21,7 @@ const SideTile = memo(function SideTile({
   market,
   side,
   quote,
+  pending,
   canTrade,
   active,
   onChoose,
@@ -28,6 +29,8 @@ const SideTile = memo(function SideTile({
   market: string
   side: Side
   quote: Quote | undefined
+  /** The first quotes have not arrived yet. */
+  pending: boolean
   canTrade: boolean
   active: boolean
   onChoose: (market: string, side: Side) => void
@@ -55,17 +58,16 @@ const SideTile = memo(function SideTile({
         <span aria-hidden>{buying ? "▲ " : "▼ "}</span>
         {word} {base} <span className="font-normal normal-case text-slate-600">{buying ? "at the ask" : "at the bid"}</span>
       </h3>
-      <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600 line-through")}>
+      <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600", quote && !live && "line-through")}>
         <span data-testid="quote-price">{quote ? formatAmount(quote.price) : "—"}</span>{" "}
         <span className="text-xs font-normal text-slate-600">
           {quoteAsset} per {base}
         </span>
       </p>
-      {!live ? (
-        <p className="text-xs font-medium text-slate-700" data-testid="quote-unavailable">
-          {quote ? "Expired: no newer quote from the service yet." : `No ${side} quote for ${market} right now.`}
-        </p>
-      ) : null}
+      {/* Two lines kept for the reason in every state, so the tile keeps its height when a quote arrives or lapses. */}
+      <p className="min-h-8 text-xs font-medium text-slate-700" data-testid={live || pending ? undefined : "quote-unavailable"}>
+        {live ? null : pending ? "Loading quotes…" : quote ? "Expired: no newer quote from the service yet." : `No ${side} quote for ${market} right now.`}
+      </p>
       {canTrade ? (
         <Button
           size="sm"
@@ -93,15 +95,16 @@ export function SideTiles(props: {
   market: string
   buy: Quote | undefined
   sell: Quote | undefined
+  pending: boolean
   canTrade: boolean
   activeSide: Side | null
   onChoose: (market: string, side: Side) => void
 }) {
-  const { market, buy, sell, canTrade, activeSide, onChoose } = props
+  const { market, buy, sell, pending, canTrade, activeSide, onChoose } = props
   return (
     <div className="grid grid-cols-2 gap-2">
-      <SideTile market={market} side="BUY" quote={buy} canTrade={canTrade} active={activeSide === "BUY"} onChoose={onChoose} />
-      <SideTile market={market} side="SELL" quote={sell} canTrade={canTrade} active={activeSide === "SELL"} onChoose={onChoose} />
+      <SideTile market={market} side="BUY" quote={buy} pending={pending} canTrade={canTrade} active={activeSide === "BUY"} onChoose={onChoose} />
+      <SideTile market={market} side="SELL" quote={sell} pending={pending} canTrade={canTrade} active={activeSide === "SELL"} onChoose={onChoose} />
     </div>
   )
 }

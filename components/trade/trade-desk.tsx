@@ -184,7 +184,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_26rem] lg:items-start">
         <div className="min-w-0 space-y-4 lg:col-start-2 lg:row-start-1" data-testid="ticket-column">
           <Card title={`Order ticket · ${market}`} className="min-w-0">
-            <SideTiles market={market} buy={row?.buy} sell={row?.sell} canTrade={canTrade} activeSide={ticket?.quote.side ?? null} onChoose={onChoose} />
+            <SideTiles market={market} buy={row?.buy} sell={row?.sell} pending={quotes.isPending} canTrade={canTrade} activeSide={ticket?.quote.side ?? null} onChoose={onChoose} />
             {canTrade && !ticket ? (
               <p className="mt-2 text-xs text-slate-600">
                 Choose a side, or press <kbd className="font-mono">B</kbd> to buy, <kbd className="font-mono">S</kbd> to sell.
