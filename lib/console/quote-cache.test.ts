@@ -178,3 +178,32 @@ describe("quote cache", () => {
     expect(recovered.stale).toBe(false)
   })
 })
+
+describe("spacing at the service", () => {
+  it("a call whose answer took long (its token fetched first) is followed by the next no sooner than 1 s after that answer", async () => {
+    const clock = { t: 1_000_000 }
+    const sentAt: number[] = []
+    let first = true
+    const cache = createQuoteCache({
+      baseMarkets: ["BTCUSD"],
+      now: () => clock.t,
+      sleep: (ms) => {
+        clock.t += ms
+        return Promise.resolve()
+      },
+      fetchQuotes: () => {
+        // The first call reaches the service 600 ms after it started; the others at once.
+        if (first) clock.t += 600
+        first = false
+        sentAt.push(clock.t)
+        return Promise.resolve([quote("BTCUSD", clock.t + 30_000)])
+      },
+    })
+    await cache.get(null)
+    clock.t += 500
+    await cache.get(null)
+    await cache.get(null)
+    expect(sentAt).toHaveLength(2)
+    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(1000)
+  })
+})

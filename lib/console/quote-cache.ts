@@ -59,6 +59,8 @@ export function createQuoteCache(options: {
   let askForAll = true
   let held: Held | null = null
   let lastStart = Number.NEGATIVE_INFINITY
+  /** When the last call's answer (or failure) came back. */
+  let lastEnd = Number.NEGATIVE_INFINITY
   let pending: Promise<Held> | null = null
 
   function note(markets: readonly string[]): void {
@@ -93,7 +95,9 @@ export function createQuoteCache(options: {
   }
 
   async function refresh(): Promise<Held> {
-    const wait = lastStart + ttlMs - now()
+    // Spaced from the last answer as well as the last start: a call that left late (its
+    // token fetched first, a busy event loop) must not reach the service within ttlMs of the next.
+    const wait = Math.max(lastStart, lastEnd) + ttlMs - now()
     if (wait > 0) await sleep(wait)
     const startedAt = (lastStart = now())
     try {
@@ -127,6 +131,7 @@ export function createQuoteCache(options: {
       if (!held) throw error
       return held
     } finally {
+      lastEnd = now()
       pending = null
     }
   }
