@@ -282,6 +282,32 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
     })
   })
 
+  it("a retry of a placed order replays its record once its quote is gone (no reviewed_quote), even over the day's limit", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, quote_amount: "99.99", ref_id: randomUUID() }
+    const first = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => Promise.resolve([quote]) })
+    if (first.kind !== "placed") throw new Error("expected a placed execution")
+    // The rest of the day's limit is taken by requests: 99.99 + 3 × 800 = 2499.99 of 2500.
+    for (let i = 0; i < 3; i++) expect((await ask("800.00")).submission.kind).toBe("request")
+    const gone = () => Promise.resolve([] as Quote[])
+    const again = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: gone })
+    expect(again).toMatchObject({ kind: "placed", placed: { replayed: true, intentId: first.placed.intentId, record: { id: first.placed.record.id } } })
+    // With its quote still held, the retry is not refused by the limit its own order used.
+    const held = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => Promise.resolve([quote]) })
+    expect(held).toMatchObject({ kind: "placed", placed: { replayed: true, record: { id: first.placed.record.id } } })
+    expect((await executionsWithRef(body.ref_id)).map((r) => r.id)).toEqual([first.placed.record.id])
+    // A new submission of the gone quote is refused; a different one under the taken ref_id is a conflict.
+    const fresh = await submitQuoteExecution(h, me, profileId, { ...body, ref_id: randomUUID() }, { heldQuotes: gone }).catch((e: unknown) => e)
+    expect(problemOf(fresh)).toMatchObject({ status: 422, meta: { fields: { reviewed_quote: expect.any(String) as string } } })
+    const reused = await submitQuoteExecution(h, me, profileId, { ...body, quote_amount: "50.00" }, { heldQuotes: gone }).catch((e: unknown) => e)
+    expect(problemOf(reused).status).toBe(409)
+    const reusedHeld = await submitQuoteExecution(h, me, profileId, { ...body, quote_amount: "50.00" }, { heldQuotes: () => Promise.resolve([quote]) }).catch(
+      (e: unknown) => e,
+    )
+    expect(problemOf(reusedHeld).status).toBe(409)
+    expect(await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))).toHaveLength(4)
+  })
+
   it("the maker cannot approve (403); someone else approves and exactly one record is placed under the request's ref_id", async () => {
     const { submission, refId } = await ask("200.00")
     if (submission.kind !== "request") throw new Error("expected a request")

@@ -229,11 +229,18 @@ async function submit<T>(
   place: Place<T>,
   now: Date,
 ): Promise<Submission<T>> {
-  // A retry of a submission the console has already taken is answered from what it holds.
-  const again = await resubmitted(deps, gate, place, now)
-  if (again) return again
-  const { policy } = await readPolicy(deps.db)
-  const full: Gate = { ...gate, policy, ...(await sizeOf()) }
+  // A retry of a submission the console has already taken is answered from what it holds:
+  // admit finds its intent before it checks any limit, and a retry that can no longer be
+  // sized (its held quote has expired, say) is looked up before it is refused.
+  let full: Gate
+  try {
+    const [{ policy }, sized] = await Promise.all([readPolicy(deps.db), sizeOf()])
+    full = { ...gate, policy, ...sized }
+  } catch (error) {
+    const again = await resubmitted(deps, gate, place, now)
+    if (again) return again
+    throw error
+  }
   const admission = await admit(deps.db, full, now)
   if (admission.admitted === "send") return { kind: "placed", placed: await place({ intent: admission.intent }) }
   const existing = await resubmitted(deps, gate, place, now)
