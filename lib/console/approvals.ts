@@ -10,15 +10,17 @@ import {
   conversionSize,
   executionSize,
   needsApproval,
-  readPolicy,
-  usedToday,
+  policyFromJson,
+  storedPolicyJson,
+  usedTodaySum,
+  usedTodayWhere,
 } from "@/lib/console/policy"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, badRequest, notFound } from "@/lib/problem"
-import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState, Policy } from "@/lib/schemas/approvals"
+import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState } from "@/lib/schemas/approvals"
 import { isUuid } from "@/lib/schemas/common"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
@@ -114,7 +116,6 @@ interface Gate {
   refId: string
   request: Record<string, unknown>
   size: OrderSize
-  policy: Policy
   quote?: Pick<Quote, "market" | "side" | "price"> | undefined
   /** The conversion API a conversion goes to, recorded on its intent when it is admitted. */
   upstreamApi?: ConversionsApi | undefined
@@ -151,15 +152,27 @@ function refIdReused(refId: string): HttpProblem {
 async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; intent: ConsoleIntent } | { admitted: "request" | "exists" }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${gate.staff.email}`}))`)
-    const [existing] = await tx
+    // After the lock, in one statement: an intent already under this ref_id, the policy
+    // in force and what the staff member has used today.
+    const existing = tx
       .select({ id: consoleIntents.id })
       .from(consoleIntents)
       .where(and(eq(consoleIntents.operation, gate.operation), eq(consoleIntents.refId, gate.refId)))
       .limit(1)
-    if (existing) return { admitted: "exists" }
-    const used = await usedToday(tx, gate.staff.email, gate.size.currency, at)
-    checkLimits(gate.policy, gate.staff, gate.size, used)
-    const waits = needsApproval(gate.policy, gate.kind, gate.size)
+    const [read] = await tx
+      .select({
+        existing: sql<string | null>`(${existing})`,
+        policy: storedPolicyJson,
+        used: usedTodaySum,
+      })
+      .from(consoleIntents)
+      .where(usedTodayWhere(gate.staff.email, gate.size.currency, at))
+    if (!read) throw new Error("an aggregate answered no row")
+    // A ref_id the console has taken is answered from its intent, whatever the limits say now.
+    if (read.existing !== null) return { admitted: "exists" }
+    const policy = policyFromJson(read.policy)
+    checkLimits(policy, gate.staff, gate.size, toDecimal(read.used ?? "0"))
+    const waits = needsApproval(policy, gate.kind, gate.size)
     const [intent] = await tx
       .insert(consoleIntents)
       .values({
@@ -181,14 +194,14 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
     if (!intent) return { admitted: "exists" }
     if (!waits) return { admitted: "send", intent }
     const quote = gate.quote
-    const limit = quote ? limitPrice(quote.side, quote.price, gate.policy.price_tolerance_percent) : null
+    const limit = quote ? limitPrice(quote.side, quote.price, policy.price_tolerance_percent) : null
     await tx.insert(consoleApprovals).values({
       intentId: intent.id,
       kind: gate.kind,
       makerEmail: gate.staff.email,
       makerRole: gate.staff.role,
       createdAt: at,
-      expiresAt: new Date(at.getTime() + gate.policy.request_ttl_minutes * 60_000),
+      expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
       request: gate.request,
       sizeAmount: gate.size.amount.toFixed(FIAT_DECIMALS),
       sizeCurrency: gate.size.currency,
@@ -224,7 +237,7 @@ async function resubmitted<T>(deps: ConsoleDeps, key: GateKey, place: Place<T>, 
 
 async function submit<T>(
   deps: ConsoleDeps,
-  gate: Omit<Gate, "policy" | "size" | "quote">,
+  gate: Omit<Gate, "size" | "quote">,
   sizeOf: () => Promise<{ size: OrderSize; quote?: Gate["quote"] }>,
   place: Place<T>,
   now: Date,
@@ -234,8 +247,7 @@ async function submit<T>(
   // sized (its held quote has expired, say) is looked up before it is refused.
   let full: Gate
   try {
-    const [{ policy }, sized] = await Promise.all([readPolicy(deps.db), sizeOf()])
-    full = { ...gate, policy, ...sized }
+    full = { ...gate, ...(await sizeOf()) }
   } catch (error) {
     const again = await resubmitted(deps, gate, place, now)
     if (again) return again
