@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import {
   type ApprovalAction,
@@ -18,6 +18,7 @@ import {
 import { listAudit } from "@/lib/console/audit"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { policyView, readPolicy, savePolicy } from "@/lib/console/policy"
+import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { roundUp, toDecimal } from "@/lib/money"
 import { HttpProblem } from "@/lib/problem"
@@ -104,6 +105,32 @@ describe("the request state machine", () => {
     expect(withinLimit("SELL", "99.49", "99.5")).toBe(false)
   })
 })
+
+/** How many rows `run` inserts (or tries to) into console_intents, in a transaction or not. */
+async function intentInserts<T>(db: Db, run: () => Promise<T>): Promise<{ result: T; inserts: number }> {
+  let inserts = 0
+  const count = (target: Pick<Db, "insert">) => {
+    const insert = target.insert.bind(target)
+    return vi.spyOn(target, "insert").mockImplementation((table) => {
+      if (table === consoleIntents) inserts++
+      return insert(table)
+    })
+  }
+  const outside = count(db)
+  const transaction = db.transaction.bind(db)
+  const inside = vi.spyOn(db, "transaction").mockImplementation((work, config) =>
+    transaction((tx) => {
+      count(tx)
+      return work(tx)
+    }, config),
+  )
+  try {
+    return { result: await run(), inserts }
+  } finally {
+    outside.mockRestore()
+    inside.mockRestore()
+  }
+}
 
 /** Small numbers, so that tests stay far from the sandbox's own limits. */
 const TEST_POLICY: Policy = {
@@ -225,6 +252,60 @@ describe.each(testDrivers())("approvals against the sandbox on %s", (driver) => 
     expect(again).toMatchObject({ kind: "request", replayed: true, request: { id: first.submission.request.id } })
     const other = await submitQuoteExecution(h, me, profileId, { ...body, quote_amount: "151.00" }, { heldQuotes }).catch((e: unknown) => e)
     expect(problemOf(other).status).toBe(409)
+  })
+
+  it("an order placed at once writes its intent once, where its limits were checked, and settles that intent with the record", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const body = { quote_id: quote.id, quote_amount: "20.00", ref_id: refId }
+    const { result, inserts } = await intentInserts(h.db, () => submitQuoteExecution(h, me, profileId, body, { heldQuotes }))
+    if (result.kind !== "placed") throw new Error("expected a placed execution")
+    expect(inserts).toBe(1)
+    const intents = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
+    expect(intents).toEqual([
+      expect.objectContaining({ id: result.placed.intentId, state: "SUCCEEDED", recordId: result.placed.record.id, attempts: 1, sizeAmount: "20.00" }),
+    ])
+    expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([result.placed.record.id])
+
+    const conversionRef = randomUUID()
+    const conversion = { profile_id: profileId, amount: "25.00", source_asset: "USD" as const, target_asset: "PYUSD" as const, ref_id: conversionRef }
+    const converted = await intentInserts(h.db, () => submitConversion(h, me, conversion))
+    if (converted.result.kind !== "placed") throw new Error("expected a placed conversion")
+    expect(converted.inserts).toBe(1)
+    const [conversionIntent, ...more] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, conversionRef))
+    expect(more).toEqual([])
+    expect(conversionIntent).toMatchObject({
+      id: converted.result.placed.intentId,
+      state: "SUCCEEDED",
+      recordId: converted.result.placed.record.id,
+      upstreamApi: "stablecoin-conversions",
+    })
+  })
+
+  it("a retry of a placed order replays its record once its quote is gone (no reviewed_quote), even over the day's limit", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, quote_amount: "99.99", ref_id: randomUUID() }
+    const first = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => Promise.resolve([quote]) })
+    if (first.kind !== "placed") throw new Error("expected a placed execution")
+    // The rest of the day's limit is taken by requests: 99.99 + 3 × 800 = 2499.99 of 2500.
+    for (let i = 0; i < 3; i++) expect((await ask("800.00")).submission.kind).toBe("request")
+    const gone = () => Promise.resolve([] as Quote[])
+    const again = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: gone })
+    expect(again).toMatchObject({ kind: "placed", placed: { replayed: true, intentId: first.placed.intentId, record: { id: first.placed.record.id } } })
+    // With its quote still held, the retry is not refused by the limit its own order used.
+    const held = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => Promise.resolve([quote]) })
+    expect(held).toMatchObject({ kind: "placed", placed: { replayed: true, record: { id: first.placed.record.id } } })
+    expect((await executionsWithRef(body.ref_id)).map((r) => r.id)).toEqual([first.placed.record.id])
+    // A new submission of the gone quote is refused; a different one under the taken ref_id is a conflict.
+    const fresh = await submitQuoteExecution(h, me, profileId, { ...body, ref_id: randomUUID() }, { heldQuotes: gone }).catch((e: unknown) => e)
+    expect(problemOf(fresh)).toMatchObject({ status: 422, meta: { fields: { reviewed_quote: expect.any(String) as string } } })
+    const reused = await submitQuoteExecution(h, me, profileId, { ...body, quote_amount: "50.00" }, { heldQuotes: gone }).catch((e: unknown) => e)
+    expect(problemOf(reused).status).toBe(409)
+    const reusedHeld = await submitQuoteExecution(h, me, profileId, { ...body, quote_amount: "50.00" }, { heldQuotes: () => Promise.resolve([quote]) }).catch(
+      (e: unknown) => e,
+    )
+    expect(problemOf(reusedHeld).status).toBe(409)
+    expect(await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))).toHaveLength(4)
   })
 
   it("the maker cannot approve (403); someone else approves and exactly one record is placed under the request's ref_id", async () => {

@@ -2,7 +2,7 @@ import "server-only"
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm"
 import { type Staff, roleAtLeast } from "@/lib/auth/roles"
 import { sameRequest } from "@/lib/console/intents"
-import { type ConsoleDeps, type Placed, createConversion, executeQuote } from "@/lib/console/operations"
+import { type ConsoleDeps, type PlaceOptions, type Placed, createConversion, executeQuote } from "@/lib/console/operations"
 import {
   type Clock,
   type OrderSize,
@@ -10,15 +10,17 @@ import {
   conversionSize,
   executionSize,
   needsApproval,
-  readPolicy,
-  usedToday,
+  policyFromJson,
+  storedPolicyJson,
+  usedTodaySum,
+  usedTodayWhere,
 } from "@/lib/console/policy"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, badRequest, notFound } from "@/lib/problem"
-import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState, Policy } from "@/lib/schemas/approvals"
+import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState } from "@/lib/schemas/approvals"
 import { isUuid } from "@/lib/schemas/common"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
@@ -114,7 +116,6 @@ interface Gate {
   refId: string
   request: Record<string, unknown>
   size: OrderSize
-  policy: Policy
   quote?: Pick<Quote, "market" | "side" | "price"> | undefined
   /** The conversion API a conversion goes to, recorded on its intent when it is admitted. */
   upstreamApi?: ConversionsApi | undefined
@@ -146,19 +147,32 @@ function refIdReused(refId: string): HttpProblem {
  * Checks the limits and writes the intent in one transaction per staff member (so two
  * orders at once cannot both fit under one day's limit): PENDING to be sent now, or
  * AWAITING_APPROVAL with its approval row. A ref_id that has an intent already writes nothing.
+ * An intent to be sent now comes back as written, for the placement to send under.
  */
-async function admit(db: Db, gate: Gate, at: Date): Promise<"send" | "request" | "exists"> {
+async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; intent: ConsoleIntent } | { admitted: "request" | "exists" }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${gate.staff.email}`}))`)
-    const [existing] = await tx
+    // After the lock, in one statement: an intent already under this ref_id, the policy
+    // in force and what the staff member has used today.
+    const existing = tx
       .select({ id: consoleIntents.id })
       .from(consoleIntents)
       .where(and(eq(consoleIntents.operation, gate.operation), eq(consoleIntents.refId, gate.refId)))
       .limit(1)
-    if (existing) return "exists"
-    const used = await usedToday(tx, gate.staff.email, gate.size.currency, at)
-    checkLimits(gate.policy, gate.staff, gate.size, used)
-    const waits = needsApproval(gate.policy, gate.kind, gate.size)
+    const [read] = await tx
+      .select({
+        existing: sql<string | null>`(${existing})`,
+        policy: storedPolicyJson,
+        used: usedTodaySum,
+      })
+      .from(consoleIntents)
+      .where(usedTodayWhere(gate.staff.email, gate.size.currency, at))
+    if (!read) throw new Error("an aggregate answered no row")
+    // A ref_id the console has taken is answered from its intent, whatever the limits say now.
+    if (read.existing !== null) return { admitted: "exists" }
+    const policy = policyFromJson(read.policy)
+    checkLimits(policy, gate.staff, gate.size, toDecimal(read.used ?? "0"))
+    const waits = needsApproval(policy, gate.kind, gate.size)
     const [intent] = await tx
       .insert(consoleIntents)
       .values({
@@ -176,18 +190,18 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<"send" | "request" |
         updatedAt: at,
       })
       .onConflictDoNothing()
-      .returning({ id: consoleIntents.id })
-    if (!intent) return "exists"
-    if (!waits) return "send"
+      .returning()
+    if (!intent) return { admitted: "exists" }
+    if (!waits) return { admitted: "send", intent }
     const quote = gate.quote
-    const limit = quote ? limitPrice(quote.side, quote.price, gate.policy.price_tolerance_percent) : null
+    const limit = quote ? limitPrice(quote.side, quote.price, policy.price_tolerance_percent) : null
     await tx.insert(consoleApprovals).values({
       intentId: intent.id,
       kind: gate.kind,
       makerEmail: gate.staff.email,
       makerRole: gate.staff.role,
       createdAt: at,
-      expiresAt: new Date(at.getTime() + gate.policy.request_ttl_minutes * 60_000),
+      expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
       request: gate.request,
       sizeAmount: gate.size.amount.toFixed(FIAT_DECIMALS),
       sizeCurrency: gate.size.currency,
@@ -197,7 +211,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<"send" | "request" |
       // The limit keeps the quote's own precision, rounded against the maker no further.
       limitPrice: limit ? limit.toFixed(Math.max(decimalsOf(quote?.price ?? "0"), 2) + 4) : null,
     })
-    return "request"
+    return { admitted: "request" }
   })
 }
 
@@ -208,8 +222,11 @@ function decimalsOf(value: string): number {
 
 type GateKey = Pick<Gate, "operation" | "refId" | "request">
 
+/** Sends a create: under the intent just written for it, or (none given) under its ref_id's intent, whatever it is. */
+type Place<T> = (options?: PlaceOptions) => Promise<Placed<T>>
+
 /** A submission whose ref_id has an intent already: its request if it waits (or waited), else the create's replay. */
-async function resubmitted<T>(deps: ConsoleDeps, key: GateKey, place: () => Promise<Placed<T>>, now: Date): Promise<Submission<T> | null> {
+async function resubmitted<T>(deps: ConsoleDeps, key: GateKey, place: Place<T>, now: Date): Promise<Submission<T> | null> {
   const intent = await intentByRef(deps.db, key.operation, key.refId)
   if (!intent) return null
   const approval = await approvalOf(deps.db, intent.id)
@@ -220,21 +237,27 @@ async function resubmitted<T>(deps: ConsoleDeps, key: GateKey, place: () => Prom
 
 async function submit<T>(
   deps: ConsoleDeps,
-  gate: Omit<Gate, "policy" | "size" | "quote">,
+  gate: Omit<Gate, "size" | "quote">,
   sizeOf: () => Promise<{ size: OrderSize; quote?: Gate["quote"] }>,
-  place: () => Promise<Placed<T>>,
+  place: Place<T>,
   now: Date,
 ): Promise<Submission<T>> {
-  // A retry of a submission the console has already taken is answered from what it holds.
-  const again = await resubmitted(deps, gate, place, now)
-  if (again) return again
-  const { policy } = await readPolicy(deps.db)
-  const full: Gate = { ...gate, policy, ...(await sizeOf()) }
-  const admitted = await admit(deps.db, full, now)
-  if (admitted === "send") return { kind: "placed", placed: await place() }
+  // A retry of a submission the console has already taken is answered from what it holds:
+  // admit finds its intent before it checks any limit, and a retry that can no longer be
+  // sized (its held quote has expired, say) is looked up before it is refused.
+  let full: Gate
+  try {
+    full = { ...gate, ...(await sizeOf()) }
+  } catch (error) {
+    const again = await resubmitted(deps, gate, place, now)
+    if (again) return again
+    throw error
+  }
+  const admission = await admit(deps.db, full, now)
+  if (admission.admitted === "send") return { kind: "placed", placed: await place({ intent: admission.intent }) }
   const existing = await resubmitted(deps, gate, place, now)
   if (!existing) throw new Error("intent vanished after it was written")
-  if (admitted === "request" && existing.kind === "request") {
+  if (admission.admitted === "request" && existing.kind === "request") {
     log.info("approval.requested", { intentId: existing.request.id, staff: gate.staff.email })
     return { ...existing, replayed: false }
   }
@@ -298,7 +321,7 @@ export async function submitQuoteExecution(
       const { size, quote } = pricing(await options.heldQuotes(body.quote_id), body.quote_id, reviewed)
       return { size: executionSize(body, size), quote }
     },
-    () => executeQuote(deps, staff, profileId, body),
+    (placing) => executeQuote(deps, staff, profileId, body, placing),
     now,
   )
 }
@@ -320,7 +343,7 @@ export async function submitConversion(
     request: body,
     upstreamApi: await deps.upstream.conversionsApi(),
   }
-  return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), () => createConversion(deps, staff, body), now)
+  return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), (placing) => createConversion(deps, staff, body, placing), now)
 }
 
 function failedProblem(title: string, status: number, detail: string): Record<string, unknown> {

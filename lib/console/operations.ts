@@ -3,13 +3,22 @@ import type { Staff } from "@/lib/auth/roles"
 import { HttpProblem } from "@/lib/problem"
 import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
-import type { IntentOperation } from "@/lib/db/schema"
+import type { ConsoleIntent, IntentOperation } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { UpstreamClient } from "@/lib/upstream"
+
+/**
+ * A create's intent its caller has just written (PENDING, this request, this ref_id) in
+ * the same step that checked the limits: the placement sends under it and does not write
+ * it again. Without one, the placement writes the intent itself (or finds it).
+ */
+export interface PlaceOptions {
+  intent?: ConsoleIntent | undefined
+}
 
 /** What the console's operations need: the database and the service. */
 export interface ConsoleDeps {
@@ -66,6 +75,14 @@ function coalesce<T>(
   return placed
 }
 
+/** The caller's freshly written intent, checked to be this create's own. */
+function writtenIntent(intent: ConsoleIntent, input: { operation: IntentOperation; refId: string }): ConsoleIntent {
+  if (intent.operation !== input.operation || intent.refId !== input.refId || intent.state !== "PENDING") {
+    throw new Error(`intent ${intent.id} is not the PENDING ${input.operation} of ref_id ${input.refId}`)
+  }
+  return intent
+}
+
 async function placeCreate<T extends { id: string; status: string }>(
   deps: ConsoleDeps,
   input: {
@@ -80,8 +97,9 @@ async function placeCreate<T extends { id: string; status: string }>(
     create: (api: ConversionsApi | undefined) => Promise<{ record: T; replayed: boolean; attempts: number }>
     fetchExisting: (id: string, api: ConversionsApi | undefined) => Promise<T>
   },
+  options: PlaceOptions = {},
 ): Promise<Placed<T>> {
-  const { intent, created } = await openIntent(deps.db, input)
+  const { intent, created } = options.intent ? { intent: writtenIntent(options.intent, input), created: true } : await openIntent(deps.db, input)
   const api = (intent.upstreamApi as ConversionsApi | null) ?? input.upstreamApi
   if (!created) {
     if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
@@ -126,18 +144,23 @@ export function executeQuote(
   staff: Staff,
   profileId: string,
   body: QuoteExecutionCreate & { ref_id: string },
+  options: PlaceOptions = {},
 ): Promise<Placed<QuoteExecution>> {
   const request = { profile_id: profileId, ...body }
   return coalesce(deps, `create_execution:${body.ref_id}`, body.ref_id, request, () =>
-    placeCreate(deps, {
-      staff,
-      operation: "create_execution",
-      profileId,
-      refId: body.ref_id,
-      request,
-      create: () => deps.upstream.createQuoteExecution(profileId, body),
-      fetchExisting: (id) => deps.upstream.getQuoteExecution(profileId, id),
-    }),
+    placeCreate(
+      deps,
+      {
+        staff,
+        operation: "create_execution",
+        profileId,
+        refId: body.ref_id,
+        request,
+        create: () => deps.upstream.createQuoteExecution(profileId, body),
+        fetchExisting: (id) => deps.upstream.getQuoteExecution(profileId, id),
+      },
+      options,
+    ),
   )
 }
 
@@ -149,18 +172,24 @@ export function createConversion(
   deps: ConsoleDeps,
   staff: Staff,
   body: ConversionCreate & { ref_id: string },
+  options: PlaceOptions = {},
 ): Promise<Placed<Conversion>> {
   return coalesce(deps, `create_conversion:${body.ref_id}`, body.ref_id, body, async () =>
-    placeCreate(deps, {
-      staff,
-      operation: "create_conversion",
-      profileId: body.profile_id,
-      refId: body.ref_id,
-      request: body,
-      upstreamApi: await deps.upstream.conversionsApi(),
-      create: (api) => conversionsOf(deps, api).createConversion(body),
-      fetchExisting: (id, api) => conversionsOf(deps, api).getConversion(id),
-    }),
+    placeCreate(
+      deps,
+      {
+        staff,
+        operation: "create_conversion",
+        profileId: body.profile_id,
+        refId: body.ref_id,
+        request: body,
+        // A written intent names its API already (a retry goes where it went).
+        upstreamApi: options.intent?.upstreamApi ? undefined : await deps.upstream.conversionsApi(),
+        create: (api) => conversionsOf(deps, api).createConversion(body),
+        fetchExisting: (id, api) => conversionsOf(deps, api).getConversion(id),
+      },
+      options,
+    ),
   )
 }
 

@@ -1,5 +1,5 @@
 import "server-only"
-import { and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
+import { type SQL, and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
@@ -32,6 +32,15 @@ export async function readPolicy(db: Db): Promise<StoredPolicy> {
   const [row] = await db.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
   if (!row) return { policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null }
   return { policy: policySchema.parse(row.policy), updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+}
+
+/** The saved policy's JSON, as a value inside another query (null until an admin saves one). */
+export const storedPolicyJson = sql<unknown>`(select ${consolePolicy.policy} from ${consolePolicy} where ${eq(consolePolicy.id, POLICY_ROW)})`
+
+/** The policy in force from the saved policy's JSON (`storedPolicyJson`): the defaults when there is none. */
+export function policyFromJson(json: unknown): Policy {
+  if (json === null || json === undefined) return DEFAULT_POLICY
+  return policySchema.parse(typeof json === "string" ? JSON.parse(json) : json)
 }
 
 /** Saves the policy; the change goes on the audit trail with the policy before and after. */
@@ -101,21 +110,23 @@ const CREATES = ["create_execution", "create_conversion"] as const
  * expired ones count nothing.
  */
 export async function usedToday(db: Db, email: string, currency: string, at: Date): Promise<Decimal> {
-  const { start, end } = utcDay(at)
-  const [row] = await db
-    .select({ total: sql<string | null>`sum(${consoleIntents.sizeAmount})` })
-    .from(consoleIntents)
-    .where(
-      and(
-        eq(consoleIntents.staffEmail, email),
-        eq(consoleIntents.sizeCurrency, currency),
-        inArray(consoleIntents.operation, [...CREATES]),
-        ne(consoleIntents.state, "FAILED"),
-        gte(consoleIntents.createdAt, start),
-        lt(consoleIntents.createdAt, end),
-      ),
-    )
+  const [row] = await db.select({ total: usedTodaySum }).from(consoleIntents).where(usedTodayWhere(email, currency, at))
   return toDecimal(row?.total ?? "0")
+}
+
+/** `usedToday` as parts of a query: the sum to select from console_intents, and the rows it adds up. */
+export const usedTodaySum = sql<string | null>`sum(${consoleIntents.sizeAmount})`
+
+export function usedTodayWhere(email: string, currency: string, at: Date): SQL | undefined {
+  const { start, end } = utcDay(at)
+  return and(
+    eq(consoleIntents.staffEmail, email),
+    eq(consoleIntents.sizeCurrency, currency),
+    inArray(consoleIntents.operation, [...CREATES]),
+    ne(consoleIntents.state, "FAILED"),
+    gte(consoleIntents.createdAt, start),
+    lt(consoleIntents.createdAt, end),
+  )
 }
 
 function money(value: Decimal, currency: string): string {
