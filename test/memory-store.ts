@@ -11,3 +11,16 @@ export class MemoryStore {
     this.map.delete(key)
   }
 }
+
+/** A storage that refuses everything (private mode, a full quota): the stores must shrug it off. */
+export const BROKEN_STORE = {
+  getItem: (): string | null => {
+    throw new Error("blocked")
+  },
+  setItem: (): void => {
+    throw new Error("full")
+  },
+  removeItem: (): void => {
+    throw new Error("blocked")
+  },
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { PENDING_MAX_AGE_MS } from "@/lib/queries/pending-submission"
-import { MemoryStore } from "@/test/memory-store"
+import { BROKEN_STORE, MemoryStore } from "@/test/memory-store"
 import { EMPTY_FORM } from "./form-model"
 import { PENDING_CONVERSION_KEY, type PendingConversion, pendingConversions } from "./pending-conversion"
 
@@ -60,17 +60,7 @@ describe("pending conversion", () => {
   })
 
   it("survives a storage that throws", () => {
-    const broken = {
-      getItem: () => {
-        throw new Error("blocked")
-      },
-      setItem: () => {
-        throw new Error("full")
-      },
-      removeItem: () => {
-        throw new Error("blocked")
-      },
-    }
+    const broken = BROKEN_STORE
     expect(() => pendingConversions.save(broken, pending())).not.toThrow()
     expect(pendingConversions.load(broken, NOW)).toBeNull()
     expect(() => pendingConversions.clear(broken)).not.toThrow()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { EMPTY_FORM } from "@/components/trade/execute-model"
 import { PENDING_KEY, PENDING_MAX_AGE_MS, type PendingSubmission, clearPending, loadPending, savePending } from "@/components/trade/pending-submission"
-import { MemoryStore } from "@/test/memory-store"
+import { BROKEN_STORE, MemoryStore } from "@/test/memory-store"
 
 
 const quote = {
@@ -57,17 +57,7 @@ describe("pending submission", () => {
   })
 
   it("survives a storage that throws", () => {
-    const broken = {
-      getItem: () => {
-        throw new Error("blocked")
-      },
-      setItem: () => {
-        throw new Error("full")
-      },
-      removeItem: () => {
-        throw new Error("blocked")
-      },
-    }
+    const broken = BROKEN_STORE
     expect(() => savePending(broken, pending())).not.toThrow()
     expect(loadPending(broken, NOW)).toBeNull()
     expect(() => clearPending(broken)).not.toThrow()

@@ -6,6 +6,7 @@ import { useExpired } from "@/components/trade/clock"
 import { TREND_SIZE } from "@/components/trade/trend-size"
 import { preloadExecutePanel } from "@/components/trade/lazy"
 import { type MarketRow, changeOf, spreadOf } from "@/components/trade/price-grid-model"
+import type { QuoteSideProps } from "@/components/trade/side-tiles"
 import { Alert } from "@/components/ui/alert"
 import { Card } from "@/components/ui/card"
 import { cn } from "@/components/ui/cn"
@@ -13,7 +14,6 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { formatAmount } from "@/lib/money"
 import type { Side } from "@/lib/money"
-import type { Quote } from "@/lib/schemas/records"
 
 // The 24 h trend lines come after the grid's first paint: one small history each. Until
 // then the cell holds a box of the line's size, so nothing moves when it arrives.
@@ -33,22 +33,7 @@ function TrendSlot() {
  * One side's held price as a button: the bid sells, the ask buys. An expired or missing
  * quote is greyed out and cannot be chosen; it says why.
  */
-const PriceButton = memo(function PriceButton({
-  market,
-  side,
-  quote,
-  pending,
-  canTrade,
-  onChoose,
-}: {
-  market: string
-  side: Side
-  quote: Quote | undefined
-  /** The first quotes have not arrived yet: no verdict on this side. */
-  pending: boolean
-  canTrade: boolean
-  onChoose: (market: string, side: Side) => void
-}) {
+const PriceButton = memo(function PriceButton({ market, side, quote, pending, canTrade, onChoose }: QuoteSideProps) {
   const expired = useExpired(quote?.expires_at ?? "")
   const live = quote !== undefined && !expired
   const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"

@@ -17,24 +17,18 @@ const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
  * replaced every second, so no countdown here: the held quote's countdown is on the ticket
  * once chosen. An expired or missing quote greys the tile and disables its action.
  */
-const SideTile = memo(function SideTile({
-  market,
-  side,
-  quote,
-  pending,
-  canTrade,
-  active,
-  onChoose,
-}: {
+/** What a control for one side of a market's held quote needs: a grid price or a ticket tile. */
+export interface QuoteSideProps {
   market: string
   side: Side
   quote: Quote | undefined
-  /** The first quotes have not arrived yet. */
+  /** The first quotes have not arrived yet: no verdict on this side. */
   pending: boolean
   canTrade: boolean
-  active: boolean
   onChoose: (market: string, side: Side) => void
-}) {
+}
+
+const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade, active, onChoose }: QuoteSideProps & { active: boolean }) {
   const expired = useExpired(quote?.expires_at ?? "")
   const live = quote !== undefined && !expired
   const assets = parseMarket(market)
