@@ -218,9 +218,12 @@ test.describe("trader", () => {
     })
     await dialog.getByRole("button", { name: "Confirm conversion" }).click()
     await delivered
-    await page.unrouteAll({ behavior: "ignoreErrors" })
     posts = 0
+    // Reload while the page's request is still held, and only then drop the route. Dropped
+    // first, the browser let the held request go on (interception off releases it): the
+    // console replayed the answer, the page saw it before the reload, and nothing was left to resume.
     await page.reload()
+    await page.unrouteAll({ behavior: "ignoreErrors" })
     await expect(page.getByText("Your earlier submission was placed")).toBeVisible()
     await expect(page.getByTestId("conversion-record").getByTestId("conversion-ref-id")).toContainText(placedRef)
     await shot(page, "resumed-placed")
