@@ -1,4 +1,5 @@
 import type { AuditEntry } from "@/lib/queries/audit"
+import { conversionPath, executionPath } from "@/lib/record-paths"
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined)
 
@@ -43,12 +44,11 @@ export function requestAmounts(entry: Pick<AuditEntry, "operation" | "request">)
 /** The console page of the record an intent made or touched, when it has one. */
 export function recordHref(entry: Pick<AuditEntry, "operation" | "record_id" | "profile_id" | "request">): string | null {
   if (!entry.record_id) return null
-  const id = encodeURIComponent(entry.record_id)
   if (entry.operation === "create_execution") {
     const profileId = entry.profile_id ?? text(entry.request.profile_id)
-    return profileId ? `/executions/${encodeURIComponent(profileId)}/${id}` : null
+    return profileId ? executionPath(profileId, entry.record_id) : null
   }
-  if (entry.operation === "create_conversion" || entry.operation === "cancel_conversion") return `/conversions/${id}`
+  if (entry.operation === "create_conversion" || entry.operation === "cancel_conversion") return conversionPath(entry.record_id)
   return null
 }
 

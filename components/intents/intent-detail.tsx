@@ -13,6 +13,7 @@ import type { IntentStory } from "@/lib/schemas/search"
 import { CopyableId } from "@/components/ui/copyable-id"
 import { RequestAsSent, Timeline } from "./intent-story"
 import { RecordLinks } from "./record-links"
+import { conversionPath, executionPath } from "@/lib/record-paths"
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -33,10 +34,10 @@ const OPERATIONS: Record<string, string> = {
 /** The record an intent placed or acted on, as a link to its page. */
 function recordHref(story: IntentStory): string | null {
   if (story.operation === "create_execution" && story.record_id && story.profile_id) {
-    return `/executions/${encodeURIComponent(story.profile_id)}/${encodeURIComponent(story.record_id)}`
+    return executionPath(story.profile_id, story.record_id)
   }
-  if (story.operation === "create_conversion" && story.record_id) return `/conversions/${encodeURIComponent(story.record_id)}`
-  if (story.operation === "cancel_conversion" && story.target_id) return `/conversions/${encodeURIComponent(story.target_id)}`
+  if (story.operation === "create_conversion" && story.record_id) return conversionPath(story.record_id)
+  if (story.operation === "cancel_conversion" && story.target_id) return conversionPath(story.target_id)
   return null
 }
 

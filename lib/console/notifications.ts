@@ -9,6 +9,7 @@ import { log } from "@/lib/log"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { TERMINAL_STATUSES, isTerminalStatus } from "@/lib/schemas/constants"
 import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifications"
+import { conversionPath, executionPath } from "@/lib/record-paths"
 
 /**
  * Notifications: a person's own placements that reached a final status after they were
@@ -148,7 +149,7 @@ function recordEvent(row: {
     record_id: recordId,
     title: `${execution ? "Execution" : "Conversion"} ${word}`,
     detail: `${what} (ref_id ${row.refId ?? ""}) is ${status}.`,
-    href: execution ? `/executions/${encodeURIComponent(row.profileId ?? "")}/${encodeURIComponent(recordId)}` : `/conversions/${encodeURIComponent(recordId)}`,
+    href: execution ? executionPath(row.profileId ?? "", recordId) : conversionPath(recordId),
   }
 }
 
@@ -188,8 +189,8 @@ function approvalEvent(row: {
   const href =
     row.state === "APPROVED" && row.recordId
       ? row.kind === "execution"
-        ? `/executions/${encodeURIComponent(row.profileId ?? "")}/${encodeURIComponent(row.recordId)}`
-        : `/conversions/${encodeURIComponent(row.recordId)}`
+        ? executionPath(row.profileId ?? "", row.recordId)
+        : conversionPath(row.recordId)
       : "/approvals"
   return {
     id: `approval:${row.intentId}:${row.state}`,

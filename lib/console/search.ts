@@ -7,6 +7,7 @@ import { log } from "@/lib/log"
 import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { Conversion, Profile, QuoteExecution } from "@/lib/schemas/records"
 import type { SearchMatch, SearchResult, SearchSource, SearchSourceReport } from "@/lib/schemas/search"
+import { conversionPath, executionPath } from "@/lib/record-paths"
 import {
   RateLimitedError,
   UpstreamProblemError,
@@ -88,7 +89,7 @@ function executionMatch(e: QuoteExecution, matchedBy: SearchMatch["matched_by"],
     id: e.id,
     matched_by: matchedBy,
     found_in: foundIn,
-    href: `/executions/${encodeURIComponent(e.profile_id)}/${encodeURIComponent(e.id)}`,
+    href: executionPath(e.profile_id, e.id),
     profile_id: e.profile_id,
     summary: `${e.side} ${e.market}`,
     amount: { value: e.base_amount, asset: e.base_asset },
@@ -104,7 +105,7 @@ function conversionMatch(c: Conversion, matchedBy: SearchMatch["matched_by"], fo
     id: c.id,
     matched_by: matchedBy,
     found_in: foundIn,
-    href: `/conversions/${encodeURIComponent(c.id)}`,
+    href: conversionPath(c.id),
     profile_id: c.profile_id ?? null,
     summary: `${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`,
     amount: c.amount ? { value: c.amount, asset: c.source_asset ?? null } : null,
@@ -167,7 +168,7 @@ function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | null {
         ...base,
         kind: "execution",
         id: intent.recordId,
-        href: `/executions/${encodeURIComponent(intent.profileId)}/${encodeURIComponent(intent.recordId)}`,
+        href: executionPath(intent.profileId, intent.recordId),
         summary: "Quote execution",
         amount: amountValue ? { value: amountValue, asset: null } : null,
       }
@@ -177,14 +178,14 @@ function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | null {
         ...base,
         kind: "conversion",
         id: intent.recordId,
-        href: `/conversions/${encodeURIComponent(intent.recordId)}`,
+        href: conversionPath(intent.recordId),
         summary: `${text(request.source_asset) ?? "?"} → ${text(request.target_asset) ?? "?"}`,
         amount: amountValue ? { value: amountValue, asset: text(request.source_asset) } : null,
       }
     }
     // A cancel names the conversion it acted on: the conversion is what was asked for.
     if (intent.operation === "cancel_conversion" && intent.targetId === q) {
-      return { ...base, kind: "conversion", id: q, matched_by: "id", href: `/conversions/${encodeURIComponent(q)}`, summary: "Conversion", amount: null }
+      return { ...base, kind: "conversion", id: q, matched_by: "id", href: conversionPath(q), summary: "Conversion", amount: null }
     }
     // The policy's intents all carry target "policy": not something a person pastes.
     if (intent.operation === "update_policy") return null
