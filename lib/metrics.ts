@@ -55,7 +55,7 @@ function build() {
   })
   const limiterWaits = new Histogram({
     name: "console_limiter_wait_seconds",
-    help: "How long a service call waited for its rate-limit slot, by bucket (token, quote_executions, other) and limiter (shared, local).",
+    help: "How long a service call waited for its rate-limit slot, by bucket (token, quote_executions, other) and limiter (shared, local, solo).",
     labelNames: ["bucket", "limiter"] as const,
     buckets: WAIT_BUCKETS,
     registers: [registry],
@@ -68,7 +68,7 @@ function build() {
   })
   new Gauge({
     name: "console_limiter_shared",
-    help: "1 when the rate limiter is shared through the database, 0 when this instance fell back to its local share.",
+    help: "1 when the rate limits are counted for every instance (shared through the database, or on PGlite by the only instance), 0 when this instance fell back to its local share.",
     registers: [registry],
     async collect() {
       if (sources.limiterShared) this.set((await sources.limiterShared()) ? 1 : 0)

@@ -50,3 +50,17 @@ export function createInstanceRegistry(db: Db, id: string = randomUUID()) {
 }
 
 export type InstanceRegistry = ReturnType<typeof createInstanceRegistry>
+
+/**
+ * The only instance there can be: on PGlite one process opens the data folder at a time,
+ * so there is nobody to count and no row to keep.
+ */
+export function createSoloInstance(id: string = randomUUID()): InstanceRegistry {
+  return {
+    id,
+    live: () => 1,
+    beat: () => Promise.resolve(1),
+    start() {},
+    stop: () => Promise.resolve(),
+  }
+}

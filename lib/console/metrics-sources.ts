@@ -26,7 +26,7 @@ export function registerConsoleMetrics(runtime: Pick<ConsoleRuntime, "db" | "quo
     return { byState, oldestUnresolvedAt: oldest }
   })
   registerMetricSource("quoteAge", () => runtime.quotes.status())
-  registerMetricSource("limiterShared", () => runtime.limiter.status().mode === "shared")
+  registerMetricSource("limiterShared", () => runtime.limiter.status().mode !== "local")
   // Counted in the shared tables, so every instance reports the same numbers.
   registerSessionMetrics({
     activeSessions: async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createQuoteCache } from "@/lib/console/quote-cache"
-import { createQuoteFeed, type QuoteFeed } from "@/lib/console/quote-feed"
+import { createQuoteFeed, createSoloQuoteFeed, type QuoteFeed } from "@/lib/console/quote-feed"
 import type { Database } from "@/lib/db/client"
 import type { Quote } from "@/lib/schemas/records"
 import { createTestDatabase, testDrivers } from "@/test/db"
@@ -104,4 +104,33 @@ describe.each(testDrivers())("one quotes poller for every instance, on %s", (dri
     const allGaps = all.slice(1).map((t, i) => t - (all[i] ?? 0))
     expect(Math.min(...allGaps)).toBeGreaterThanOrEqual(990)
   }, 20_000)
+})
+
+describe("solo quote feed (PGlite: the only instance there can be)", () => {
+  it("serves readers from its own cache: at most one service call per second, the quotes it served stay held", async () => {
+    let t = Date.now()
+    const now = () => t
+    const calls: number[] = []
+    const fetchQuotes = (asked: readonly string[]) => {
+      calls.push(t)
+      return Promise.resolve((asked.length > 0 ? asked : MARKETS).map((m) => quote(m, t)))
+    }
+    const cache = createQuoteCache({ fetchQuotes, baseMarkets: MARKETS, now, sleep: () => Promise.resolve() })
+    const feed = createSoloQuoteFeed(cache, now)
+    expect(feed.status()).toEqual({ poller: true, ageSeconds: null, local: false })
+    const first = await Promise.all([feed.get(["BTCUSD"]), feed.get(null), feed.get(["ETHUSD"])])
+    expect(calls).toHaveLength(1)
+    expect(first[0].quotes.map((q) => q.market)).toEqual(["BTCUSD"])
+    expect(first[1].quotes.map((q) => q.market)).toEqual(MARKETS)
+    t += 400
+    await feed.get(["BTCUSD"])
+    expect(calls).toHaveLength(1)
+    expect(feed.status().ageSeconds).toBeCloseTo(0.4)
+    t += 700
+    const later = await feed.get(["BTCUSD"])
+    expect(calls).toHaveLength(2)
+    expect(later.quotes[0]?.id).not.toBe(first[0].quotes[0]?.id)
+    const earlier = first[0].quotes[0]
+    expect(earlier && feed.held(earlier.id)).toEqual(earlier)
+  })
 })

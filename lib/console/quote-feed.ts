@@ -17,6 +17,17 @@ const snapshotSchema = z.object({
 
 const DB_NOW = sql`floor(extract(epoch from clock_timestamp()) * 1000)::bigint`
 
+/** Where the console's readers get held quotes: the one poller of every instance, or this instance alone. */
+export interface QuoteSource {
+  /** Held quotes of `markets` (null or empty: every market). */
+  get(markets?: readonly string[] | null): Promise<QuoteSnapshot>
+  /** A quote served to a reader that has not expired; null otherwise. */
+  held(quoteId: string): Quote | null
+  status(): QuoteFeedStatus
+  /** A clean shutdown: stops polling and gives any lease up. */
+  stop(): Promise<void>
+}
+
 export interface QuoteFeedStatus {
   /** This instance holds the lease: it is the one asking the service. */
   poller: boolean
@@ -252,3 +263,23 @@ export function createQuoteFeed(options: {
 }
 
 export type QuoteFeed = ReturnType<typeof createQuoteFeed>
+
+/**
+ * Quotes for a console that is alone on its database by construction (PGlite: one process
+ * opens a data folder at a time): readers are served by the local cache, which asks the
+ * service at most once per second, with no lease to renew and no row to publish to.
+ */
+export function createSoloQuoteFeed(cache: QuoteCache, now: () => number = Date.now): QuoteSource {
+  let fetchedAt: number | null = null
+  return {
+    async get(markets = null) {
+      const snapshot = await cache.get(markets)
+      fetchedAt = snapshot.fetchedAt
+      return snapshot
+    },
+    held: (quoteId) => cache.held(quoteId),
+    status: () => ({ poller: true, ageSeconds: fetchedAt === null ? null : Math.max(0, (now() - fetchedAt) / 1000), local: false }),
+    // Nothing polls between reads and nothing is held in the database.
+    stop: () => Promise.resolve(),
+  }
+}

@@ -3,13 +3,13 @@ import path from "node:path"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
-import { type InstanceRegistry, createInstanceRegistry } from "@/lib/console/instances"
+import { type InstanceRegistry, createInstanceRegistry, createSoloInstance } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
 import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
 import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
 import { createQuoteCache } from "@/lib/console/quote-cache"
-import { type QuoteFeed, createQuoteFeed } from "@/lib/console/quote-feed"
-import { type SharedLimiter, createSharedLimiter } from "@/lib/console/shared-limiter"
+import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
+import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
@@ -24,13 +24,13 @@ export const SANDBOX_INTERNAL_ORIGIN = "http://sandbox.internal"
 
 export interface ConsoleRuntime extends ConsoleDeps {
   upstream: UpstreamClient
-  /** Quotes from the one poller of every instance on the database. */
-  quotes: QuoteFeed
+  /** Quotes from the one poller of every instance on the database (on PGlite, this instance's own cache). */
+  quotes: QuoteSource
   /** Shared market data (history, prices): at most one service call per key per 10 s. */
   marketData: MarketDataCache
   /** The overview's shared reads of profiles, balances and the latest records. */
   overview: OverviewSource
-  /** The service's rate limits, shared by every instance through the database. */
+  /** The service's rate limits, shared by every instance through the database (on PGlite, this instance's alone). */
   limiter: SharedLimiter
   /** This instance among the others on the database. */
   instance: InstanceRegistry
@@ -68,8 +68,13 @@ async function build(): Promise<ConsoleRuntime> {
   } else {
     upstreamTarget = { ...config.upstream }
   }
-  const instance = createInstanceRegistry(db)
-  const limiter = createSharedLimiter({ db, instances: instance.live })
+  // PGlite: one process opens a data folder at a time, so this instance is the only one on
+  // its database. The shared budget, the quotes lease and the instance count are for several
+  // instances on one PostgreSQL; alone, they would cost a database round trip before every
+  // service call and a dozen writes a second, for nothing.
+  const solo = !config.databaseUrl
+  const instance = solo ? createSoloInstance() : createInstanceRegistry(db)
+  const limiter = solo ? createSoloLimiter() : createSharedLimiter({ db, instances: instance.live })
   const upstream = createUpstreamClient({
     ...upstreamTarget,
     scopes: config.upstreamScopes,
@@ -82,7 +87,7 @@ async function build(): Promise<ConsoleRuntime> {
     conversionsApi: () => currentConversionsApi(db),
   })
   const cache = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
-  const quotes = createQuoteFeed({ db, id: instance.id, cache })
+  const quotes = solo ? createSoloQuoteFeed(cache) : createQuoteFeed({ db, id: instance.id, cache })
   const marketData = createMarketData({ upstream })
   const overview = createOverviewSource({ upstream })
   const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox }

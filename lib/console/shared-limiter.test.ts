@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { sql } from "drizzle-orm"
 import { createInstanceRegistry } from "@/lib/console/instances"
-import { createSharedLimiter } from "@/lib/console/shared-limiter"
+import { createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { type Database, openDatabase } from "@/lib/db/client"
 import { RateLimitedError } from "@/lib/upstream"
 import { createTestDatabase, testDrivers } from "@/test/db"
@@ -159,5 +159,27 @@ describe("shared rate limiter without its database", () => {
     const limiter = createSharedLimiter({ db: hanging, instances: () => 2, now: time.now, sleep: time.sleep, databaseTimeoutMs: 50 })
     expect(await limiter.acquire("other")).toBe(0)
     expect(limiter.status()).toMatchObject({ mode: "local", instances: 2 })
+  })
+})
+
+describe("solo rate limiter (PGlite: the only instance there can be)", () => {
+  it("keeps the whole budget in memory, paced as the shared one: a burst of 18 executions leaves 110 ms apart, ≤ 10 in any second", async () => {
+    const time = standingClock()
+    const solo = createSoloLimiter({ now: time.now, sleep: time.sleep })
+    const waits = await Promise.all(Array.from({ length: 18 }, () => solo.acquire("quote_executions")))
+    expect(waits).toEqual(Array.from({ length: 18 }, (_, i) => i * 110))
+    expect(busiestWindow(waits)).toBeLessThanOrEqual(10)
+    expect(solo.status()).toEqual({ mode: "solo", instances: 1, localSince: null })
+  })
+
+  it("holds a bucket the service paused, and refuses a call whose wait would pass maxWaitMs", async () => {
+    const time = standingClock()
+    const solo = createSoloLimiter({ now: time.now, sleep: time.sleep, limits: { maxWaitMs: 2000 } })
+    solo.pauseUntil("other", time.clock.t + 1500)
+    expect(await solo.acquire("other")).toBe(1500)
+    solo.pauseUntil("other", time.clock.t + 5000)
+    await expect(solo.acquire("other")).rejects.toBeInstanceOf(RateLimitedError)
+    // Other buckets are not held.
+    expect(await solo.acquire("quote_executions")).toBe(0)
   })
 })

@@ -16,8 +16,12 @@ import {
 } from "@/lib/upstream"
 
 export interface LimiterStatus {
-  /** shared: every instance counts against one budget in the database; local: this instance keeps its 1/N share. */
-  mode: "shared" | "local"
+  /**
+   * shared: every instance counts against one budget in the database; local: this instance
+   * lost the database and keeps its 1/N share; solo: the only instance there can be (PGlite)
+   * keeps the whole budget in memory.
+   */
+  mode: "shared" | "local" | "solo"
   /** The instances the local share divides by (the last count the database gave). */
   instances: number
   /** When the limiter fell back to its local share (ms since the epoch); null while shared. */
@@ -36,11 +40,37 @@ export function paceMs(limits: RateLimits, bucket: RateLimitBucket): number {
   return Math.ceil((limits.windowMs * 1.1) / limit)
 }
 
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 export interface SharedLimiter extends Limiter {
   status(): LimiterStatus
 }
 
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/**
+ * The service's rate limits for a console that is alone on its database by construction
+ * (PGlite: one process opens a data folder at a time): the whole budget, counted in memory
+ * with the shared limiter's rules (the window, and sends paced `paceMs` apart), with no
+ * database round trip before each service call.
+ */
+export function createSoloLimiter(options: { limits?: Partial<RateLimits>; now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): SharedLimiter {
+  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.limits }
+  const limiter = new RateLimiter(limits, { now: options.now ?? Date.now, sleep: options.sleep ?? wait }, (bucket) => paceMs(limits, bucket))
+  return {
+    async acquire(bucket) {
+      const m = metrics()
+      try {
+        const waited = await limiter.acquire(bucket)
+        m.limiterWaits.observe({ bucket, limiter: "solo" }, waited / 1000)
+        return waited
+      } catch (error) {
+        if (error instanceof RateLimitedError) m.limiterRefused.inc({ bucket })
+        throw error
+      }
+    },
+    pauseUntil: (bucket, time) => limiter.pauseUntil(bucket, time),
+    status: () => ({ mode: "solo", instances: 1, localSince: null }),
+  }
+}
 
 /**
  * The service's rate limits for the sum of every console instance on one database: each

@@ -78,6 +78,8 @@ export class RateLimiter implements Limiter {
   constructor(
     private readonly limits: RateLimits,
     private readonly clock: LimiterClock,
+    /** How far apart one bucket's sends leave at least (0: a burst may leave at once). */
+    private readonly paceMs: (bucket: RateLimitBucket) => number = () => 0,
   ) {}
 
   /**
@@ -100,6 +102,8 @@ export class RateLimiter implements Limiter {
       const older = slots[slots.length - limit] ?? now
       at = Math.max(at, older + windowMs)
     }
+    const latest = slots[slots.length - 1]
+    if (limited && latest !== undefined) at = Math.max(at, latest + this.paceMs(bucket))
     if (at - now > this.limits.maxWaitMs) {
       this.slots.set(bucket, slots)
       throw new RateLimitedError(Math.max(1, Math.ceil((at - now) / 1000)))

@@ -15,7 +15,8 @@ export async function GET(): Promise<Response> {
     databaseStatus = "unavailable"
   }
   // shared: the service's rate limits are counted for all instances in the database;
-  // local: this instance cannot reach it and keeps to its own 1/N share meanwhile.
+  // solo: on PGlite this is the only instance there can be, and it counts them itself;
+  // local: this instance cannot reach the database and keeps to its own 1/N share meanwhile.
   let limiter = "local"
   if (databaseStatus === "ok") {
     try {
@@ -24,7 +25,7 @@ export async function GET(): Promise<Response> {
       limiter = "local"
     }
   }
-  const status = databaseStatus === "ok" && limiter === "shared" ? "ok" : "degraded"
+  const status = databaseStatus === "ok" && (limiter === "shared" || limiter === "solo") ? "ok" : "degraded"
   return Response.json(
     { status, mode: env().mode === "sandbox" ? "sandbox" : "upstream", database: databaseStatus, limiter },
     { status: status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } },

@@ -94,7 +94,7 @@ describe("GET /api/metrics", () => {
     expect(text).not.toContain(profileId)
     expect(text).not.toContain(id)
     expect(sample(text, "console_upstream_request_duration_seconds_count", { operation: "listQuotes", status: "200" })).toBeGreaterThanOrEqual(1)
-    expect(sample(text, "console_limiter_wait_seconds_count", { bucket: "other", limiter: "shared" })).toBeGreaterThanOrEqual(1)
+    expect(sample(text, "console_limiter_wait_seconds_count", { bucket: "other", limiter: "solo" })).toBeGreaterThanOrEqual(1)
     expect(sample(text, "console_limiter_shared")).toBe(1)
     expect(sample(text, "console_intents", { state: "PENDING" })).toBe(0)
     expect(sample(text, "console_intent_oldest_unresolved_age_seconds")).toBe(0)
