@@ -95,6 +95,21 @@ test.describe("signed out", () => {
     expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin")
     expect(headers["permissions-policy"]).toContain("camera=()")
   })
+
+  test("API answers, the sandbox and Next's assets carry the strict CSP, a page path that looks like one does not", async ({ request }) => {
+    const sandboxPath = "/sandbox/v2/profiles"
+    const page = await request.get("/sign-in")
+    const asset = /src="(\/_next\/static\/[^"]+\.js)"/.exec(await page.text())?.[1] ?? ""
+    expect(asset).not.toBe("")
+    for (const path of ["/api/health", sandboxPath, asset]) {
+      const res = await request.get(path)
+      expect(`${path} ${res.headers()["content-security-policy"] ?? "none"}`).toBe(`${path} default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'`)
+      expect(res.headers()["x-content-type-options"]).toBe("nosniff")
+    }
+    // /apis is a page path (a 404 page): it gets the page's CSP with a nonce, not the API's.
+    const lookalike = await request.get("/apis")
+    expect(lookalike.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-/)
+  })
 })
 
 test.describe("sign-out", () => {
