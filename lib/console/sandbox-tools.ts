@@ -2,7 +2,7 @@ import "server-only"
 import { HttpProblem } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
-import { log } from "@/lib/log"
+import { withinOrNull } from "@/lib/within"
 import { type SandboxFaultsStatus, type SandboxSettings, faultsStatusOf } from "@/lib/schemas/sandbox-tools"
 
 /** The sandbox tools exist in sandbox mode only; against the real service they are a 404. */
@@ -38,24 +38,6 @@ export async function sandboxFaultsStatus(): Promise<SandboxFaultsStatus> {
     cache.__sandboxFaultsStatusInFlight = undefined
   })
   return cache.__sandboxFaultsStatusInFlight
-}
-
-/** `work`'s answer, or null when it fails or takes longer than `timeoutMs`; never throws. */
-async function withinOrNull<T>(work: () => Promise<T>, timeoutMs: number, failure: string): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    return await Promise.race([
-      work(),
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs)
-      }),
-    ])
-  } catch (error) {
-    log.warn(failure, { error: error instanceof Error ? error.name : "unknown" })
-    return null
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /**
