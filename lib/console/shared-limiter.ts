@@ -42,6 +42,19 @@ export function paceMs(limits: RateLimits, bucket: RateLimitBucket): number {
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** An in-memory limiter's slot, its wait and any refusal counted in the metrics under `label`. */
+async function acquireCounted(limiter: RateLimiter, bucket: RateLimitBucket, label: "local" | "solo"): Promise<number> {
+  const m = metrics()
+  try {
+    const waited = await limiter.acquire(bucket)
+    m.limiterWaits.observe({ bucket, limiter: label }, waited / 1000)
+    return waited
+  } catch (error) {
+    if (error instanceof RateLimitedError) m.limiterRefused.inc({ bucket })
+    throw error
+  }
+}
+
 export interface SharedLimiter extends Limiter {
   status(): LimiterStatus
 }
@@ -56,17 +69,7 @@ export function createSoloLimiter(options: { limits?: Partial<RateLimits>; now?:
   const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.limits }
   const limiter = new RateLimiter(limits, { now: options.now ?? Date.now, sleep: options.sleep ?? wait }, (bucket) => paceMs(limits, bucket))
   return {
-    async acquire(bucket) {
-      const m = metrics()
-      try {
-        const waited = await limiter.acquire(bucket)
-        m.limiterWaits.observe({ bucket, limiter: "solo" }, waited / 1000)
-        return waited
-      } catch (error) {
-        if (error instanceof RateLimitedError) m.limiterRefused.inc({ bucket })
-        throw error
-      }
-    },
+    acquire: (bucket) => acquireCounted(limiter, bucket, "solo"),
     pauseUntil: (bucket, time) => limiter.pauseUntil(bucket, time),
     status: () => ({ mode: "solo", instances: 1, localSince: null }),
   }
@@ -143,30 +146,13 @@ export function createSharedLimiter(options: {
   return {
     async acquire(bucket) {
       const m = metrics()
-      if (local && now() < local.retryAt) {
-        try {
-          const waited = await local.limiter.acquire(bucket)
-          m.limiterWaits.observe({ bucket, limiter: "local" }, waited / 1000)
-          return waited
-        } catch (error) {
-          if (error instanceof RateLimitedError) m.limiterRefused.inc({ bucket })
-          throw error
-        }
-      }
+      if (local && now() < local.retryAt) return acquireCounted(local.limiter, bucket, "local")
       let waitMs: number
       try {
         waitMs = await reserve(bucket)
         if (!Number.isFinite(waitMs)) throw new Error("console_rate_acquire answered no number")
       } catch (error) {
-        const limiter = fallBack(error)
-        try {
-          const waited = await limiter.acquire(bucket)
-          m.limiterWaits.observe({ bucket, limiter: "local" }, waited / 1000)
-          return waited
-        } catch (refused) {
-          if (refused instanceof RateLimitedError) m.limiterRefused.inc({ bucket })
-          throw refused
-        }
+        return acquireCounted(fallBack(error), bucket, "local")
       }
       if (local) {
         log.info("limiter.shared", { localForMs: now() - local.since })
