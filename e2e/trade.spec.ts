@@ -489,11 +489,14 @@ test.describe("trader", () => {
     await page.keyboard.press("b")
     // The ticket opens with the keyboard on the amount; letters typed there are the field's, not shortcuts.
     await expect(page.getByTestId("amount")).toBeFocused()
+    // The amount, the balance and the estimate's room come into view together (focus alone stops at the field's bottom edge).
+    await expect(page.getByTestId("amount-entry")).toBeInViewport({ ratio: 1 })
     await page.keyboard.type("s")
     await expect(page.getByTestId("amount")).toHaveValue("s")
     await expect(page.getByTestId("choose-BUY")).toHaveAttribute("aria-pressed", "true")
     await page.keyboard.press("Backspace")
     await page.keyboard.type("0.25")
+    await expect(page.getByTestId("estimate")).toBeInViewport({ ratio: 1 })
     await page.keyboard.press("Enter")
     const dialog = page.getByRole("dialog")
     await expect(dialog.getByTestId("review")).toBeVisible()

@@ -67,11 +67,15 @@ export function ExecutePanel({
   const form = useForm<ExecuteFormValues>({ mode: "onChange", resolver: zodResolver(schema), defaultValues: resume?.values ?? EMPTY_FORM })
   const { register, control, handleSubmit, formState, setError, getValues, setFocus, setValue, trigger } = form
 
-  // Opening the form puts the keyboard where the next keystroke goes: the amount.
+  // Opening the form puts the keyboard where the next keystroke goes: the amount. The amount,
+  // the balance and the estimate scroll into view together, so the trader sees both sides of
+  // the trade while typing (focus alone would stop at the field's bottom edge).
   const opened = useRef(false)
+  const entry = useRef<HTMLDivElement>(null)
   useEffect(() => {
     if (opened.current || resume) return
     opened.current = true
+    entry.current?.scrollIntoView({ block: "nearest" })
     setFocus("amount")
   }, [resume, setFocus])
 
@@ -194,9 +198,14 @@ export function ExecutePanel({
           </span>
         </p>
         <ModeChoice register={register} quote={quote} />
-        <AmountField control={control} register={register} quote={quote} error={formState.errors.amount?.message} />
-        <BalanceShare control={control} setValue={setValue} quote={quote} profileId={profileId} />
-        <AmountPreview control={control} quote={quote} profileId={profileId} />
+        <div ref={entry} className="space-y-4" data-testid="amount-entry">
+          <AmountField control={control} register={register} quote={quote} error={formState.errors.amount?.message} />
+          <BalanceShare control={control} setValue={setValue} quote={quote} profileId={profileId} />
+          {/* Room for both sides of the trade and the rounding note from the start: what follows does not move down as the estimate appears. */}
+          <div className="min-h-21">
+            <AmountPreview control={control} quote={quote} profileId={profileId} />
+          </div>
+        </div>
         <MetadataEditor control={control} register={register} errors={formState.errors} />
         <MetadataRevalidation control={control} trigger={trigger} />
         <OnBehalfOf register={register} errors={formState.errors} />
