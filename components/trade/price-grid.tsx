@@ -24,6 +24,9 @@ const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then
 
 const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
 
+/** A price, spread or change column's share of the grid (the trend line takes what is left). */
+const NUMBER_COLUMN = "w-[19%]"
+
 /** The trend line's box, empty. */
 function TrendSlot() {
   return <span className="block" style={{ width: TREND_SIZE.width, height: TREND_SIZE.height }} aria-hidden />
@@ -128,17 +131,21 @@ export function PriceGrid({
       {error && rows.every((r) => !r.buy && !r.sell) ? <ProblemAlert error={error} className="mb-3" /> : null}
       <Table caption="Held quotes of every market: the bid sells, the ask buys" density="compact" testId="price-grid" className="-mx-2 w-[calc(100%+1rem)]">
         <TableHead>
-          <Th>Market</Th>
-          <Th align="right">
+          <Th className="w-[15%]">Market</Th>
+          {/* Columns have set shares of the width: a price, spread or change that gets a digit
+              longer (or arrives) does not move the columns beside it. */}
+          <Th align="right" className={NUMBER_COLUMN}>
             Bid <span className="font-normal normal-case">(sell)</span>
           </Th>
-          <Th align="right">
+          <Th align="right" className={NUMBER_COLUMN}>
             Ask <span className="font-normal normal-case">(buy)</span>
           </Th>
-          <Th align="right" className="hidden sm:table-cell">
+          <Th align="right" className={cn("hidden sm:table-cell", NUMBER_COLUMN)}>
             Spread
           </Th>
-          <Th align="right">24 h</Th>
+          <Th align="right" className="w-[14%]">
+            24 h
+          </Th>
           <Th className="hidden md:table-cell">
             <span className="sr-only">24 h trend</span>
             <span aria-hidden>Trend</span>

@@ -52,9 +52,10 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
         <span aria-hidden>{buying ? "▲ " : "▼ "}</span>
         {word} {base} <span className="font-normal normal-case text-slate-600">{buying ? "at the ask" : "at the bid"}</span>
       </h3>
+      {/* The unit has a line of its own: beside the price it wrapped under a long price only, so the tile grew when the first quote arrived. */}
       <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600", quote && !live && "line-through")}>
         <span data-testid="quote-price">{quote ? formatAmount(quote.price) : "—"}</span>{" "}
-        <span className="text-xs font-normal text-slate-600">
+        <span className="block text-xs font-normal text-slate-600">
           {quoteAsset} per {base}
         </span>
       </p>
