@@ -19,7 +19,23 @@ import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
-import { HttpProblem, badRequest, notFound } from "@/lib/problem"
+import {
+  type HttpProblem,
+  noHeldQuote,
+  notAllowed,
+  notFound,
+  priceMoved,
+  quoteNotCurrent,
+  quotesUnavailable,
+  refIdReused,
+  requestExpired,
+  requestRejected,
+  requestWithdrawn,
+  roleRequired,
+  stateConflict as stateProblem,
+  validationFailed,
+} from "@/lib/problem"
+import type { Problem } from "@/lib/schemas/problem"
 import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest, ApprovalState } from "@/lib/schemas/approvals"
 import { isUuid } from "@/lib/schemas/common"
 import type { ConversionsApi } from "@/lib/schemas/constants"
@@ -45,11 +61,7 @@ export interface TransitionContext {
 }
 
 function conflict(detail: string, state: ApprovalState): HttpProblem {
-  return new HttpProblem({ status: 409, detail, meta: { state } })
-}
-
-function forbidden(detail: string): HttpProblem {
-  return new HttpProblem({ status: 403, detail })
+  return stateProblem(detail, { state })
 }
 
 /**
@@ -71,14 +83,16 @@ export function transition(state: ApprovalState, action: ApprovalAction, ctx: Tr
       if (!expired) throw conflict("This request has not expired yet.", state)
       return "EXPIRED"
     case "withdraw":
-      if (!isMaker) throw forbidden("Only the person who asked can withdraw a request.")
+      if (!isMaker) throw notAllowed("Only the person who asked can withdraw a request.")
       if (expired) throw conflict("This request has expired.", "EXPIRED")
       return "WITHDRAWN"
     case "approve":
     case "reject": {
-      if (!ctx.actor || !roleAtLeast(ctx.actor.role, "trader")) throw forbidden("Approving and rejecting need the trader or admin role.")
-      if (isMaker) throw forbidden(`You asked for this ${action === "approve" ? "order; someone else must approve it" : "order; withdraw it instead of rejecting it"}.`)
-      if (action === "reject" && !ctx.reason?.trim()) throw badRequest({ reason: "give a reason for the rejection" })
+      if (!ctx.actor || !roleAtLeast(ctx.actor.role, "trader")) {
+        throw roleRequired("trader", ctx.actor?.role ?? null, "Approving and rejecting need the trader or admin role.")
+      }
+      if (isMaker) throw notAllowed(`You asked for this ${action === "approve" ? "order; someone else must approve it" : "order; withdraw it instead of rejecting it"}.`)
+      if (action === "reject" && !ctx.reason?.trim()) throw validationFailed({ reason: "give a reason for the rejection" })
       if (expired) throw conflict("This request has expired.", "EXPIRED")
       return action === "approve" ? "APPROVED" : "REJECTED"
     }
@@ -133,14 +147,6 @@ async function intentByRef(db: Db, operation: Gate["operation"], refId: string):
 async function approvalOf(db: Db, id: string): Promise<ConsoleApproval | null> {
   const [row] = await db.select().from(consoleApprovals).where(eq(consoleApprovals.intentId, id)).limit(1)
   return row ?? null
-}
-
-function refIdReused(refId: string): HttpProblem {
-  return new HttpProblem({
-    status: 409,
-    detail: `ref_id ${refId} was already used for a different request; start a new submission.`,
-    meta: { fields: { ref_id: "already used for a different request" } },
-  })
 }
 
 /**
@@ -281,21 +287,9 @@ function currentQuote(quotes: Quote[], market: string | null, side: string | nul
 function pricing(quotes: Quote[], quoteId: string, reviewed: ReviewedQuote | undefined): { size: Pick<Quote, "market" | "price">; quote: Pick<Quote, "market" | "side" | "price"> } {
   const held = quotes.find((q) => q.id === quoteId)
   if (held) return { size: held, quote: held }
-  if (!reviewed) {
-    throw new HttpProblem({
-      status: 422,
-      detail: "reviewed_quote: give the quote's market, side and price; this quote is no longer the current one.",
-      meta: { fields: { reviewed_quote: "is required once the quote is no longer the current one" } },
-    })
-  }
+  if (!reviewed) throw quoteNotCurrent()
   const current = currentQuote(quotes, reviewed.market, reviewed.side)
-  if (!current) {
-    throw new HttpProblem({
-      status: 422,
-      detail: `reviewed_quote.market: no held ${reviewed.side} quote for ${reviewed.market}.`,
-      meta: { fields: { "reviewed_quote.market": "has no held quote" } },
-    })
-  }
+  if (!current) throw noHeldQuote(reviewed.side, reviewed.market)
   return { size: current, quote: reviewed }
 }
 
@@ -346,10 +340,6 @@ export async function submitConversion(
   return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), (placing) => createConversion(deps, staff, body, placing), now)
 }
 
-function failedProblem(title: string, status: number, detail: string): Record<string, unknown> {
-  return { type: "about:blank", title, status, detail }
-}
-
 /** Ends every PENDING request whose time is up as EXPIRED; its intent fails, nothing was sent. */
 export async function expireDue(db: Db, now: Date): Promise<number> {
   return db.transaction(async (tx) => {
@@ -363,7 +353,7 @@ export async function expireDue(db: Db, now: Date): Promise<number> {
       .update(consoleIntents)
       .set({
         state: "FAILED",
-        problem: failedProblem("Expired", 409, "no one approved the request before it expired; nothing was sent"),
+        problem: { ...requestExpired() },
         updatedAt: now,
         resolvedAt: now,
       })
@@ -383,7 +373,7 @@ async function decide(
   now: Date,
   to: "REJECTED" | "WITHDRAWN",
   fields: { comment?: string | undefined; reason?: string | undefined },
-  problem: Record<string, unknown>,
+  problem: Problem,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const [row] = await tx
@@ -400,7 +390,7 @@ async function decide(
     if (!row) throw await stateConflict(tx, id)
     await tx
       .update(consoleIntents)
-      .set({ state: "FAILED", problem, updatedAt: now, resolvedAt: now })
+      .set({ state: "FAILED", problem: { ...problem }, updatedAt: now, resolvedAt: now })
       .where(and(eq(consoleIntents.id, id), eq(consoleIntents.state, "AWAITING_APPROVAL")))
   })
 }
@@ -429,7 +419,7 @@ export async function rejectRequest(
   const now = (options.now ?? (() => new Date()))()
   const approval = await loadForAction(db, id, now)
   transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
-  await decide(db, id, staff, now, "REJECTED", body, failedProblem("Rejected", 409, `rejected by ${staff.email}: ${body.reason}`))
+  await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
   log.info("approval.rejected", { intentId: id, checker: staff.email })
   return getApproval(db, id, now)
 }
@@ -444,7 +434,7 @@ export async function withdrawRequest(
   const now = (options.now ?? (() => new Date()))()
   const approval = await loadForAction(db, id, now)
   transition(approval.state, "withdraw", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
-  await decide(db, id, staff, now, "WITHDRAWN", body, failedProblem("Withdrawn", 409, "the maker withdrew the request; nothing was sent"))
+  await decide(db, id, staff, now, "WITHDRAWN", body, requestWithdrawn())
   return getApproval(db, id, now)
 }
 
@@ -470,7 +460,7 @@ export async function approveRequest(
   if (approval.kind === "execution") {
     current = currentQuote(await options.heldQuotes(), approval.market, approval.side)
     if (!current) {
-      throw new HttpProblem({ status: 503, detail: `No held ${approval.side} quote for ${approval.market} right now; try again in a moment.` })
+      throw quotesUnavailable(approval.side, approval.market)
     }
     send = { ...approval.request, quote_id: current.id }
   }
@@ -496,11 +486,7 @@ export async function approveRequest(
           ? { state: "PENDING", request: send, updatedAt: now }
           : {
               state: "FAILED",
-              problem: failedProblem(
-                "Price Moved",
-                409,
-                `the held ${approval.side} price ${current?.price} is past the limit price ${approval.limitPrice}; nothing was placed`,
-              ),
+              problem: { ...priceMoved(approval.side, current?.price, approval.limitPrice) },
               updatedAt: now,
               resolvedAt: now,
             },

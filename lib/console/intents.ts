@@ -4,6 +4,7 @@ import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { sameAmount } from "@/lib/money"
 import { type ConsoleIntent, type IntentOperation, type IntentState, consoleIntents } from "@/lib/db/schema"
+import { consoleProblemBody } from "@/lib/problem"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
@@ -97,11 +98,7 @@ export function failureOutcome(error: unknown): IntentOutcome {
     const { problem } = upstreamErrorToProblem(error)
     return { state: error.outcome === "rejected" ? "FAILED" : "UNKNOWN", problem: { ...problem }, attempts: error.attempts }
   }
-  return {
-    state: "UNKNOWN",
-    problem: { type: "about:blank", title: "Internal Server Error", status: 500, detail: "the console failed while sending" },
-    attempts: 1,
-  }
+  return { state: "UNKNOWN", problem: { ...consoleProblemBody("internal_error", "the console failed while sending") }, attempts: 1 }
 }
 
 const AMOUNT_FIELDS = ["base_amount", "quote_amount", "amount"] as const

@@ -1,6 +1,6 @@
 import "server-only"
 import type { Staff } from "@/lib/auth/roles"
-import { HttpProblem } from "@/lib/problem"
+import { notCancellable, refIdReused } from "@/lib/problem"
 import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import type { ConsoleIntent, IntentOperation } from "@/lib/db/schema"
@@ -41,15 +41,6 @@ interface InFlight {
   placed: Promise<Placed<unknown>>
 }
 const inFlightByDeps = new WeakMap<ConsoleDeps, Map<string, InFlight>>()
-
-function refIdReused(refId: string): HttpProblem {
-  return new HttpProblem({
-    status: 409,
-    title: "Conflict",
-    detail: `ref_id ${refId} was already used for a different request; start a new submission.`,
-    meta: { fields: { ref_id: "already used for a different request" } },
-  })
-}
 
 /**
  * Joins a submission already in flight with the same key, or starts one. A joiner whose
@@ -201,11 +192,7 @@ function conversionsOf(deps: ConsoleDeps, api: ConversionsApi | undefined) {
 export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: string): Promise<Placed<Conversion>> {
   const upstreamApi = await deps.upstream.conversionsApi()
   if (upstreamApi === "orchestrations") {
-    throw new HttpProblem({
-      status: 409,
-      title: "Conflict",
-      detail: "Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.",
-    })
+    throw notCancellable("Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.")
   }
   const { intent } = await openIntent(deps.db, {
     upstreamApi,

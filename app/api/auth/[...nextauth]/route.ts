@@ -10,7 +10,7 @@ import { requestContextOf, runWithAuthRequest } from "@/lib/auth/request-context
 import { signInRefusal } from "@/lib/auth/throttle"
 import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
-import { problemResponse } from "@/lib/problem"
+import { bodyTooLarge, forbiddenHost, problemResponse } from "@/lib/problem"
 import { BodyTooLarge, withBoundedBody } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
 
@@ -24,13 +24,13 @@ async function handler(req: NextRequest, ctx: Ctx): Promise<Response> {
   const foreign = foreignHostReason(req.headers)
   if (foreign) {
     log.warn("auth.foreign_host", { why: foreign })
-    return problemResponse({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL })
+    return problemResponse(forbiddenHost(FOREIGN_HOST_DETAIL))
   }
   let bounded: Request
   try {
     bounded = await withBoundedBody(req, AUTH_BODY_LIMIT)
   } catch (error) {
-    if (error instanceof BodyTooLarge) return problemResponse({ type: "about:blank", title: "Content Too Large", status: 413, detail: error.message })
+    if (error instanceof BodyTooLarge) return problemResponse(bodyTooLarge(error.message))
     throw error
   }
   const params = await ctx.params
@@ -50,6 +50,7 @@ async function handler(req: NextRequest, ctx: Ctx): Promise<Response> {
           type: "about:blank",
           title: "Too Many Requests",
           status: 429,
+          code: "rate_limited",
           detail: `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
           url: `/sign-in?error=${encodeURIComponent(`${THROTTLED_PREFIX}${refusal.retryAfterS}`)}`,
         }),
