@@ -2,19 +2,10 @@ import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
-import {
-  type ApprovalAction,
-  approveRequest,
-  getApproval,
-  limitPrice,
-  listApprovals,
-  rejectRequest,
-  submitConversion,
-  submitQuoteExecution,
-  transition,
-  withdrawRequest,
-  withinLimit,
-} from "@/lib/console/approvals"
+import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
+import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
+import { type ApprovalAction, limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
+import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
 import { listAudit } from "@/lib/console/audit"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { policyView, readPolicy, savePolicy } from "@/lib/console/policy"

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { lookupExecutionByRefId } from "@/lib/console/execution-lookup"
 import { openIntent, settleIntent } from "@/lib/console/intents"
-import { executeQuote } from "@/lib/console/operations"
 import { HttpProblem } from "@/lib/problem"
-import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { type ConsoleHarness, createConsoleHarness, placeExecution } from "@/test/console"
 import { testDrivers } from "@/test/db"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
@@ -30,7 +29,7 @@ describe.each(testDrivers())("lookupExecutionByRefId on %s", (driver) => {
   it("finds a placed execution by its ref_id, fresh from the service", async () => {
     const quote = (await h.upstream.listQuotes(["BTCUSD"])).find((q) => q.side === "BUY")!
     const refId = randomUUID()
-    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.001", ref_id: refId })
+    const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.001", ref_id: refId })
     await expect(lookupExecutionByRefId(h, profileId, refId)).resolves.toMatchObject({ id: placed.record.id, ref_id: refId })
   })
 

@@ -1,7 +1,6 @@
 import "server-only"
-import { and, eq } from "drizzle-orm"
+import { intentByRef } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
-import { consoleIntents } from "@/lib/db/schema"
 import { inFlight, notFound, notPlaced } from "@/lib/problem"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
@@ -18,11 +17,7 @@ import type { QuoteExecution } from "@/lib/schemas/records"
  *   the console yet, or another client placed it): the form keeps asking the service.
  */
 export async function lookupExecutionByRefId(deps: ConsoleDeps, profileId: string, refId: string): Promise<QuoteExecution> {
-  const [intent] = await deps.db
-    .select()
-    .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, "create_execution"), eq(consoleIntents.refId, refId)))
-    .limit(1)
+  const intent = await intentByRef(deps.db, "create_execution", refId)
   if (!intent || (intent.profileId !== null && intent.profileId !== profileId)) {
     throw notFound(`This console has no execution with ref_id “${refId}” for this profile; another client may have placed one.`, { placed: "unknown" })
   }

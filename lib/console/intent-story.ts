@@ -1,6 +1,6 @@
 import "server-only"
 import { asc, eq, or } from "drizzle-orm"
-import { approvalDecision } from "@/lib/console/approvals"
+import { approvalDecision } from "@/lib/console/approvals/reads"
 import { problemSummary } from "@/lib/console/audit"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"

@@ -1,6 +1,7 @@
 import "server-only"
 import { type SQL, and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
+import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
 import { type Decimal, FIAT_DECIMALS, roundUp, toDecimal } from "@/lib/money"
@@ -55,18 +56,7 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
       .insert(consolePolicy)
       .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email })
       .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email } })
-    await tx.insert(consoleIntents).values({
-      staffEmail: staff.email,
-      staffRole: staff.role,
-      operation: "update_policy",
-      targetId: "policy",
-      request: { before, after: policy },
-      state: "SUCCEEDED",
-      attempts: 0,
-      createdAt: at,
-      updatedAt: at,
-      resolvedAt: at,
-    })
+    await recordPolicyChange(tx, staff, { before, after: policy }, at)
     return { policy, updatedAt: at, updatedBy: staff.email }
   })
 }
