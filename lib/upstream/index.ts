@@ -5,15 +5,14 @@ import "server-only"
  * conversions through either of its conversion APIs).
  * The console wires configuration into `createUpstreamClient`; nothing here reads env.
  */
+export { type ApiContext } from "@/lib/upstream/api-context"
+export { createUpstreamClient, type UpstreamClientConfig } from "@/lib/upstream/client"
 export {
-  type ApiContext,
   type ConversionCreateInput,
   type ConversionOperations,
+  type CreateResult,
   type HistoricalPricesQuery,
   type MarketDataOperations,
-  type CreateResult,
-  createStablecoinConversionAdapter,
-  createUpstreamClient,
   type ProfileListQuery,
   type ProfileOperations,
   type ProfilePage,
@@ -22,8 +21,8 @@ export {
   type QuoteOperations,
   type SandboxOperations,
   type UpstreamClient,
-  type UpstreamClientConfig,
-} from "@/lib/upstream/client"
+} from "@/lib/upstream/operations"
+export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
 export {
   type ExistingRecord,
   isUpstreamError,
