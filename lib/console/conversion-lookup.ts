@@ -2,7 +2,7 @@ import "server-only"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type CreateIntentView, conversionCreateIntent } from "@/lib/console/intents"
 import { inFlight, notFound } from "@/lib/problem"
-import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
+import { type ConversionsApi, isConversionsApi } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
 import { type UpstreamClient, UpstreamProblemError } from "@/lib/upstream"
 
@@ -60,8 +60,4 @@ export async function lookupConversion(
     throw inFlight(`A conversion with ref_id “${shown}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`)
   }
   throw notFound(`No conversion has the id or ref_id “${shown}”. Check it for typos; ids and ref_ids are matched exactly.`)
-}
-
-export function isConversionsApi(value: unknown): value is ConversionsApi {
-  return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
 }
