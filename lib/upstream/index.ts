@@ -23,20 +23,7 @@ export {
   type UpstreamClient,
 } from "@/lib/upstream/operations"
 export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
-export {
-  type ExistingRecord,
-  isUpstreamError,
-  RateLimitedError,
-  UpstreamConfigError,
-  UpstreamConflictError,
-  UpstreamError,
-  type UpstreamOutcome,
-  type UpstreamProblem,
-  UpstreamProblemError,
-  UpstreamResponseError,
-  UpstreamTimeoutError,
-  UpstreamUnavailableError,
-} from "@/lib/upstream/errors"
+export * from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
