@@ -45,6 +45,18 @@ export interface NewIntent {
   upstreamApi?: ConversionsApi | undefined
 }
 
+/** Who asked for what: the columns every intent starts with. */
+function newRow(input: NewIntent) {
+  return {
+    staffEmail: input.staff.email,
+    staffRole: input.staff.role,
+    operation: input.operation,
+    profileId: input.profileId,
+    request: input.request,
+    upstreamApi: input.upstreamApi ?? null,
+  }
+}
+
 /**
  * Writes an admitted create in the caller's transaction (the one that checked its limits):
  * PENDING to be sent now, or AWAITING_APPROVAL for a second person. Null when its ref_id
@@ -57,13 +69,8 @@ export async function insertAdmittedIntent(
   const [row] = await tx
     .insert(consoleIntents)
     .values({
-      staffEmail: input.staff.email,
-      staffRole: input.staff.role,
-      operation: input.operation,
-      profileId: input.profileId,
+      ...newRow(input),
       refId: input.refId,
-      request: input.request,
-      upstreamApi: input.upstreamApi ?? null,
       state: input.state,
       sizeAmount: input.size.amount,
       sizeCurrency: input.size.currency,
@@ -83,16 +90,7 @@ export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<
   const refId = "refId" in input ? input.refId : null
   const inserted = await db
     .insert(consoleIntents)
-    .values({
-      staffEmail: input.staff.email,
-      staffRole: input.staff.role,
-      operation: input.operation,
-      profileId: input.profileId,
-      refId,
-      targetId: "targetId" in input ? input.targetId : null,
-      request: input.request,
-      upstreamApi: input.upstreamApi ?? null,
-    })
+    .values({ ...newRow(input), refId, targetId: "targetId" in input ? input.targetId : null })
     .onConflictDoNothing()
     .returning()
   const row = inserted[0]
@@ -107,11 +105,8 @@ export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<
 /** A policy change on the audit trail, written SUCCEEDED in the transaction that saves it. */
 export async function recordPolicyChange(tx: Db, staff: Staff, change: { before: unknown; after: unknown }, at: Date): Promise<void> {
   await tx.insert(consoleIntents).values({
-    staffEmail: staff.email,
-    staffRole: staff.role,
-    operation: "update_policy",
+    ...newRow({ staff, operation: "update_policy", profileId: null, request: { before: change.before, after: change.after } }),
     targetId: "policy",
-    request: { before: change.before, after: change.after },
     state: "SUCCEEDED",
     attempts: 0,
     createdAt: at,
