@@ -13,6 +13,7 @@ import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifica
 import type { UpstreamClient } from "@/lib/upstream"
 import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution as placeExecutionOf } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { setIntentColumns } from "@/test/intents"
 
 const checker: Staff = { email: "checker@example.com", role: "admin" }
 
@@ -179,7 +180,7 @@ describe.each(testDrivers())("notifications against the sandbox on %s", (driver)
     await h.sandbox.settleDue()
     // Placed after the settlement pass and marked final at once, as a record the service answers SETTLED.
     const mine = await placeExecution()
-    await h.db.update(consoleIntents).set({ recordStatus: "SETTLED" }).where(eq(consoleIntents.recordId, mine.id))
+    await setIntentColumns(h.db, eq(consoleIntents.recordId, mine.id), { recordStatus: "SETTLED" })
     later()
     const page = await poll(cursor)
     expect(page.events).toEqual([])

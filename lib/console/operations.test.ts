@@ -15,6 +15,7 @@ import { type FaultRule } from "@/lib/schemas/sandbox-tools"
 import { UpstreamProblemError } from "@/lib/upstream"
 import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { insertIntentRows } from "@/test/intents"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
 
@@ -279,7 +280,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const quote = await heldQuote()
     const refId = randomUUID()
     const theirs = await h.upstream.createQuoteExecution(profileId, { quote_id: quote.id, base_amount: "0.0007", ref_id: refId })
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: trader.email,
       staffRole: trader.role,
       operation: "create_execution",
@@ -299,7 +300,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("the reconciler takes an intent stamped in the same millisecond as its clock", async () => {
     // The database stamps microseconds, the reconciler's clock has milliseconds.
     const refId = randomUUID()
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: trader.email,
       staffRole: trader.role,
       operation: "create_conversion",
@@ -319,7 +320,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
 
   it("the audit trail's `to` takes a record stamped within that millisecond", async () => {
     const refId = randomUUID()
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: "clock@example.com",
       staffRole: trader.role,
       operation: "create_conversion",
@@ -519,7 +520,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
 
     it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
       const refId = randomUUID()
-      await h.db.insert(consoleIntents).values({
+      await insertIntentRows(h.db, {
         staffEmail: trader.email,
         staffRole: trader.role,
         operation: "create_conversion",
