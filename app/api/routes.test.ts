@@ -380,7 +380,7 @@ describe("routes' answers", () => {
     const res = await req("viewer")
     expect(res.status).toBe(404)
     expect(res.headers.get("content-type")).toBe("application/problem+json")
-    expect(await res.json()).toMatchObject({ status: 404, title: "Not Found", detail: "The console's API has no GET /api/nope/deeper." })
+    expect(await res.json()).toMatchObject({ status: 404, title: "Not Found", code: "not_found", detail: "The console's API has no GET /api/nope/deeper." })
   })
 })
 
@@ -514,6 +514,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       { params: Promise.resolve({}) },
     )
     expect(plain.status).toBe(415)
+    expect(await plain.json()).toMatchObject({ code: "unsupported_media_type" })
   })
 
   it("a create without a ref_id is refused (the console never invents one a retry could not repeat)", async () => {

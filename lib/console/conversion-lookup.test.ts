@@ -34,7 +34,7 @@ describe("lookupConversion", () => {
     const upstream = upstreamWith(() => Promise.reject(notFound), [])
     const error = await lookupConversion(upstream, "nope").catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpProblem)
-    expect((error as HttpProblem).problem).toMatchObject({ status: 404, title: "Not Found" })
+    expect((error as HttpProblem).problem).toMatchObject({ status: 404, title: "Not Found", code: "not_found" })
     expect((error as HttpProblem).problem.detail).toContain("No conversion has the id or ref_id “nope”")
   })
 
@@ -54,7 +54,7 @@ describe("lookupConversion while a create with that ref_id is in flight", () => 
     )
     const error = await lookupConversion(upstream, "ref-busy", inFlight).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpProblem)
-    expect((error as HttpProblem).problem).toMatchObject({ status: 409, meta: { in_flight: true } })
+    expect((error as HttpProblem).problem).toMatchObject({ status: 409, code: "in_flight", meta: { in_flight: true } })
     expect((error as HttpProblem).problem.detail).toContain("still being placed")
     const idle = await lookupConversion(upstream, "ref-idle", inFlight).catch((e: unknown) => e)
     expect((idle as HttpProblem).problem.status).toBe(404)

@@ -37,12 +37,12 @@ describe.each(testDrivers())("lookupExecutionByRefId on %s", (driver) => {
     const refused = randomUUID()
     const { intent } = await openIntent(h.db, { staff: trader, operation: "create_execution", profileId, refId: refused, request: { ref_id: refused } })
     await settleIntent(h.db, intent.id, { state: "FAILED", problem: { title: "Unprocessable Entity", status: 422 }, attempts: 1 })
-    expect(await problemOf(refused)).toMatchObject({ status: 404, meta: { placed: false } })
+    expect(await problemOf(refused)).toMatchObject({ status: 404, code: "not_placed", meta: { placed: false } })
 
     const pending = randomUUID()
     await openIntent(h.db, { staff: trader, operation: "create_execution", profileId, refId: pending, request: { ref_id: pending } })
-    expect(await problemOf(pending)).toMatchObject({ status: 409, meta: { in_flight: true } })
+    expect(await problemOf(pending)).toMatchObject({ status: 409, code: "in_flight", meta: { in_flight: true } })
 
-    expect(await problemOf(randomUUID())).toMatchObject({ status: 404, meta: { placed: "unknown" } })
+    expect(await problemOf(randomUUID())).toMatchObject({ status: 404, code: "not_found", meta: { placed: "unknown" } })
   })
 })

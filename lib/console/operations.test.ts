@@ -157,6 +157,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     for (const error of refused) {
       expect(error).toBeInstanceOf(HttpProblem)
       expect((error as HttpProblem).problem.status).toBe(409)
+      expect((error as HttpProblem).problem.code).toBe("ref_id_reused")
     }
     const records = await executionsWithRef(refId)
     expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
@@ -171,6 +172,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     )
     expect(error).toBeInstanceOf(HttpProblem)
     expect((error as HttpProblem).problem.status).toBe(409)
+    expect((error as HttpProblem).problem.code).toBe("ref_id_reused")
     const records = await executionsWithRef(refId)
     expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
   })
@@ -293,7 +295,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const intent = await intentOf(refId)
     expect(intent?.state).toBe("FAILED")
     expect(intent?.recordId).toBeNull()
-    expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists" })
+    expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists", code: "already_exists" })
     expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([theirs.record.id])
   })
 
@@ -587,6 +589,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
         const error = await cancelConversion(h, trader, placed.record.id).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(HttpProblem)
         expect((error as HttpProblem).problem.status).toBe(409)
+        expect((error as HttpProblem).problem.code).toBe("not_cancellable")
         expect((await listAudit(h.db, { operation: "cancel_conversion", limit: 50 })).items.filter((i) => i.target_id === placed.record.id)).toEqual([])
         await h.sandbox.settleDue()
         expect((await h.upstream.getConversion(placed.record.id)).status).toBe("COMPLETED")
