@@ -79,7 +79,7 @@ function int(doc: Doc & { default: number; min: number; max: number }): EnvVar<z
     else if (n < min || n > max) ctx.addIssue({ code: "custom", message: `must be between ${min} and ${max}` })
     return n
   })
-  return { group: doc.group, description: `${doc.description} (${min} to ${max})`, default: String(doc.default), schema }
+  return { group: doc.group, description: `${doc.description}; ${min} to ${max}`, default: String(doc.default), schema }
 }
 
 function onOff(doc: Doc & { default: boolean }): EnvVar<z.ZodType<boolean>> {
@@ -88,7 +88,7 @@ function onOff(doc: Doc & { default: boolean }): EnvVar<z.ZodType<boolean>> {
     if (!/^(off|false|0|no)$/i.test(v)) ctx.addIssue({ code: "custom", message: "must be on or off" })
     return false
   })
-  return { group: doc.group, description: `${doc.description} (\`on\` or \`off\`)`, default: doc.default ? "on" : "off", schema }
+  return { group: doc.group, description: doc.description, default: doc.default ? "on" : "off", schema }
 }
 
 type Choices = readonly [string, ...string[]]
@@ -211,7 +211,7 @@ export const VARIABLES = {
   }),
   OIDC_REQUIRE_VERIFIED_EMAIL: onOff({
     group: "Single sign-on (OpenID Connect)",
-    description: "refuse a sign-in whose `email_verified` is not true; `off` only for providers that never send it (a warning is logged at start-up)",
+    description: "`on`: refuse a sign-in whose `email_verified` is not true; `off` only for providers that never send it (a warning is logged at start-up)",
     default: true,
   }),
   LOG_LEVEL: choice(["debug", "info", "warn", "error", "silent"], {
@@ -247,7 +247,7 @@ export const VARIABLES = {
     min: 0,
     max: 3_600_000,
   }),
-  SANDBOX_RATE_LIMITS: onOff({ group: "The embedded sandbox", description: "the real service's rate limits, as per-second buckets", default: false }),
+  SANDBOX_RATE_LIMITS: onOff({ group: "The embedded sandbox", description: "`on`: the real service's rate limits, as per-second buckets", default: false }),
   SANDBOX_MAX_EXECUTION_USD: int({
     group: "The embedded sandbox",
     description: "maximum value of one execution, in USD (EUR and SGD at fixed reference rates)",
