@@ -9,21 +9,8 @@ import { CONVERSIONS_APIS } from "../schemas/constants"
  * Relative imports: next.config.mjs loads this folder through jiti, without the `@/` alias.
  */
 
-export const GROUPS = [
-  "Mode",
-  "The real service",
-  "Storage",
-  "Staff sign-in",
-  "Single sign-on (OpenID Connect)",
-  "Logging and metrics",
-  "The embedded sandbox",
-  "Set by Next.js",
-] as const
-export type Group = (typeof GROUPS)[number]
-
 export interface EnvVar<S extends z.ZodType = z.ZodType> {
   schema: S
-  group: Group
   description: string
   /** The value used when the variable is unset or empty, as written in .env.example. */
   default?: string
@@ -32,7 +19,6 @@ export interface EnvVar<S extends z.ZodType = z.ZodType> {
 }
 
 interface Doc {
-  group: Group
   description: string
 }
 
@@ -79,7 +65,7 @@ function int(doc: Doc & { default: number; min: number; max: number }): EnvVar<z
     else if (n < min || n > max) ctx.addIssue({ code: "custom", message: `must be between ${min} and ${max}` })
     return n
   })
-  return { group: doc.group, description: `${doc.description}; ${min} to ${max}`, default: String(doc.default), schema }
+  return { description: `${doc.description}; ${min} to ${max}`, default: String(doc.default), schema }
 }
 
 function onOff(doc: Doc & { default: boolean }): EnvVar<z.ZodType<boolean>> {
@@ -88,7 +74,7 @@ function onOff(doc: Doc & { default: boolean }): EnvVar<z.ZodType<boolean>> {
     if (!/^(off|false|0|no)$/i.test(v)) ctx.addIssue({ code: "custom", message: "must be on or off" })
     return false
   })
-  return { group: doc.group, description: doc.description, default: doc.default ? "on" : "off", schema }
+  return { description: doc.description, default: doc.default ? "on" : "off", schema }
 }
 
 type Choices = readonly [string, ...string[]]
@@ -132,150 +118,156 @@ function consoleUsers(doc: Doc & { whenUnset: string }): EnvVar<z.ZodType<Consol
 
 const atLeast = (n: number) => [(v: string) => v.length >= n, `must be at least ${n} characters`] as const
 const LOOPBACK = "`localhost`, `127.0.0.1`, `[::1]`"
+const IN_UPSTREAM_MODE = "required in upstream mode"
+const WITH_ISSUER = "required when `OIDC_ISSUER` is set"
 
+/** The variables by section, in the order of the docs and .env.example. */
+export const SECTIONS = {
+  Mode: {
+    CONSOLE_MODE: choice(["sandbox", "upstream"], {
+      description: "`sandbox`: the embedded sandbox as the service, with the demo users; `upstream`: the real service",
+      whenUnset: "required under `next start`; in development `sandbox` unless the `UPSTREAM_*` are set",
+    }),
+  },
+  "The real service": {
+    UPSTREAM_BASE_URL: httpUrl({
+      description: "the service's API base, ending in `/v2` (https; http only for localhost)",
+      whenUnset: "sandbox mode in development, unless `CONSOLE_MODE=upstream`; required in upstream mode",
+    }),
+    UPSTREAM_TOKEN_URL: httpUrl({ description: "its OAuth token URL (https; http only for localhost)", whenUnset: IN_UPSTREAM_MODE }),
+    UPSTREAM_CLIENT_ID: text({ description: "the console's OAuth client id at the service", whenUnset: IN_UPSTREAM_MODE }),
+    UPSTREAM_CLIENT_SECRET: text({ description: "that client's secret (held by the server only, never logged)", whenUnset: IN_UPSTREAM_MODE }),
+    UPSTREAM_SCOPES: text({
+      description: "scopes to ask for, separated by spaces or commas; must include those of the conversion API in use",
+      whenUnset: "every scope the console uses",
+    }),
+    UPSTREAM_CONVERSIONS_API: choice(CONVERSIONS_APIS, {
+      description:
+        "the service's API behind the conversions desk: `stablecoin-conversions` (deprecated by the service) or `orchestrations` (its replacement); in sandbox mode the starting choice, which an admin can switch on `/sandbox`",
+      default: "stablecoin-conversions",
+    }),
+    UPSTREAM_TIMEOUT_MS: int({ description: "timeout of one call to the service, in milliseconds", default: 10_000, min: 100, max: 600_000 }),
+  },
+  Storage: {
+    DATABASE_URL: text({
+      description: "Postgres connection URL (`postgres://…`); several instances share one",
+      whenUnset: "PGlite (embedded Postgres) under `$DATA_DIR/pglite`: one instance",
+      rule: [(v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// URL"],
+    }),
+    DATA_DIR: text({
+      description: "local state: PGlite files, the generated auth secret, the sandbox's client (made 0700, its files 0600)",
+      default: ".data",
+    }),
+  },
+  "Staff sign-in": {
+    NEXTAUTH_SECRET: text({
+      description: "session encryption key, at least 32 characters (`openssl rand -base64 32`)",
+      whenUnset: "required outside sandbox mode; generated once under `DATA_DIR` in sandbox mode",
+      rule: atLeast(32),
+    }),
+    NEXTAUTH_URL: httpUrl({
+      description: "the console's public URL, e.g. `https://console.example.com`; sign-out and single sign-on redirects are built from it",
+      whenUnset: `required outside sandbox mode; in sandbox mode only requests to a loopback name (${LOOPBACK}) are answered`,
+    }),
+    CONSOLE_USERS: consoleUsers({
+      description: `staff for email + password sign-in: a JSON list of \`{"email", "role", "passwordHash"}\`, role one of ${ROLES.map((r) => `\`${r}\``).join(", ")}, passwordHash a bcrypt hash`,
+      whenUnset: "nobody (sandbox mode has its demo users); outside sandbox mode this or `OIDC_*` is required",
+    }),
+    DEMO_PASSWORD: text({
+      description: "sandbox mode only: the demo users' password; under `next start` at least 12 characters, and never shown",
+      whenUnset: `\`${DEFAULT_DEMO_PASSWORD}\` in development (shown on the sign-in page); required under \`next start\``,
+    }),
+  },
+  "Single sign-on (OpenID Connect)": {
+    OIDC_ISSUER: httpUrl({ description: "the provider's issuer URL (https; http only for localhost)", whenUnset: "no single sign-on" }),
+    OIDC_CLIENT_ID: text({ description: "the console's client id at the provider", whenUnset: WITH_ISSUER }),
+    OIDC_CLIENT_SECRET: text({ description: "that client's secret", whenUnset: WITH_ISSUER }),
+    OIDC_ROLE_CLAIM: text({
+      description: `the claim (ID token or userinfo) whose value is the console role: ${either(ROLES.map((r) => `\`${r}\``))}`,
+      default: "console_role",
+    }),
+    OIDC_ROLE_LIST: choice(["refuse", "highest"], {
+      description: "a role claim holding several roles: `refuse` (ambiguous, no sign-in) or `highest` (the highest known role)",
+      default: "refuse",
+      lowerCase: true,
+    }),
+    OIDC_REQUIRE_VERIFIED_EMAIL: onOff({
+      description: "`on`: refuse a sign-in whose `email_verified` is not true; `off` only for providers that never send it (a warning is logged at start-up)",
+      default: true,
+    }),
+  },
+  "Logging and metrics": {
+    LOG_LEVEL: choice(["debug", "info", "warn", "error", "silent"], {
+      description: "`debug`, `info`, `warn`, `error` or `silent` (secrets are never logged)",
+      default: "info",
+    }),
+    METRICS_TOKEN: text({
+      description: "bearer token Prometheus sends to `GET /api/metrics`, at least 24 characters",
+      whenUnset: "no metrics endpoint (404)",
+      rule: atLeast(24),
+    }),
+  },
+  "The embedded sandbox": {
+    SANDBOX_CLIENT_ID: text({
+      description: "the embedded sandbox's OAuth client id (with the secret below)",
+      whenUnset: "a pair generated at first start: the secret kept in `$DATA_DIR/sandbox-client.json` (0600), only its hash in the database",
+    }),
+    SANDBOX_CLIENT_SECRET: text({ description: "that client's secret", whenUnset: "generated with the id" }),
+    SANDBOX_PORT: int({ description: "port of the standalone sandbox (`npm run sandbox`)", default: 4010, min: 1, max: 65_535 }),
+    SANDBOX_TOKEN_TTL_S: int({ description: "lifetime of its access tokens, in seconds", default: 3599, min: 1, max: 86_400 }),
+    SANDBOX_QUOTE_TTL_MS: int({
+      description: "how long a held quote stays executable, in milliseconds",
+      default: 30_000,
+      min: 100,
+      max: 3_600_000,
+    }),
+    SANDBOX_SETTLE_DELAY_MS: int({
+      description: "delay from CREATED to SETTLED (PROCESSING to COMPLETED for orchestrations), in milliseconds",
+      default: 2000,
+      min: 0,
+      max: 3_600_000,
+    }),
+    SANDBOX_RATE_LIMITS: onOff({ description: "`on`: the real service's rate limits, as per-second buckets", default: false }),
+    SANDBOX_MAX_EXECUTION_USD: int({
+      description: "maximum value of one execution, in USD (EUR and SGD at fixed reference rates)",
+      default: 50_000,
+      min: 1,
+      max: 1_000_000_000,
+    }),
+    SANDBOX_MAX_CONVERSION_USD: int({
+      description: "maximum amount of one conversion, in USD",
+      default: 1_000_000,
+      min: 1,
+      max: 1_000_000_000,
+    }),
+  },
+  "Set by Next.js": {
+    NODE_ENV: choice(["development", "production", "test"], {
+      description: "`development` under `next dev`, `production` under `next build` and `next start`, `test` under vitest; not for a `.env` file",
+      default: "development",
+    }),
+    NEXT_PHASE: text({
+      description: "`phase-production-build` while `next build` runs: nothing is served, so the mode may be left for start-up",
+    }),
+  },
+} satisfies Record<string, Record<string, EnvVar>>
+export type Section = keyof typeof SECTIONS
+
+/** Every variable by name. */
 export const VARIABLES = {
-  CONSOLE_MODE: choice(["sandbox", "upstream"], {
-    group: "Mode",
-    description: "`sandbox`: the embedded sandbox as the service, with the demo users; `upstream`: the real service",
-    whenUnset: "required under `next start`; in development `sandbox` unless the `UPSTREAM_*` are set",
-  }),
-  UPSTREAM_BASE_URL: httpUrl({
-    group: "The real service",
-    description: "the service's API base, ending in `/v2` (https; http only for localhost)",
-    whenUnset: "none (sandbox mode); all four `UPSTREAM_*` URLs and credentials in upstream mode",
-  }),
-  UPSTREAM_TOKEN_URL: httpUrl({ group: "The real service", description: "its OAuth token URL (https; http only for localhost)" }),
-  UPSTREAM_CLIENT_ID: text({ group: "The real service", description: "the console's OAuth client id at the service" }),
-  UPSTREAM_CLIENT_SECRET: text({ group: "The real service", description: "that client's secret (held by the server only, never logged)" }),
-  UPSTREAM_SCOPES: text({
-    group: "The real service",
-    description: "scopes to ask for, separated by spaces or commas; must include those of the conversion API in use",
-    whenUnset: "every scope the console uses",
-  }),
-  UPSTREAM_CONVERSIONS_API: choice(CONVERSIONS_APIS, {
-    group: "The real service",
-    description:
-      "the service's API behind the conversions desk: `stablecoin-conversions` (deprecated by the service) or `orchestrations` (its replacement); in sandbox mode the starting choice, which an admin can switch on `/sandbox`",
-    default: "stablecoin-conversions",
-  }),
-  UPSTREAM_TIMEOUT_MS: int({ group: "The real service", description: "timeout of one call to the service, in milliseconds", default: 10_000, min: 100, max: 600_000 }),
-  DATABASE_URL: text({
-    group: "Storage",
-    description: "Postgres connection URL (`postgres://…`); several instances share one",
-    whenUnset: "PGlite (embedded Postgres) under `$DATA_DIR/pglite`: one instance",
-    rule: [(v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// URL"],
-  }),
-  DATA_DIR: text({
-    group: "Storage",
-    description: "local state: PGlite files, the generated auth secret, the sandbox's client (made 0700, its files 0600)",
-    default: ".data",
-  }),
-  NEXTAUTH_SECRET: text({
-    group: "Staff sign-in",
-    description: "session encryption key, at least 32 characters (`openssl rand -base64 32`)",
-    whenUnset: "required outside sandbox mode; generated once under `DATA_DIR` in sandbox mode",
-    rule: atLeast(32),
-  }),
-  NEXTAUTH_URL: httpUrl({
-    group: "Staff sign-in",
-    description: "the console's public URL, e.g. `https://console.example.com`; sign-out and single sign-on redirects are built from it",
-    whenUnset: `required outside sandbox mode; in sandbox mode only requests to a loopback name (${LOOPBACK}) are answered`,
-  }),
-  CONSOLE_USERS: consoleUsers({
-    group: "Staff sign-in",
-    description: `staff for email + password sign-in: a JSON list of \`{"email", "role", "passwordHash"}\`, role one of ${ROLES.map((r) => `\`${r}\``).join(", ")}, passwordHash a bcrypt hash`,
-    whenUnset: "nobody (sandbox mode has its demo users); outside sandbox mode this or `OIDC_*` is required",
-  }),
-  DEMO_PASSWORD: text({
-    group: "Staff sign-in",
-    description: "sandbox mode only: the demo users' password; under `next start` at least 12 characters, and never shown",
-    whenUnset: `\`${DEFAULT_DEMO_PASSWORD}\` in development (shown on the sign-in page); required under \`next start\``,
-  }),
-  OIDC_ISSUER: httpUrl({
-    group: "Single sign-on (OpenID Connect)",
-    description: "the provider's issuer URL (https; http only for localhost); with the two below, or none of the three",
-    whenUnset: "no single sign-on",
-  }),
-  OIDC_CLIENT_ID: text({ group: "Single sign-on (OpenID Connect)", description: "the console's client id at the provider" }),
-  OIDC_CLIENT_SECRET: text({ group: "Single sign-on (OpenID Connect)", description: "that client's secret" }),
-  OIDC_ROLE_CLAIM: text({
-    group: "Single sign-on (OpenID Connect)",
-    description: `the claim (ID token or userinfo) whose value is the console role: ${either(ROLES.map((r) => `\`${r}\``))}`,
-    default: "console_role",
-  }),
-  OIDC_ROLE_LIST: choice(["refuse", "highest"], {
-    group: "Single sign-on (OpenID Connect)",
-    description: "a role claim holding several roles: `refuse` (ambiguous, no sign-in) or `highest` (the highest known role)",
-    default: "refuse",
-    lowerCase: true,
-  }),
-  OIDC_REQUIRE_VERIFIED_EMAIL: onOff({
-    group: "Single sign-on (OpenID Connect)",
-    description: "`on`: refuse a sign-in whose `email_verified` is not true; `off` only for providers that never send it (a warning is logged at start-up)",
-    default: true,
-  }),
-  LOG_LEVEL: choice(["debug", "info", "warn", "error", "silent"], {
-    group: "Logging and metrics",
-    description: "`debug`, `info`, `warn`, `error` or `silent` (secrets are never logged)",
-    default: "info",
-  }),
-  METRICS_TOKEN: text({
-    group: "Logging and metrics",
-    description: "bearer token Prometheus sends to `GET /api/metrics`, at least 24 characters",
-    whenUnset: "no metrics endpoint (404)",
-    rule: atLeast(24),
-  }),
-  SANDBOX_CLIENT_ID: text({
-    group: "The embedded sandbox",
-    description: "the embedded sandbox's OAuth client id (with the secret below)",
-    whenUnset: "a pair generated at first start: the secret kept in `$DATA_DIR/sandbox-client.json` (0600), only its hash in the database",
-  }),
-  SANDBOX_CLIENT_SECRET: text({ group: "The embedded sandbox", description: "that client's secret" }),
-  SANDBOX_PORT: int({ group: "The embedded sandbox", description: "port of the standalone sandbox (`npm run sandbox`)", default: 4010, min: 1, max: 65_535 }),
-  SANDBOX_TOKEN_TTL_S: int({ group: "The embedded sandbox", description: "lifetime of its access tokens, in seconds", default: 3599, min: 1, max: 86_400 }),
-  SANDBOX_QUOTE_TTL_MS: int({
-    group: "The embedded sandbox",
-    description: "how long a held quote stays executable, in milliseconds",
-    default: 30_000,
-    min: 100,
-    max: 3_600_000,
-  }),
-  SANDBOX_SETTLE_DELAY_MS: int({
-    group: "The embedded sandbox",
-    description: "delay from CREATED to SETTLED (PROCESSING to COMPLETED for orchestrations), in milliseconds",
-    default: 2000,
-    min: 0,
-    max: 3_600_000,
-  }),
-  SANDBOX_RATE_LIMITS: onOff({ group: "The embedded sandbox", description: "`on`: the real service's rate limits, as per-second buckets", default: false }),
-  SANDBOX_MAX_EXECUTION_USD: int({
-    group: "The embedded sandbox",
-    description: "maximum value of one execution, in USD (EUR and SGD at fixed reference rates)",
-    default: 50_000,
-    min: 1,
-    max: 1_000_000_000,
-  }),
-  SANDBOX_MAX_CONVERSION_USD: int({
-    group: "The embedded sandbox",
-    description: "maximum amount of one conversion, in USD",
-    default: 1_000_000,
-    min: 1,
-    max: 1_000_000_000,
-  }),
-  NODE_ENV: choice(["development", "production", "test"], {
-    group: "Set by Next.js",
-    description: "`development` under `next dev`, `production` under `next build` and `next start`, `test` under vitest; not for a `.env` file",
-    default: "development",
-  }),
-  NEXT_PHASE: text({
-    group: "Set by Next.js",
-    description: "`phase-production-build` while `next build` runs: nothing is served, so the mode may be left for start-up",
-  }),
+  ...SECTIONS["Mode"],
+  ...SECTIONS["The real service"],
+  ...SECTIONS["Storage"],
+  ...SECTIONS["Staff sign-in"],
+  ...SECTIONS["Single sign-on (OpenID Connect)"],
+  ...SECTIONS["Logging and metrics"],
+  ...SECTIONS["The embedded sandbox"],
+  ...SECTIONS["Set by Next.js"],
 }
 
 /** Variables an operator sets (.env.example lists exactly these); the others are set by Next.js. */
 export function operatorVariables(): [string, EnvVar][] {
-  return Object.entries(VARIABLES).filter(([, v]) => v.group !== "Set by Next.js")
+  return Object.entries(SECTIONS).flatMap(([section, vars]) => (section === "Set by Next.js" ? [] : Object.entries<EnvVar>(vars)))
 }
 
 type Shape = { [K in keyof typeof VARIABLES]: (typeof VARIABLES)[K]["schema"] }
