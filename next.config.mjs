@@ -1,10 +1,10 @@
 // @ts-check
 import { createJiti } from "jiti"
 
-// lib/env.ts is TypeScript; jiti loads it here as Next loads the app.
+// lib/env is TypeScript; jiti loads it here as Next loads the app.
 const jiti = createJiti(import.meta.url)
-/** @type {typeof import("./lib/env")} */
-const { checkConfiguration } = await jiti.import("./lib/env.ts")
+/** @type {typeof import("./lib/env/index")} */
+const { checkConfiguration } = await jiti.import("./lib/env/index.ts")
 
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },

@@ -3,12 +3,13 @@
 // tests and for clients other than the console: curl, scripts, other services.
 import path from "node:path"
 import { type Database, openDatabase } from "@/lib/db/client"
-import { ConfigError, env } from "@/lib/env"
+import { ConfigError, standaloneSandboxEnv } from "@/lib/env"
 import { createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
 import { type SandboxServer, serveSandbox } from "@/lib/sandbox/node"
 
 async function main(): Promise<void> {
-  const config = env()
+  // Not the console: its rules for next start (a mode, a demo password) are not the sandbox's.
+  const config = standaloneSandboxEnv()
   const dataDir = path.resolve(config.dataDir, "sandbox-pglite")
   const database: Database = await openDatabase({
     url: config.databaseUrl,

@@ -1,21 +1,26 @@
-// npm run bench [-- --smoke] [--build|--no-build] [--dist DIR] [--only a,b] [--rounds N] [--cpu-prof] [--explain]
+// npm run bench [-- --smoke] [--build|--no-build] [--dist DIR] [--only a,b] [--rounds N] [--cpu-prof] [--explain] [--docs|--no-docs]
 //   --rounds N  N rounds of each measurement instead of the default (5 latency, 3 others)
 //   --cpu-prof  the sandbox-mode console writes a V8 CPU profile to test-results/bench-profiles/
 //   --explain   the sandbox-mode console logs at debug level, and the latency rows are split
 //               into the service call (the in-process sandbox, as the console's client timed
 //               it) and the console's own share; the logging itself costs a little
+//   --docs      write the results to docs/performance.md (a plain full run does by default;
+//               a smoke run never does); --no-docs: leave it
 //
 // What the console costs, measured against what it stands in front of, in one run:
 // builds the console (production, NEXT_DIST_DIR=.next-bench), starts it in sandbox mode on
 // a fresh data folder (and in Postgres mode on a fresh database of the server named by
 // BENCH_DATABASE_URL, else DATABASE_URL, else TEST_DATABASE_URL), starts the sandbox alone
 // (npm run sandbox) as the direct baseline and a minimal Next.js app with a thin proxy to
-// it, measures, prints a table and writes bench-results.json. --smoke is a tiny run of every
-// measurement (part of npm test, so the benchmark cannot rot); its numbers mean nothing.
+// it, measures, prints a table, writes bench-results.json (git-ignored) and, in a full run,
+// the table between the markers of docs/performance.md. --smoke is a tiny run of every
+// measurement (part of npm test, so the benchmark cannot rot); its numbers mean nothing,
+// and it writes no tracked file.
 //
 // Each measurement is its own module: latency.ts (1, 2), throughput.ts (3, 8), tokens.ts
-// (4, 5), pages.ts (6, 7), startup.ts (8, 9), baseline.ts (the minimal Next.js app and the
-// reference rows); memory.ts says how memory is read.
+// (4, 5), pages.ts (6, 7), startup.ts (8, 9), scale.ts (9, scale-out), baseline.ts (the
+// minimal Next.js app and the reference rows); memory.ts says how memory is read.
+import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
@@ -25,10 +30,10 @@ import { type Bench, logLine } from "./context"
 import { measureLatency } from "./latency"
 import { EXECUTIONS_PACE_MS, type Phase, SCOPES, parseArgs, settingsFor } from "./options"
 import { measurePageSpeed, measurePageWeight } from "./pages"
-import { type BaselineBuild, buildBaseline, startMinimalApp } from "./page-weight"
+import { type BaselineBuild, buildBaseline, startMinimalApp, versionOf } from "./page-weight"
 import { benchPostgresServer, createBenchDatabase } from "./postgres"
 import { type Server, cleanupAll, freePort, loadAverage, onCleanup, tempDir } from "./processes"
-import { printTable, tableMarkdown } from "./report"
+import { printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
@@ -63,9 +68,23 @@ async function consoleBuild(bench: Bench): Promise<string> {
   return distDir
 }
 
+/** The commit measured: its short id, marked when tracked files had changes at the start. */
+function commitMeasured(): string {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8" }).trim()
+  try {
+    const id = `\`${git("rev-parse", "--short", "HEAD")}\``
+    return git("status", "--porcelain", "--untracked-files=no") === "" ? id : `${id} (with uncommitted changes)`
+  } catch {
+    return "unknown (not a git checkout)"
+  }
+}
+
+const RESULTS_DOC = path.join(repoRoot, "docs", "performance.md")
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
   const startedAt = new Date()
+  const commit = commitMeasured()
   const loadSamples: number[] = []
   const loadTimer = setInterval(() => loadSamples.push(loadAverage()[0]), 5000)
   onCleanup(() => clearInterval(loadTimer))
@@ -193,10 +212,31 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nmachine: ${machine.cpus} × ${machine.model}, ${machine.memoryGiB} GiB, node ${machine.node}; load average at start ${loadAtStart.join(" ")}, during the run median ${machine.loadDuringRun.median} (max ${machine.loadDuringRun.max})\n`,
   )
-  process.stdout.write(`markdown for the README:\n\n${tableMarkdown(rows)}\n`)
   if (failures.length > 0) {
     process.stdout.write(`\nthe benchmark itself failed:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`)
     process.exitCode = 1
+  }
+  const docs = path.relative(repoRoot, RESULTS_DOC)
+  if (writesResultsDoc(args) && failures.length === 0) {
+    const { latencyRounds, speedRounds, throughputRounds, tokenRounds, startRounds } = cfg
+    writeResultsDoc(
+      RESULTS_DOC,
+      resultsSection(rows, {
+        startedAt,
+        finishedAt: new Date(report.finishedAt),
+        commit,
+        sections: [...only],
+        machine: `${machine.cpus} × ${machine.model}, ${machine.memoryGiB} GiB`,
+        software: `Node ${machine.node}, Next ${versionOf("next")}, React ${versionOf("react")}`,
+        load: { atStart: loadAtStart[0], median: machine.loadDuringRun.median, max: machine.loadDuringRun.max },
+        rounds:
+          `Medians of ${latencyRounds} rounds (latency), ${speedRounds} (page speed), ${throughputRounds} (throughput), ` +
+          `${tokenRounds} (tokens, quote fan-out), ${startRounds} (start-up); the scale-out rows are one round.`,
+      }),
+    )
+    process.stdout.write(`\nthe table is written to ${docs}, between its bench markers\n`)
+  } else {
+    process.stdout.write(`\n${docs} is left as it is (${args.smoke ? "a smoke run" : failures.length > 0 ? "the run failed" : "--docs writes it"}); the table in markdown:\n\n${tableMarkdown(rows)}\n`)
   }
   if (args.smoke) {
     const empty = rows.filter((r) => /NaN|undefined/.test(`${r.console} ${r.baseline} ${r.value}`))

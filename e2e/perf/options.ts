@@ -14,12 +14,16 @@ export interface Args {
   cpuProf: boolean
   explain: boolean
   rounds: number
+  /** --only was given: some sections, not the whole run. */
+  onlySome: boolean
+  /** docs/performance.md: written by a plain full run ("auto"), by any other full-size run given --docs, never with --no-docs. */
+  docs: "auto" | "write" | "skip"
 }
 
 export function parseArgs(argv: string[]): Args {
   // scale needs a Postgres server: it runs by default only when one is configured.
   const only = new Set<Phase>(PHASES.filter((p) => p !== "scale" || scaleDatabaseServer()))
-  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0 }
+  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto" }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true
@@ -27,6 +31,8 @@ export function parseArgs(argv: string[]): Args {
     else if (arg === "--build") args.build = "always"
     else if (arg === "--cpu-prof") args.cpuProf = true
     else if (arg === "--explain") args.explain = true
+    else if (arg === "--docs") args.docs = "write"
+    else if (arg === "--no-docs") args.docs = "skip"
     else if (arg === "--rounds") {
       args.rounds = Number(argv[++i])
       if (!Number.isInteger(args.rounds) || args.rounds < 1) throw new Error("--rounds takes a whole number ≥ 1")
@@ -36,8 +42,11 @@ export function parseArgs(argv: string[]): Args {
       const names = (argv[++i] ?? "").split(",").filter(Boolean)
       for (const n of names) if (!PHASES.includes(n as Phase)) throw new Error(`--only: unknown phase ${n} (${PHASES.join(", ")})`)
       args.only = new Set(names as Phase[])
-    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain]`)
+      args.onlySome = true
+    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain] [--docs|--no-docs]`)
   }
+  // A smoke run's numbers mean nothing, and it runs in npm test: it must leave the tree clean.
+  if (args.smoke && args.docs === "write") throw new Error("--docs: a smoke run never writes docs/performance.md")
   return args
 }
 

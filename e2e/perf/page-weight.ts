@@ -59,7 +59,7 @@ export async function pageWeight(origin: string, pagePath: string, cookie?: stri
 // console's own instrumentation.ts and proxy.ts (Turbopack looks above the project). Its
 // node_modules is a link to the console's, so next and react are the very same copies.
 
-function versionOf(pkg: string): string {
+export function versionOf(pkg: string): string {
   const json = JSON.parse(readFileSync(path.join(repoRoot, "node_modules", pkg, "package.json"), "utf8")) as { version?: string }
   return json.version ?? "?"
 }

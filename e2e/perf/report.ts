@@ -1,4 +1,9 @@
-// The results table: printed for the terminal and as markdown for the README.
+// The results table: printed for the terminal, and as markdown between the markers of
+// docs/performance.md (the only file a benchmark run writes in the repository, apart from
+// the git-ignored bench-results.json).
+import { readFileSync, writeFileSync } from "node:fs"
+import { replaceBetweenMarkers } from "../../scripts/doc-markers"
+import type { Args } from "./options"
 
 export interface Row {
   group: string
@@ -46,4 +51,49 @@ export function printTable(rows: readonly Row[]): string {
   const widths = HEAD.map((_, i) => Math.min(70, Math.max(...all.map((r) => (r[i] ?? "").length))))
   const line = (r: string[]) => r.map((x, i) => x.padEnd(widths[i] ?? 0)).join("  ").trimEnd()
   return [line(all[0] ?? []), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n")
+}
+
+/**
+ * Whether this run rewrites the results in docs/performance.md. A smoke run never does: it
+ * is part of npm test, where it must leave the tree clean, and its numbers mean nothing. A
+ * plain full run does; a partial or perturbed one (--only, --rounds, --cpu-prof,
+ * --explain) only when given --docs; --no-docs keeps the file as it is.
+ */
+export function writesResultsDoc(args: Pick<Args, "smoke" | "docs" | "onlySome" | "rounds" | "cpuProf" | "explain">): boolean {
+  if (args.smoke || args.docs === "skip") return false
+  if (args.docs === "write") return true
+  return !args.onlySome && !args.rounds && !args.cpuProf && !args.explain
+}
+
+export interface RunInfo {
+  startedAt: Date
+  finishedAt: Date
+  /** Short commit id, marked when the tree had uncommitted changes at the start. */
+  commit: string
+  sections: readonly string[]
+  /** CPUs and memory. */
+  machine: string
+  /** Node, Next and React versions. */
+  software: string
+  load: { atStart: number; median: number; max: number }
+  /** How many rounds each figure is the median of. */
+  rounds: string
+}
+
+/** What goes between the bench markers: when, where and on what the table was measured, then the table. */
+export function resultsSection(rows: readonly Row[], run: RunInfo): string {
+  const hhmm = (d: Date) => d.toISOString().slice(11, 16)
+  return [
+    "<!-- written by npm run bench (e2e/perf/bench.ts); the text around the markers is not -->",
+    `Run of ${run.startedAt.toISOString().slice(0, 10)}, ${hhmm(run.startedAt)} to ${hhmm(run.finishedAt)} UTC, commit ${run.commit}; ` +
+      `sections: ${run.sections.join(", ")}. ${run.machine}; ${run.software}; load average ${run.load.atStart} at the start, ` +
+      `median ${run.load.median} during the run (max ${run.load.max}). ${run.rounds}`,
+    "",
+    tableMarkdown(rows),
+  ].join("\n")
+}
+
+/** Replaces the results between `<!-- bench:begin -->` and `<!-- bench:end -->` of `file`, and nothing else. */
+export function writeResultsDoc(file: string, section: string): void {
+  writeFileSync(file, replaceBetweenMarkers(readFileSync(file, "utf8"), "bench", section))
 }

@@ -1,6 +1,6 @@
 import "server-only"
 import type { Db } from "@/lib/db/client"
-import { env } from "@/lib/env"
+import { type SandboxSettings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { type AfterCommit, createSandboxApp } from "@/lib/sandbox/app"
 import { Conversions } from "@/lib/sandbox/conversions"
@@ -18,13 +18,7 @@ import { RateLimiter } from "@/lib/sandbox/rate-limit"
 import { SettingsStore } from "@/lib/sandbox/settings"
 import { SettlementWorker } from "@/lib/sandbox/settlement"
 
-export interface SandboxConfig {
-  tokenTtlS: number
-  quoteTtlMs: number
-  settleDelayMs: number
-  rateLimits: boolean
-  maxExecutionUsd: number
-  maxConversionUsd: number
+export interface SandboxConfig extends SandboxSettings {
   /** Seed of the price walk and of fault decisions (default 1); PUT /sandbox/admin/faults can change it. */
   seed?: number
 }
@@ -181,15 +175,8 @@ function describeError(error: unknown): string {
   return (error instanceof Error ? error.message : "unknown error").slice(0, 300)
 }
 
-/** The sandbox's configuration from the environment (lib/env.ts). */
+/** The sandbox's configuration from the environment (lib/env). */
 export function sandboxConfigFromEnv(): SandboxConfig {
-  const { sandbox } = env()
-  return {
-    tokenTtlS: sandbox.tokenTtlS,
-    quoteTtlMs: sandbox.quoteTtlMs,
-    settleDelayMs: sandbox.settleDelayMs,
-    rateLimits: sandbox.rateLimits,
-    maxExecutionUsd: sandbox.maxExecutionUsd,
-    maxConversionUsd: sandbox.maxConversionUsd,
-  }
+  const { clientId: _clientId, clientSecret: _clientSecret, port: _port, ...settings } = env().sandbox
+  return settings
 }

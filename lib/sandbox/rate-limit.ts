@@ -10,7 +10,7 @@ type RateBucket = keyof typeof RATE_LIMITS
  * many whole seconds to wait. This is the real service's rates, not its model: that one
  * averages over 5 minutes per IP and throttles an offender for 5 minutes, so the sandbox
  * refuses bursts the service would take, and forgives at once what it would hold against
- * the caller (README, "The embedded sandbox").
+ * the caller (docs/sandbox.md, "Rate limits").
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; atMs: number }>()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { ConfigError, configurationWarnings, parseEnv } from "@/lib/env"
+import { VARIABLES, variablesSchema } from "@/lib/env/vars"
 
 const upstream = {
   UPSTREAM_BASE_URL: "https://api.sandbox.paxos.com/v2",
@@ -158,6 +159,27 @@ describe("configuration", () => {
     const hash = "$2b$10$U.tbyIgy9q07Jwu7.T8NAu2rAPYo60JcWGQP23Nlp6/g.KH4evx2O"
     const config = parseEnv({ CONSOLE_USERS: JSON.stringify([{ email: "Ops@Example.com", role: "trader", passwordHash: hash }]) })
     expect(config.consoleUsers).toEqual([{ email: "ops@example.com", role: "trader", passwordHash: hash }])
+  })
+
+  it("npm run sandbox is not held to the console's rules for next start, only to each variable's own", () => {
+    // The bench starts it with the caller's NODE_ENV and a blank DEMO_PASSWORD.
+    const standalone = parseEnv({ NODE_ENV: "production", DEMO_PASSWORD: "", SANDBOX_PORT: "4600" }, "standalone-sandbox")
+    expect(standalone).toMatchObject({ mode: "sandbox", upstream: { kind: "sandbox" }, sandbox: { port: 4600 } })
+    expect(parseEnv({ NODE_ENV: "production", CONSOLE_MODE: "sandbox" }, "standalone-sandbox").mode).toBe("sandbox")
+    expect(() => parseEnv({ NODE_ENV: "production", SANDBOX_PORT: "99999" }, "standalone-sandbox")).toThrow("SANDBOX_PORT: must be between 1 and 65535")
+    // The console in the same environment still refuses to guess.
+    expect(errorOf({ NODE_ENV: "production", DEMO_PASSWORD: "" })).toContain("CONSOLE_MODE: is required under next start")
+  })
+
+  it("each documented default, written out, means the same as leaving the variable unset", () => {
+    const unset = variablesSchema.parse({})
+    const withDefaults = Object.entries(VARIABLES).filter(([, v]) => v.default !== undefined)
+    expect(withDefaults.length).toBeGreaterThan(10)
+    for (const [name, v] of withDefaults) {
+      const written = variablesSchema.parse({ [name]: v.default })
+      expect(written[name as keyof typeof written], name).toEqual(unset[name as keyof typeof unset])
+    }
+    expect(unset).toMatchObject({ SANDBOX_PORT: 4010, OIDC_REQUIRE_VERIFIED_EMAIL: true, SANDBOX_RATE_LIMITS: false, DATA_DIR: ".data" })
   })
 
   it("never puts a secret's value into the error message", () => {
