@@ -4,6 +4,15 @@ import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { authSecret } from "@/lib/auth/secret"
 import { decodeSessionToken } from "@/lib/auth/session-decode"
 import { env } from "@/lib/env"
+import type { ConsoleProblemCode } from "@/lib/schemas/problem-codes"
+
+/** A problem answered before any route handler (lib/problem.ts builds the rest). */
+function refusal(status: 400 | 403, code: ConsoleProblemCode, title: string, detail: string): NextResponse {
+  return new NextResponse(JSON.stringify({ type: "about:blank", title, status, code, detail }), {
+    status,
+    headers: { "content-type": "application/problem+json", "cache-control": "no-store" },
+  })
+}
 
 /**
  * Pages only: a per-request CSP nonce, and a redirect to /sign-in for visits without a
@@ -13,19 +22,13 @@ import { env } from "@/lib/env"
 export async function proxy(req: NextRequest) {
   const { pathname, search } = req.nextUrl
   if (!decodesCleanly(pathname)) {
-    return new NextResponse(
-      JSON.stringify({ type: "about:blank", title: "Bad Request", status: 400, detail: "The path has malformed percent-encoding (a % must start a UTF-8 byte as two hex digits)." }),
-      { status: 400, headers: { "content-type": "application/problem+json", "cache-control": "no-store" } },
-    )
+    return refusal(400, "validation_failed", "Bad Request", "The path has malformed percent-encoding (a % must start a UTF-8 byte as two hex digits).")
   }
   // API and sandbox paths reach here only when they hold a % (see the matcher); the
   // route handlers themselves do the rest.
   if (pathname.startsWith("/api/") || pathname.startsWith("/sandbox/")) return NextResponse.next()
   if (foreignHostReason(req.headers)) {
-    return new NextResponse(JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL }), {
-      status: 403,
-      headers: { "content-type": "application/problem+json", "cache-control": "no-store" },
-    })
+    return refusal(403, "forbidden_host", "Forbidden", FOREIGN_HOST_DETAIL)
   }
   const nonce = btoa(crypto.randomUUID())
   const dev = env().nodeEnv === "development"

@@ -1,10 +1,13 @@
 import "server-only"
-import { type NamedProblem, NAMED_PROBLEMS, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, type Problem, reasonPhrase } from "@/lib/schemas/problem"
+import { CONSOLE_PROBLEM_CODES, type ConsoleProblemCode, PROBLEM_CONTENT_TYPE, type Problem, reasonPhrase } from "@/lib/schemas/problem"
+
+export { CONSOLE_PROBLEM_CODES, type ConsoleProblemCode, type ProblemCode, SERVICE_PROBLEM_CODES } from "@/lib/schemas/problem"
 
 /**
- * The one RFC 9457 toolkit of the console and the embedded sandbox: throw an HttpProblem
- * from a handler; the console's withStaff and the sandbox's error handler answer it with
- * problemResponse.
+ * RFC 9457 problems. HttpProblem and problemResponse serve the console and the embedded
+ * sandbox alike; the constructors below are the console's, each with its stable `code`
+ * (lib/schemas/problem-codes.ts, docs/api.md). The sandbox imitates the service, whose
+ * problems carry no code: it builds its own (lib/sandbox/problems.ts).
  */
 export class HttpProblem extends Error {
   override name = "HttpProblem"
@@ -15,6 +18,7 @@ export class HttpProblem extends Error {
       type: problem.type ?? "about:blank",
       title: problem.title ?? reasonPhrase(problem.status),
       status: problem.status,
+      ...(problem.code !== undefined ? { code: problem.code } : {}),
       ...(problem.detail !== undefined ? { detail: problem.detail } : {}),
       ...(problem.instance !== undefined ? { instance: problem.instance } : {}),
       ...(problem.meta !== undefined ? { meta: problem.meta } : {}),
@@ -34,29 +38,144 @@ export function problemResponse(problem: Problem | HttpProblem, headers: Record<
   })
 }
 
-/** An "about:blank" problem: the status's reason phrase as its title. */
-export function genericProblem(
-  status: number,
-  detail?: string,
-  meta?: Record<string, unknown>,
-  headers?: Record<string, string>,
-): HttpProblem {
-  return new HttpProblem({ status, ...(detail !== undefined ? { detail } : {}), ...(meta !== undefined ? { meta } : {}) }, headers)
+interface ProblemExtras {
+  title?: string | undefined
+  meta?: Record<string, unknown> | undefined
 }
 
-/** One of the service's named problems (Already Exists, Expired, …). */
-export function namedProblem(slug: NamedProblem, status: number, detail: string, meta: Record<string, unknown>): HttpProblem {
-  return new HttpProblem({ type: `${PROBLEM_TYPE_BASE}${slug}`, title: NAMED_PROBLEMS[slug], status, detail, meta })
+/** A console problem's body: the code's status, its reason phrase as the title unless given. */
+export function consoleProblemBody(code: ConsoleProblemCode, detail: string, extras: ProblemExtras = {}): Problem {
+  const status = CONSOLE_PROBLEM_CODES[code]
+  return {
+    type: "about:blank",
+    title: extras.title ?? reasonPhrase(status),
+    status,
+    code,
+    detail,
+    ...(extras.meta !== undefined ? { meta: extras.meta } : {}),
+  }
+}
+
+function consoleProblem(code: ConsoleProblemCode, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): HttpProblem {
+  return new HttpProblem(consoleProblemBody(code, detail, extras), headers)
 }
 
 /** 400 naming every offending field: `meta.fields` maps field → what is wrong. */
-export function badRequest(fields: Record<string, string>, detail?: string): HttpProblem {
+export function validationFailed(fields: Record<string, string>, detail?: string): HttpProblem {
   const summary = Object.entries(fields)
     .map(([field, message]) => `${field}: ${message}`)
     .join("; ")
-  return genericProblem(400, detail ?? `invalid request: ${summary}`, { fields })
+  return consoleProblem("validation_failed", detail ?? `invalid request: ${summary}`, { meta: { fields } })
 }
 
-export function notFound(detail: string): HttpProblem {
-  return genericProblem(404, detail)
+export function unsupportedMediaType(detail: string): HttpProblem {
+  return consoleProblem("unsupported_media_type", detail)
+}
+
+export function bodyTooLarge(detail: string): HttpProblem {
+  return consoleProblem("body_too_large", detail)
+}
+
+export function unauthenticated(detail: string, headers: Record<string, string> = {}): HttpProblem {
+  return consoleProblem("unauthenticated", detail, {}, headers)
+}
+
+/** The Host is not the console's own name (DNS rebinding). */
+export function forbiddenHost(detail: string): HttpProblem {
+  return consoleProblem("forbidden_host", detail)
+}
+
+/** A write that did not come from the console's own pages. */
+export function forbiddenOrigin(detail: string): HttpProblem {
+  return consoleProblem("forbidden_origin", detail)
+}
+
+/** The signed-in role is below what the route needs. */
+export function roleRequired(required: string, actual: string | null, detail?: string): HttpProblem {
+  return consoleProblem("role_required", detail ?? `This needs the ${required} role; you are ${actual ?? "not signed in"}.`, { meta: { required_role: required } })
+}
+
+/** This person may not take this action on this thing, whatever their role (four eyes). */
+export function notAllowed(detail: string): HttpProblem {
+  return consoleProblem("not_allowed", detail)
+}
+
+export function notFound(detail: string, meta?: Record<string, unknown>): HttpProblem {
+  return consoleProblem("not_found", detail, { meta })
+}
+
+/** A create under this ref_id was refused, certainly: nothing was placed; a new submission is safe. */
+export function notPlaced(detail: string, meta: Record<string, unknown>): HttpProblem {
+  return consoleProblem("not_placed", detail, { meta: { ...meta, placed: false } })
+}
+
+/** The thing is in a state that does not allow the action; `meta.state` says which, when known. */
+export function stateConflict(detail: string, meta?: Record<string, unknown>): HttpProblem {
+  return consoleProblem("state_conflict", detail, { meta })
+}
+
+export function refIdReused(refId: string): HttpProblem {
+  return consoleProblem("ref_id_reused", `ref_id ${refId} was already used for a different request; start a new submission.`, {
+    meta: { fields: { ref_id: "already used for a different request" } },
+  })
+}
+
+/** A create under this ref_id is on its way, waits for approval, or its outcome is not known yet. */
+export function inFlight(detail: string, meta: Record<string, unknown> = {}): HttpProblem {
+  return consoleProblem("in_flight", detail, { meta: { ...meta, in_flight: true } })
+}
+
+export function notCancellable(detail: string): HttpProblem {
+  return consoleProblem("not_cancellable", detail)
+}
+
+/** Over a limit of the approval policy; `meta.limit` says which (per_order, per_day). */
+export function limitExceeded(detail: string, meta: Record<string, unknown>): HttpProblem {
+  return consoleProblem("limit_exceeded", detail, { title: "Limit Exceeded", meta })
+}
+
+export function quoteNotCurrent(): HttpProblem {
+  return consoleProblem("quote_not_current", "reviewed_quote: give the quote's market, side and price; this quote is no longer the current one.", {
+    meta: { fields: { reviewed_quote: "is required once the quote is no longer the current one" } },
+  })
+}
+
+export function noHeldQuote(side: string, market: string): HttpProblem {
+  return consoleProblem("no_held_quote", `reviewed_quote.market: no held ${side} quote for ${market}.`, {
+    meta: { fields: { "reviewed_quote.market": "has no held quote" } },
+  })
+}
+
+/** An approval needs a held quote to execute at, and there is none right now. */
+export function quotesUnavailable(side: string | null, market: string | null): HttpProblem {
+  return consoleProblem("quotes_unavailable", `No held ${side} quote for ${market} right now; try again in a moment.`)
+}
+
+export function rateLimited(detail: string, retryAfterSeconds: number): HttpProblem {
+  return consoleProblem("rate_limited", detail, {}, { "retry-after": String(retryAfterSeconds) })
+}
+
+export function internalError(requestId: string): HttpProblem {
+  return consoleProblem("internal_error", `Something went wrong on the console's side. Quote request id ${requestId} when reporting it.`, {
+    meta: { request_id: requestId },
+  })
+}
+
+// How an approval request ended without a placement, as its intent records it: shown on
+// the approval and intent pages, never an HTTP answer of its own.
+
+export function requestExpired(): Problem {
+  return consoleProblemBody("request_expired", "no one approved the request before it expired; nothing was sent", { title: "Expired" })
+}
+
+export function requestRejected(checker: string, reason: string): Problem {
+  return consoleProblemBody("request_rejected", `rejected by ${checker}: ${reason}`, { title: "Rejected" })
+}
+
+export function requestWithdrawn(): Problem {
+  return consoleProblemBody("request_withdrawn", "the maker withdrew the request; nothing was sent", { title: "Withdrawn" })
+}
+
+export function priceMoved(side: string | null, price: string | undefined, limit: string | null): Problem {
+  return consoleProblemBody("price_moved", `the held ${side} price ${price} is past the limit price ${limit}; nothing was placed`, { title: "Price Moved" })
 }

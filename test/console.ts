@@ -1,5 +1,10 @@
 import type { Database } from "@/lib/db/client"
-import type { ConsoleDeps } from "@/lib/console/operations"
+import type { Staff } from "@/lib/auth/roles"
+import { openIntent } from "@/lib/console/intents"
+import { type ConsoleDeps, type Placed, createConversion, executeQuote } from "@/lib/console/operations"
+import type { ConversionCreate } from "@/lib/schemas/conversion"
+import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
+import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import { scopesFor } from "@/lib/schemas/scopes"
@@ -91,4 +96,30 @@ export async function createConsoleHarness(
       await database.close()
     },
   }
+}
+
+/**
+ * An execution placed without the submission's admission (no limits, no approval): the
+ * intent is opened (or found) once the placement starts, as a direct create would. For
+ * tests of the placement itself (coalescing, retries, faults, the reconciler).
+ */
+export function placeExecution(deps: ConsoleDeps, staff: Staff, profileId: string, body: QuoteExecutionCreate & { ref_id: string }): Promise<Placed<QuoteExecution>> {
+  const request = { profile_id: profileId, ...body }
+  return executeQuote(deps, staff, profileId, body, () =>
+    openIntent(deps.db, { staff, operation: "create_execution", profileId, refId: body.ref_id, request }),
+  )
+}
+
+/** A conversion placed without the submission's admission; see placeExecution. */
+export function placeConversion(deps: ConsoleDeps, staff: Staff, body: ConversionCreate & { ref_id: string }): Promise<Placed<Conversion>> {
+  return createConversion(deps, staff, body, async () =>
+    openIntent(deps.db, {
+      staff,
+      operation: "create_conversion",
+      profileId: body.profile_id,
+      refId: body.ref_id,
+      request: body,
+      upstreamApi: await deps.upstream.conversionsApi(),
+    }),
+  )
 }

@@ -10,7 +10,7 @@ import { SessionControls } from "@/components/layout/session-controls"
 import { LazyNotifications } from "@/components/notifications/lazy-notifications"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
-import { bannerConversionsApi } from "@/lib/console/conversions-api"
+import { bannerConversionsApi } from "@/lib/console/runtime"
 import { bannerFaultsStatus } from "@/lib/console/sandbox-tools"
 import { serviceInfo } from "@/lib/console/service-info"
 

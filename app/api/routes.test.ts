@@ -60,9 +60,9 @@ async function pendingConversionId(): Promise<string> {
 
 /** The ref_id of an execution the console placed (its intent log knows it). */
 async function consoleExecutionRefId(): Promise<string> {
-  const { executeQuote } = await import("@/lib/console/operations")
+  const { placeExecution } = await import("@/test/console")
   const refId = randomUUID()
-  await executeQuote(runtime, { email: "trader@example.com", role: "trader" }, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })
+  await placeExecution(runtime, { email: "trader@example.com", role: "trader" }, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })
   return refId
 }
 
@@ -75,7 +75,7 @@ async function openSessionId(): Promise<string> {
 /** Every console route, its minimum role, and how to call it successfully. */
 /** A pending request for a 10,000.00 USD conversion, asked for by `maker` (a fresh trader unless given). */
 async function pendingRequestId(maker?: string): Promise<string> {
-  const { submitConversion } = await import("@/lib/console/approvals")
+  const { submitConversion } = await import("@/lib/console/submission")
   const submission = await submitConversion(runtime, { email: maker ?? `maker-${randomUUID()}@example.com`, role: "trader" }, {
     profile_id: profileId,
     amount: "10000.00",
@@ -380,7 +380,7 @@ describe("routes' answers", () => {
     const res = await req("viewer")
     expect(res.status).toBe(404)
     expect(res.headers.get("content-type")).toBe("application/problem+json")
-    expect(await res.json()).toMatchObject({ status: 404, title: "Not Found", detail: "The console's API has no GET /api/nope/deeper." })
+    expect(await res.json()).toMatchObject({ status: 404, title: "Not Found", code: "not_found", detail: "The console's API has no GET /api/nope/deeper." })
   })
 })
 
@@ -514,6 +514,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       { params: Promise.resolve({}) },
     )
     expect(plain.status).toBe(415)
+    expect(await plain.json()).toMatchObject({ code: "unsupported_media_type" })
   })
 
   it("a create without a ref_id is refused (the console never invents one a retry could not repeat)", async () => {

@@ -1,11 +1,9 @@
 import { ApiProblemError } from "@/lib/queries/api"
-import { problemSlug } from "@/lib/schemas/problem-slug"
+import { hasProblemCode } from "@/lib/schemas/problem-codes"
 
-/** Refusals that a fresh quote of the same market and side can fix. */
+/** Refusals that a fresh quote of the same market and side can fix: the quote expired, was rejected, or is gone. */
 export function needsFreshQuote(error: unknown): boolean {
-  if (!(error instanceof ApiProblemError)) return false
-  const slug = problemSlug(error.problem)
-  return slug === "expired" || slug === "rejected" || (error.status === 404 && /quote/i.test(error.problem.detail ?? ""))
+  return error instanceof ApiProblemError && hasProblemCode(error.problem, "expired", "rejected", "quote_not_found")
 }
 
 /** Where a 400's field names land in the execute form. */

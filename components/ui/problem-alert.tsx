@@ -3,7 +3,6 @@
 import { Alert } from "@/components/ui/alert"
 import { formatAmount } from "@/lib/money"
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
-import { problemSlug } from "@/lib/schemas/problem-slug"
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined
@@ -17,10 +16,10 @@ export function describeError(error: unknown): { title: string; detail?: string 
   if (!(error instanceof ApiProblemError)) return { title: "Something went wrong", detail: error instanceof Error ? error.message : undefined }
   const { problem } = error
   const meta = problem.meta ?? {}
-  switch (problemSlug(problem)) {
+  switch (problem.code) {
     case "expired":
       return { title: "The quote expired", detail: "Get a fresh quote and confirm again." }
-    case "insufficient-funds": {
+    case "insufficient_funds": {
       const asset = text(meta.asset) ?? ""
       const needed = text(meta.needed)
       const available = text(meta.available)
@@ -31,7 +30,7 @@ export function describeError(error: unknown): { title: string; detail?: string 
     }
     case "rejected":
       return { title: "Rejected", detail: "The market moved; get a fresh quote." }
-    case "already-exists":
+    case "already_exists":
       return { title: "Already exists", detail: "This reference was already used; the existing record is shown." }
   }
   if (problem.status === 400) {

@@ -16,6 +16,8 @@ import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { countSignInFailure } from "@/lib/metrics"
+import { rateLimited } from "@/lib/problem"
+import { PROBLEM_CONTENT_TYPE } from "@/lib/schemas/problem"
 
 export { SESSION_ABSOLUTE_S, SESSION_IDLE_S }
 
@@ -25,6 +27,24 @@ export { SESSION_ABSOLUTE_S, SESSION_IDLE_S }
  */
 export const LOCKED_PREFIX = "Locked:"
 export const THROTTLED_PREFIX = "Throttled:"
+
+/**
+ * A credentials sign-in from an address past its failure budget, answered before next-auth
+ * (or bcrypt) runs: a 429 whose body still carries next-auth's `url` with the error, so its
+ * client reports it. Null: the sign-in goes on.
+ */
+export async function throttledSignIn(form: URLSearchParams, address: string): Promise<Response | null> {
+  const email = (form.get("email") ?? "").trim().toLowerCase()
+  const { db } = await database()
+  const refusal = await signInRefusal(db, { email, knownEmail: directoryRole(email) !== null, address })
+  if (refusal?.kind !== "address") return null
+  const minutes = Math.ceil(refusal.retryAfterS / 60)
+  const refused = rateLimited(`Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, refusal.retryAfterS)
+  return new Response(JSON.stringify({ ...refused.problem, url: `/sign-in?error=${encodeURIComponent(`${THROTTLED_PREFIX}${refusal.retryAfterS}`)}` }), {
+    status: 429,
+    headers: { "content-type": PROBLEM_CONTENT_TYPE, "cache-control": "no-store", ...refused.headers },
+  })
+}
 
 /** Raised inside next-auth's callbacks for a session that is over; next-auth then clears the cookie. */
 class SessionOver extends Error {

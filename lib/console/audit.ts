@@ -3,8 +3,8 @@ import { type SQL, and, desc, eq, gte, lt, sql } from "drizzle-orm"
 import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { throughMillisecond } from "@/lib/db/time"
-import { INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
-import type { AuditPage } from "@/lib/schemas/audit"
+import { type ConsoleIntent, INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
+import type { AuditEntry, AuditPage } from "@/lib/schemas/audit"
 import { dateTimeFilterSchema, limitSchema, pageCursorSchema } from "@/lib/schemas/paging"
 
 export const auditQuerySchema = z.strictObject({
@@ -56,26 +56,31 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
   const page = rows.slice(0, query.limit)
   const last = page[page.length - 1]
   return {
-    items: page.map(({ intent, createdAtText: created }) => ({
-      id: intent.id,
-      created_at: created,
-      updated_at: intent.updatedAt.toISOString(),
-      resolved_at: intent.resolvedAt?.toISOString() ?? null,
-      staff_email: intent.staffEmail,
-      staff_role: intent.staffRole,
-      operation: intent.operation,
-      profile_id: intent.profileId,
-      ref_id: intent.refId,
-      target_id: intent.targetId,
-      upstream_api: intent.upstreamApi,
-      state: intent.state,
-      record_id: intent.recordId,
-      record_status: intent.recordStatus,
-      attempts: intent.attempts,
-      request: intent.request,
-      problem: problemSummary(intent.problem),
-    })),
+    items: page.map(({ intent, createdAtText: created }) => intentEntry(intent, created)),
     ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.id) } : {}),
+  }
+}
+
+/** An intent as the trail and the intent pages show it; `createdAt` to the microsecond when the database gave it. */
+export function intentEntry(intent: ConsoleIntent, createdAt = intent.createdAt.toISOString()): AuditEntry {
+  return {
+    id: intent.id,
+    created_at: createdAt,
+    updated_at: intent.updatedAt.toISOString(),
+    resolved_at: intent.resolvedAt?.toISOString() ?? null,
+    staff_email: intent.staffEmail,
+    staff_role: intent.staffRole,
+    operation: intent.operation,
+    profile_id: intent.profileId,
+    ref_id: intent.refId,
+    target_id: intent.targetId,
+    upstream_api: intent.upstreamApi,
+    state: intent.state,
+    record_id: intent.recordId,
+    record_status: intent.recordStatus,
+    attempts: intent.attempts,
+    request: intent.request,
+    problem: problemSummary(intent.problem),
   }
 }
 

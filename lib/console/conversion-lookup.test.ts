@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest"
 import { HttpProblem } from "@/lib/problem"
-import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion } from "@/lib/schemas/records"
 import { UpstreamProblemError, UpstreamUnavailableError } from "@/lib/upstream"
 import { createTestDatabase } from "@/test/db"
 import { lookupConversion } from "@/lib/console/conversion-lookup"
 import { type CreateIntentView, conversionCreateIntent } from "@/lib/console/intents"
+import { insertIntentRows } from "@/test/intents"
 
 const record: Conversion = { id: "3b0c7c1e-8a4e-4c59-9a3c-2b0d6f1e2a10", status: "CREATED", ref_id: "ref-1" }
 const notFound = new UpstreamProblemError({ type: "about:blank", title: "Not Found", status: 404, detail: "conversion not found" })
@@ -34,7 +34,7 @@ describe("lookupConversion", () => {
     const upstream = upstreamWith(() => Promise.reject(notFound), [])
     const error = await lookupConversion(upstream, "nope").catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpProblem)
-    expect((error as HttpProblem).problem).toMatchObject({ status: 404, title: "Not Found" })
+    expect((error as HttpProblem).problem).toMatchObject({ status: 404, title: "Not Found", code: "not_found" })
     expect((error as HttpProblem).problem.detail).toContain("No conversion has the id or ref_id “nope”")
   })
 
@@ -54,7 +54,7 @@ describe("lookupConversion while a create with that ref_id is in flight", () => 
     )
     const error = await lookupConversion(upstream, "ref-busy", inFlight).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpProblem)
-    expect((error as HttpProblem).problem).toMatchObject({ status: 409, meta: { in_flight: true } })
+    expect((error as HttpProblem).problem).toMatchObject({ status: 409, code: "in_flight", meta: { in_flight: true } })
     expect((error as HttpProblem).problem.detail).toContain("still being placed")
     const idle = await lookupConversion(upstream, "ref-idle", inFlight).catch((e: unknown) => e)
     expect((idle as HttpProblem).problem.status).toBe(404)
@@ -137,14 +137,12 @@ describe("conversionCreateIntent", () => {
         recordId: state === "SUCCEEDED" ? record.id : null,
         upstreamApi: refId === "ref-done" ? "orchestrations" : null,
       })
-      await db
-        .insert(consoleIntents)
-        .values([
-          row("ref-pending", "create_conversion", "PENDING"),
-          row("ref-done", "create_conversion", "SUCCEEDED"),
-          row("ref-unknown", "create_conversion", "UNKNOWN"),
-          row("ref-trade", "create_execution", "PENDING"),
-        ])
+      await insertIntentRows(db, [
+        row("ref-pending", "create_conversion", "PENDING"),
+        row("ref-done", "create_conversion", "SUCCEEDED"),
+        row("ref-unknown", "create_conversion", "UNKNOWN"),
+        row("ref-trade", "create_execution", "PENDING"),
+      ])
       expect(await conversionCreateIntent(db, "ref-pending")).toEqual({ state: "PENDING", recordId: null, upstreamApi: null })
       expect(await conversionCreateIntent(db, "ref-done")).toEqual({ state: "SUCCEEDED", recordId: record.id, upstreamApi: "orchestrations" })
       expect(await conversionCreateIntent(db, "ref-unknown")).toEqual({ state: "UNKNOWN", recordId: null, upstreamApi: null })

@@ -1,8 +1,8 @@
 import "server-only"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type CreateIntentView, conversionCreateIntent } from "@/lib/console/intents"
-import { HttpProblem } from "@/lib/problem"
-import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
+import { inFlight, notFound } from "@/lib/problem"
+import { type ConversionsApi, isConversionsApi } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
 import { type UpstreamClient, UpstreamProblemError } from "@/lib/upstream"
 
@@ -44,7 +44,7 @@ export async function lookupConversion(
     const placedVia = isConversionsApi(placed.upstreamApi) ? via(placed.upstreamApi) : upstream
     return { conversion: await placedVia.getConversion(placed.recordId), matched_by: "ref_id" }
   }
-  const inFlight = intents.some((i) => i.state === "PENDING" || i.state === "UNKNOWN")
+  const stillPlacing = intents.some((i) => i.state === "PENDING" || i.state === "UNKNOWN")
   for (const candidate of candidates) {
     try {
       return { conversion: await upstream.getConversion(candidate), matched_by: "id" }
@@ -56,20 +56,8 @@ export async function lookupConversion(
     if (found) return { conversion: found, matched_by: "ref_id" }
   }
   const shown = q.trim()
-  if (inFlight) {
-    throw new HttpProblem({
-      status: 409,
-      title: "Conflict",
-      detail: `A conversion with ref_id “${shown}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
-      meta: { in_flight: true },
-    })
+  if (stillPlacing) {
+    throw inFlight(`A conversion with ref_id “${shown}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`)
   }
-  throw new HttpProblem({
-    status: 404,
-    detail: `No conversion has the id or ref_id “${shown}”. Check it for typos; ids and ref_ids are matched exactly.`,
-  })
-}
-
-export function isConversionsApi(value: unknown): value is ConversionsApi {
-  return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
+  throw notFound(`No conversion has the id or ref_id “${shown}”. Check it for typos; ids and ref_ids are matched exactly.`)
 }

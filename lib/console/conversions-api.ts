@@ -5,17 +5,13 @@ import type { Db } from "@/lib/db/client"
 import { consoleSettings } from "@/lib/db/schema"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
-import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
+import { type ConversionsApi, isConversionsApi } from "@/lib/schemas/constants"
 
 const KEY = "conversions_api"
 /** How long an instance keeps the choice before reading it again (another instance may change it). */
 const TTL_MS = 2_000
 
 const cache = globalThis as unknown as { __conversionsApi?: { at: number; value: ConversionsApi } }
-
-function isConversionsApi(value: unknown): value is ConversionsApi {
-  return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
-}
 
 /**
  * The service's conversion API the conversions desk uses now. Against the real service it
@@ -43,15 +39,4 @@ export async function switchConversionsApi(db: Db, staff: Staff, api: Conversion
   cache.__conversionsApi = { at: performance.now(), value: api }
   log.info("sandbox.conversions_api_switched", { staff: staff.email, api })
   return api
-}
-
-/** For the banner: the API in use, or the configured one when the database cannot say. Never throws. */
-export async function bannerConversionsApi(): Promise<ConversionsApi> {
-  try {
-    const { consoleRuntime } = await import("@/lib/console/runtime")
-    return await currentConversionsApi((await consoleRuntime()).db)
-  } catch (error) {
-    log.warn("console.conversions_api_unknown", { error: error instanceof Error ? error.name : "unknown" })
-    return env().conversionsApi
-  }
 }

@@ -1,8 +1,7 @@
 import "server-only"
-import { and, eq } from "drizzle-orm"
+import { intentByRef } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
-import { consoleIntents } from "@/lib/db/schema"
-import { HttpProblem } from "@/lib/problem"
+import { inFlight, notFound, notPlaced } from "@/lib/problem"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
 /**
@@ -11,41 +10,26 @@ import type { QuoteExecution } from "@/lib/schemas/records"
  * executions by ref_id).
  *
  * - placed (SUCCEEDED): the record, fresh from the service;
- * - refused (FAILED: the service certainly did not apply it): 404 with `meta.placed: false`,
- *   the one answer that lets a form start a new submission;
- * - on its way, unknown, or waiting for approval: 409 with `meta.in_flight: true`;
- * - no intent at all: 404 with `meta.placed: "unknown"` (the request may not have reached
+ * - refused (FAILED: the service certainly did not apply it): 404 `not_placed` (`meta.placed:
+ *   false`), the one answer that lets a form start a new submission;
+ * - on its way, unknown, or waiting for approval: 409 `in_flight` (`meta.in_flight: true`);
+ * - no intent at all: 404 `not_found` (`meta.placed: "unknown"`; the request may not have reached
  *   the console yet, or another client placed it): the form keeps asking the service.
  */
 export async function lookupExecutionByRefId(deps: ConsoleDeps, profileId: string, refId: string): Promise<QuoteExecution> {
-  const [intent] = await deps.db
-    .select()
-    .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, "create_execution"), eq(consoleIntents.refId, refId)))
-    .limit(1)
+  const intent = await intentByRef(deps.db, "create_execution", refId)
   if (!intent || (intent.profileId !== null && intent.profileId !== profileId)) {
-    throw new HttpProblem({
-      status: 404,
-      detail: `This console has no execution with ref_id “${refId}” for this profile; another client may have placed one.`,
-      meta: { placed: "unknown" },
-    })
+    throw notFound(`This console has no execution with ref_id “${refId}” for this profile; another client may have placed one.`, { placed: "unknown" })
   }
   if (intent.state === "SUCCEEDED" && intent.recordId) return deps.upstream.getQuoteExecution(profileId, intent.recordId)
   if (intent.state === "FAILED") {
     const title = typeof intent.problem?.title === "string" ? intent.problem.title : "refused"
-    throw new HttpProblem({
-      status: 404,
-      detail: `The execution with ref_id “${refId}” was not placed: the service refused it (${title}).`,
-      meta: { placed: false, intent_id: intent.id },
-    })
+    throw notPlaced(`The execution with ref_id “${refId}” was not placed: the service refused it (${title}).`, { intent_id: intent.id })
   }
-  throw new HttpProblem({
-    status: 409,
-    title: "Conflict",
-    detail:
-      intent.state === "AWAITING_APPROVAL"
-        ? `The execution with ref_id “${refId}” is waiting for approval.`
-        : `The execution with ref_id “${refId}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
-    meta: { in_flight: true, intent_id: intent.id },
-  })
+  throw inFlight(
+    intent.state === "AWAITING_APPROVAL"
+      ? `The execution with ref_id “${refId}” is waiting for approval.`
+      : `The execution with ref_id “${refId}” is still being placed, or its outcome is not known yet; retry that submission, or look again in a minute.`,
+    { intent_id: intent.id },
+  )
 }

@@ -2,7 +2,7 @@ import "server-only"
 import { z } from "zod"
 import { readBoundedText } from "@/lib/http/bounded-body"
 import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
-import { HttpProblem } from "@/lib/problem"
+import { unsupportedMediaType, validationFailed } from "@/lib/problem"
 import { idSchema } from "@/lib/schemas/common"
 
 /** The largest body a console API route reads. */
@@ -23,7 +23,7 @@ export function pathParams<K extends string>(params: Record<string, unknown>, ..
 export async function readJson(req: Request): Promise<unknown> {
   const type = req.headers.get("content-type") ?? ""
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new HttpProblem({ status: 415, detail: "The body must be JSON (Content-Type: application/json)." })
+    throw unsupportedMediaType("The body must be JSON (Content-Type: application/json).")
   }
   // Never held past the limit, whatever Content-Length said (or did not say).
   const text = await readBoundedText(req, CONSOLE_BODY_LIMIT)
@@ -31,14 +31,10 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     value = JSON.parse(text) as unknown
   } catch {
-    throw new HttpProblem({
-      status: 400,
-      detail: "body: must be valid JSON",
-      meta: { fields: { body: "must be valid JSON" } },
-    })
+    throw validationFailed({ body: "must be valid JSON" }, "body: must be valid JSON")
   }
   const field = fieldWithLoneSurrogate(value)
-  if (field) throw new HttpProblem({ status: 400, detail: `${field}: ${LONE_SURROGATE_RULE}`, meta: { fields: { [field]: LONE_SURROGATE_RULE } } })
+  if (field) throw validationFailed({ [field]: LONE_SURROGATE_RULE }, `${field}: ${LONE_SURROGATE_RULE}`)
   return value
 }
 

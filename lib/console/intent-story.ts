@@ -1,7 +1,7 @@
 import "server-only"
 import { asc, eq, or } from "drizzle-orm"
-import { approvalDecision } from "@/lib/console/approvals"
-import { problemSummary } from "@/lib/console/audit"
+import { approvalDecision } from "@/lib/console/approvals/reads"
+import { intentEntry } from "@/lib/console/audit"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { notFound } from "@/lib/problem"
@@ -10,26 +10,7 @@ import type { IntentStory } from "@/lib/schemas/search"
 
 /** An intent and its approval (if it waited for one) as the pages show them. */
 export function toIntentStory(intent: ConsoleIntent, approval: ConsoleApproval | null): IntentStory {
-  return {
-    id: intent.id,
-    operation: intent.operation,
-    state: intent.state,
-    staff_email: intent.staffEmail,
-    staff_role: intent.staffRole,
-    profile_id: intent.profileId,
-    ref_id: intent.refId,
-    target_id: intent.targetId,
-    upstream_api: intent.upstreamApi,
-    record_id: intent.recordId,
-    record_status: intent.recordStatus,
-    attempts: intent.attempts,
-    created_at: intent.createdAt.toISOString(),
-    updated_at: intent.updatedAt.toISOString(),
-    resolved_at: intent.resolvedAt?.toISOString() ?? null,
-    request: intent.request,
-    problem: problemSummary(intent.problem),
-    approval: approval ? { state: approval.state, ...approvalDecision(approval) } : null,
-  }
+  return { ...intentEntry(intent), approval: approval ? { state: approval.state, ...approvalDecision(approval) } : null }
 }
 
 function withApprovals(db: Db) {

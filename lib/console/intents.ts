@@ -1,11 +1,18 @@
 import "server-only"
-import { and, eq, inArray, sql } from "drizzle-orm"
+import { type SQL, and, eq, inArray, isNull, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { sameAmount } from "@/lib/money"
 import { type ConsoleIntent, type IntentOperation, type IntentState, consoleIntents } from "@/lib/db/schema"
+import { consoleProblemBody } from "@/lib/problem"
 import type { ConversionsApi } from "@/lib/schemas/constants"
+import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
+
+/**
+ * The one owner of console_intents: every row is written here, and only here. Callers
+ * that write in a transaction of their own (admission, approvals, the policy) hand it in.
+ */
 
 export type IntentOutcome =
   | { state: "SUCCEEDED"; recordId: string; recordStatus: string; attempts: number; profileId?: string | undefined }
@@ -14,47 +21,98 @@ export type IntentOutcome =
 /** What an intent is keyed by: a create by its ref_id, a cancel by the record it cancels. */
 export type IntentKey = { refId: string } | { targetId: string }
 
+/** A create's intent by its ref_id: the look-up every reader of a ref_id uses. */
+function byRef(operation: IntentOperation, refId: string): SQL | undefined {
+  return and(eq(consoleIntents.operation, operation), eq(consoleIntents.refId, refId))
+}
+
+export async function intentByRef(db: Db, operation: IntentOperation, refId: string): Promise<ConsoleIntent | null> {
+  const [row] = await db.select().from(consoleIntents).where(byRef(operation, refId)).limit(1)
+  return row ?? null
+}
+
+/** The id of the intent under this ref_id, or null: as a value inside another statement. */
+export function intentIdByRef(db: Db, operation: IntentOperation, refId: string): SQL<string | null> {
+  return sql<string | null>`(${db.select({ id: consoleIntents.id }).from(consoleIntents).where(byRef(operation, refId)).limit(1)})`
+}
+
+export interface NewIntent {
+  staff: Staff
+  operation: IntentOperation
+  profileId: string | null
+  request: Record<string, unknown>
+  /** Which conversion API a conversion's create or cancel goes to. */
+  upstreamApi?: ConversionsApi | undefined
+}
+
+/** Who asked for what: the columns every intent starts with. */
+function newRow(input: NewIntent) {
+  return {
+    staffEmail: input.staff.email,
+    staffRole: input.staff.role,
+    operation: input.operation,
+    profileId: input.profileId,
+    request: input.request,
+    upstreamApi: input.upstreamApi ?? null,
+  }
+}
+
+/**
+ * Writes an admitted create in the caller's transaction (the one that checked its limits):
+ * PENDING to be sent now, or AWAITING_APPROVAL for a second person. Null when its ref_id
+ * has an intent already (written meanwhile by another instance).
+ */
+export async function insertAdmittedIntent(
+  tx: Db,
+  input: NewIntent & { refId: string; state: "PENDING" | "AWAITING_APPROVAL"; size: { amount: string; currency: string }; at: Date },
+): Promise<ConsoleIntent | null> {
+  const [row] = await tx
+    .insert(consoleIntents)
+    .values({
+      ...newRow(input),
+      refId: input.refId,
+      state: input.state,
+      sizeAmount: input.size.amount,
+      sizeCurrency: input.size.currency,
+      createdAt: input.at,
+      updatedAt: input.at,
+    })
+    .onConflictDoNothing()
+    .returning()
+  return row ?? null
+}
+
 /**
  * Writes the PENDING row before anything is sent. A create whose ref_id already has an
  * intent gets that row back instead (`created: false`): a retry or double submission.
  */
-export async function openIntent(
-  db: Db,
-  input: {
-    staff: Staff
-    operation: IntentOperation
-    profileId: string | null
-    request: Record<string, unknown>
-    /** Which conversion API a conversion's create or cancel goes to. */
-    upstreamApi?: ConversionsApi | undefined
-  } & IntentKey,
-): Promise<{ intent: ConsoleIntent; created: boolean }> {
+export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<{ intent: ConsoleIntent; created: boolean }> {
   const refId = "refId" in input ? input.refId : null
   const inserted = await db
     .insert(consoleIntents)
-    .values({
-      staffEmail: input.staff.email,
-      staffRole: input.staff.role,
-      operation: input.operation,
-      profileId: input.profileId,
-      refId,
-      targetId: "targetId" in input ? input.targetId : null,
-      request: input.request,
-      upstreamApi: input.upstreamApi ?? null,
-    })
+    .values({ ...newRow(input), refId, targetId: "targetId" in input ? input.targetId : null })
     .onConflictDoNothing()
     .returning()
   const row = inserted[0]
   if (row) return { intent: row, created: true }
   // Only a create's ref_id is unique; a cancel is written every time it is asked for.
   if (refId === null) throw new Error("intent insert conflicted without a ref_id")
-  const [existing] = await db
-    .select()
-    .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, input.operation), eq(consoleIntents.refId, refId)))
-    .limit(1)
+  const existing = await intentByRef(db, input.operation, refId)
   if (!existing) throw new Error("intent insert conflicted but no intent was found")
   return { intent: existing, created: false }
+}
+
+/** A policy change on the audit trail, written SUCCEEDED in the transaction that saves it. */
+export async function recordPolicyChange(tx: Db, staff: Staff, change: { before: unknown; after: unknown }, at: Date): Promise<void> {
+  await tx.insert(consoleIntents).values({
+    ...newRow({ staff, operation: "update_policy", profileId: null, request: { before: change.before, after: change.after } }),
+    targetId: "policy",
+    state: "SUCCEEDED",
+    attempts: 0,
+    createdAt: at,
+    updatedAt: at,
+    resolvedAt: at,
+  })
 }
 
 /**
@@ -97,11 +155,32 @@ export function failureOutcome(error: unknown): IntentOutcome {
     const { problem } = upstreamErrorToProblem(error)
     return { state: error.outcome === "rejected" ? "FAILED" : "UNKNOWN", problem: { ...problem }, attempts: error.attempts }
   }
-  return {
-    state: "UNKNOWN",
-    problem: { type: "about:blank", title: "Internal Server Error", status: 500, detail: "the console failed while sending" },
-    attempts: 1,
-  }
+  return { state: "UNKNOWN", problem: { ...consoleProblemBody("internal_error", "the console failed while sending") }, attempts: 1 }
+}
+
+/** Approved: the waiting intent becomes PENDING with the request to send, for the placement. */
+export async function releaseApprovedIntent(tx: Db, id: string, request: Record<string, unknown>, now: Date): Promise<void> {
+  await tx
+    .update(consoleIntents)
+    .set({ state: "PENDING", request, updatedAt: now })
+    .where(and(eq(consoleIntents.id, id), eq(consoleIntents.state, "AWAITING_APPROVAL")))
+}
+
+/** Rejected, withdrawn, expired or past its limit price: waiting intents fail, nothing was sent. */
+export async function failWaitingIntents(tx: Db, ids: string[], problem: Problem, now: Date): Promise<void> {
+  if (ids.length === 0) return
+  await tx
+    .update(consoleIntents)
+    .set({ state: "FAILED", problem: { ...problem }, updatedAt: now, resolvedAt: now })
+    .where(and(inArray(consoleIntents.id, ids), eq(consoleIntents.state, "AWAITING_APPROVAL")))
+}
+
+/** A placed record's final status, as the first to learn it saw it (its time is the event's time). */
+export async function recordFinalStatus(db: Db, id: string, status: string, at: Date): Promise<void> {
+  await db
+    .update(consoleIntents)
+    .set({ recordFinalStatus: status, recordFinalAt: at })
+    .where(and(eq(consoleIntents.id, id), isNull(consoleIntents.recordFinalStatus)))
 }
 
 const AMOUNT_FIELDS = ["base_amount", "quote_amount", "amount"] as const
@@ -146,10 +225,6 @@ export interface CreateIntentView {
  * placed": a new submission started then would make a second conversion.
  */
 export async function conversionCreateIntent(db: Db, refId: string): Promise<CreateIntentView | null> {
-  const [row] = await db
-    .select({ state: consoleIntents.state, recordId: consoleIntents.recordId, upstreamApi: consoleIntents.upstreamApi })
-    .from(consoleIntents)
-    .where(and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.refId, refId)))
-    .limit(1)
-  return row ?? null
+  const intent = await intentByRef(db, "create_conversion", refId)
+  return intent ? { state: intent.state, recordId: intent.recordId, upstreamApi: intent.upstreamApi } : null
 }

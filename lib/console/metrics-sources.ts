@@ -1,12 +1,14 @@
 import "server-only"
 import { sql } from "drizzle-orm"
-import type { ConsoleRuntime } from "@/lib/console/runtime"
+import type { QuoteSource } from "@/lib/console/quote-feed"
+import type { SharedLimiter } from "@/lib/console/shared-limiter"
+import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { SESSION_ABSOLUTE_S, SESSION_IDLE_S } from "@/lib/auth/sessions"
 import { registerMetricSource, registerSessionMetrics } from "@/lib/metrics"
 
 /** Wires the gauges whose truth is in the database, the quote feed and the limiter. */
-export function registerConsoleMetrics(runtime: Pick<ConsoleRuntime, "db" | "quotes" | "limiter">): void {
+export function registerConsoleMetrics(runtime: { db: Db; quotes: Pick<QuoteSource, "status">; limiter: Pick<SharedLimiter, "status"> }): void {
   registerMetricSource("intents", async () => {
     const rows = await queryRows<{ state: string; n: string | number; oldest: string | Date | null }>(
       runtime.db,

@@ -2,16 +2,18 @@ import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
-import { approveRequest, rejectRequest, submitConversion } from "@/lib/console/approvals"
+import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
+import { submitConversion } from "@/lib/console/submission"
 import { NOTIFICATION_LIMITS, pollNotifications } from "@/lib/console/notifications"
-import { type ConsoleDeps, createConversion, executeQuote } from "@/lib/console/operations"
+import type { ConsoleDeps } from "@/lib/console/operations"
 import { savePolicy } from "@/lib/console/policy"
 import { consoleIntents } from "@/lib/db/schema"
 import { DEFAULT_POLICY, type Policy } from "@/lib/schemas/approvals"
 import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifications"
 import type { UpstreamClient } from "@/lib/upstream"
-import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution as placeExecutionOf } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { setIntentColumns } from "@/test/intents"
 
 const checker: Staff = { email: "checker@example.com", role: "admin" }
 
@@ -75,7 +77,7 @@ describe.each(testDrivers())("notifications against the sandbox on %s", (driver)
 
   async function placeExecution(who: Staff = me) {
     const quote = (await h.upstream.listQuotes(["BTCUSD"])).find((q) => q.side === "BUY")!
-    const placed = await executeQuote(h, who, profileId, { quote_id: quote.id, base_amount: "0.0001", ref_id: randomUUID() })
+    const placed = await placeExecutionOf(h, who, profileId, { quote_id: quote.id, base_amount: "0.0001", ref_id: randomUUID() })
     return placed.record
   }
 
@@ -178,7 +180,7 @@ describe.each(testDrivers())("notifications against the sandbox on %s", (driver)
     await h.sandbox.settleDue()
     // Placed after the settlement pass and marked final at once, as a record the service answers SETTLED.
     const mine = await placeExecution()
-    await h.db.update(consoleIntents).set({ recordStatus: "SETTLED" }).where(eq(consoleIntents.recordId, mine.id))
+    await setIntentColumns(h.db, eq(consoleIntents.recordId, mine.id), { recordStatus: "SETTLED" })
     later()
     const page = await poll(cursor)
     expect(page.events).toEqual([])
@@ -187,7 +189,7 @@ describe.each(testDrivers())("notifications against the sandbox on %s", (driver)
 
   it("a conversion cancelled at the service is announced with the conversion's page", async () => {
     const cursor = await firstCursor()
-    const placed = await createConversion(h, me, { profile_id: profileId, amount: "12.50", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() })
+    const placed = await placeConversion(h, me, { profile_id: profileId, amount: "12.50", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() })
     await h.upstream.cancelConversion(placed.record.id)
     later()
     const page = await poll(cursor)

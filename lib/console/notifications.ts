@@ -1,13 +1,13 @@
 import "server-only"
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, notInArray, or, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
-import { expireDue } from "@/lib/console/approvals"
-import { isConversionsApi } from "@/lib/console/conversion-lookup"
+import { expireDue } from "@/lib/console/approvals/expiry"
+import { recordFinalStatus } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
-import { TERMINAL_STATUSES, isTerminalStatus } from "@/lib/schemas/constants"
+import { TERMINAL_STATUSES, isConversionsApi, isTerminalStatus } from "@/lib/schemas/constants"
 import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifications"
 import { conversionPath, executionPath } from "@/lib/record-paths"
 
@@ -103,10 +103,7 @@ async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date): Promis
         const status = await serviceStatus(deps, row)
         if (!isTerminalStatus(status)) return
         // Only the first to learn it writes: its time is the event's time.
-        await deps.db
-          .update(consoleIntents)
-          .set({ recordFinalStatus: status, recordFinalAt: now })
-          .where(and(eq(consoleIntents.id, row.id), isNull(consoleIntents.recordFinalStatus)))
+        await recordFinalStatus(deps.db, row.id, status, now)
         checkedAt.delete(row.id)
       } catch (error) {
         failed++

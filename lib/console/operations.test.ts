@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
-import { cancelConversion, createConversion, executeQuote } from "@/lib/console/operations"
+import { cancelConversion } from "@/lib/console/operations"
 import { HttpProblem } from "@/lib/problem"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { consoleIntents } from "@/lib/db/schema"
@@ -13,8 +13,9 @@ import { CONVERSIONS_APIS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
 import { type FaultRule } from "@/lib/schemas/sandbox-tools"
 import { UpstreamProblemError } from "@/lib/upstream"
-import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { insertIntentRows } from "@/test/intents"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
 
@@ -82,7 +83,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("places an execution and records a SUCCEEDED intent with the record's id", async () => {
     const quote = await heldQuote()
     const refId = randomUUID()
-    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId })
+    const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId })
     expect(placed.record).toMatchObject({ status: "CREATED", base_amount: "0.01000000", ref_id: refId })
     expect(placed.replayed).toBe(false)
     const intent = await intentOf(refId)
@@ -101,15 +102,15 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("sends the caller's ref_id to the service", async () => {
     const quote = await heldQuote()
     const refId = randomUUID()
-    const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
+    const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
     expect(placed.record.ref_id).toBe(refId)
   })
 
   it("a retry of the same submission returns the same record, never a second one", async () => {
     const quote = await heldQuote()
     const body = { quote_id: quote.id, base_amount: "0.002", ref_id: randomUUID() }
-    const first = await executeQuote(h, trader, profileId, body)
-    const again = await executeQuote(h, trader, profileId, { ...body, base_amount: "0.00200000" })
+    const first = await placeExecution(h, trader, profileId, body)
+    const again = await placeExecution(h, trader, profileId, { ...body, base_amount: "0.00200000" })
     expect(again.record.id).toBe(first.record.id)
     expect(again.replayed).toBe(true)
     expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
@@ -118,7 +119,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("100 concurrent identical submissions make one record, and every answer carries its id", async () => {
     const quote = await heldQuote()
     const body = { quote_id: quote.id, quote_amount: "25.00", ref_id: randomUUID() }
-    const answers = await Promise.all(Array.from({ length: 100 }, () => executeQuote(h, trader, profileId, body)))
+    const answers = await Promise.all(Array.from({ length: 100 }, () => placeExecution(h, trader, profileId, body)))
     const ids = new Set(answers.map((a) => a.record.id))
     expect(ids.size).toBe(1)
     expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
@@ -130,7 +131,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const body = { quote_id: quote.id, quote_amount: "26.00", ref_id: randomUUID() }
     const instances = Array.from({ length: 4 }, () => h.anotherInstance())
     const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => executeQuote(instances[i % instances.length]!, trader, profileId, body)),
+      Array.from({ length: 100 }, (_, i) => placeExecution(instances[i % instances.length]!, trader, profileId, body)),
     )
     const ids = new Set(answers.map((a) => a.record.id))
     expect(ids.size).toBe(1)
@@ -147,7 +148,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const refId = randomUUID()
     const amounts = ["0.001", "0.002", "0.003"]
     const results = await Promise.allSettled(
-      amounts.map((base_amount) => executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount, ref_id: refId })),
+      amounts.map((base_amount) => placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount, ref_id: refId })),
     )
     const placed = results.filter((r) => r.status === "fulfilled")
     const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))
@@ -156,6 +157,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     for (const error of refused) {
       expect(error).toBeInstanceOf(HttpProblem)
       expect((error as HttpProblem).problem.status).toBe(409)
+      expect((error as HttpProblem).problem.code).toBe("ref_id_reused")
     }
     const records = await executionsWithRef(refId)
     expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
@@ -164,12 +166,13 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("reusing a ref_id for a different request is a conflict and sends nothing", async () => {
     const quote = await heldQuote()
     const refId = randomUUID()
-    await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.001", ref_id: refId })
-    const error = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.5", ref_id: refId }).catch(
+    await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.001", ref_id: refId })
+    const error = await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.5", ref_id: refId }).catch(
       (e: unknown) => e,
     )
     expect(error).toBeInstanceOf(HttpProblem)
     expect((error as HttpProblem).problem.status).toBe(409)
+    expect((error as HttpProblem).problem.code).toBe("ref_id_reused")
     const records = await executionsWithRef(refId)
     expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
   })
@@ -177,7 +180,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   it("a refusal of the service ends FAILED with its problem, and nothing is placed", async () => {
     const quote = await heldQuote()
     const refId = randomUUID()
-    const error = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "100000", ref_id: refId }).catch(
+    const error = await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "100000", ref_id: refId }).catch(
       (e: unknown) => e,
     )
     expect(error).toBeInstanceOf(UpstreamProblemError)
@@ -208,7 +211,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
         rules: [{ operation: "create_execution", rate, ...rule }],
       })
       const refId = randomUUID()
-      const placed = await executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })
+      const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })
       expect(placed.replayed).toBe(!firstOnly)
       const records = await executionsWithRef(refId)
       expect(records.map((r) => r.id)).toEqual([placed.record.id])
@@ -221,7 +224,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const quote = await heldQuote()
     await placedThenOutage(503)
     const refId = randomUUID()
-    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0003", ref_id: refId })).rejects.toThrow()
+    await expect(placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0003", ref_id: refId })).rejects.toThrow()
     expect((await intentOf(refId))?.state).toBe("UNKNOWN")
     await h.setFaults({ rules: [] })
     const report = await reconcileIntents(h, { olderThanMs: 0 })
@@ -236,7 +239,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const quote = await heldQuote()
     await placedThenOutage("drop")
     const refId = randomUUID()
-    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0004", ref_id: refId })).rejects.toThrow()
+    await expect(placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0004", ref_id: refId })).rejects.toThrow()
     await h.setFaults({ rules: [] })
     expect((await intentOf(refId))?.state).toBe("UNKNOWN")
     // A service that checks the quote's expiry before the ref_id: a create sent again is refused.
@@ -261,7 +264,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const quote = await heldQuote()
     await placedThenOutage(503)
     const refId = randomUUID()
-    await expect(executeQuote(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })).rejects.toThrow()
+    await expect(placeExecution(h, trader, profileId, { quote_id: quote.id, base_amount: "0.0005", ref_id: refId })).rejects.toThrow()
     await h.setFaults({ rules: [] })
     const blind: typeof h.upstream = Object.create(h.upstream) as typeof h.upstream
     blind.listQuoteExecutions = () =>
@@ -279,7 +282,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const quote = await heldQuote()
     const refId = randomUUID()
     const theirs = await h.upstream.createQuoteExecution(profileId, { quote_id: quote.id, base_amount: "0.0007", ref_id: refId })
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: trader.email,
       staffRole: trader.role,
       operation: "create_execution",
@@ -292,14 +295,14 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     const intent = await intentOf(refId)
     expect(intent?.state).toBe("FAILED")
     expect(intent?.recordId).toBeNull()
-    expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists" })
+    expect(intent?.problem).toMatchObject({ status: 409, title: "Already Exists", code: "already_exists" })
     expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([theirs.record.id])
   })
 
   it("the reconciler takes an intent stamped in the same millisecond as its clock", async () => {
     // The database stamps microseconds, the reconciler's clock has milliseconds.
     const refId = randomUUID()
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: trader.email,
       staffRole: trader.role,
       operation: "create_conversion",
@@ -319,7 +322,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
 
   it("the audit trail's `to` takes a record stamped within that millisecond", async () => {
     const refId = randomUUID()
-    await h.db.insert(consoleIntents).values({
+    await insertIntentRows(h.db, {
       staffEmail: "clock@example.com",
       staffRole: trader.role,
       operation: "create_conversion",
@@ -335,7 +338,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   })
 
   it("cancels a pending conversion, and a cancel of a settled one is the service's conflict", async () => {
-    const created = await createConversion(h, trader, {
+    const created = await placeConversion(h, trader, {
       profile_id: profileId,
       amount: "3.00",
       source_asset: "USD",
@@ -344,7 +347,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     })
     const cancelled = await cancelConversion(h, trader, created.record.id)
     expect(cancelled.record.status).toBe("CANCELLED")
-    const settledOne = await createConversion(h, trader, {
+    const settledOne = await placeConversion(h, trader, {
       profile_id: profileId,
       amount: "4.00",
       source_asset: "USD",
@@ -364,7 +367,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
   })
 
   it("the reconciler learns a cancel's outcome from the conversion the intent names", async () => {
-    const created = await createConversion(h, trader, {
+    const created = await placeConversion(h, trader, {
       profile_id: profileId,
       amount: "5.00",
       source_asset: "USD",
@@ -405,8 +408,8 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       const refId = randomUUID()
       refs.push({ refId, kind: onExecution ? "execution" : "conversion" })
       const attempt = onExecution
-        ? heldQuote().then((q) => executeQuote(h, trader, profileId, { quote_id: q.id, base_amount: "0.0001", ref_id: refId }))
-        : createConversion(h, trader, { profile_id: profileId, amount: "1.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })
+        ? heldQuote().then((q) => placeExecution(h, trader, profileId, { quote_id: q.id, base_amount: "0.0001", ref_id: refId }))
+        : placeConversion(h, trader, { profile_id: profileId, amount: "1.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })
       await attempt.catch(() => undefined)
     }
     await h.setFaults({ rules: [] })
@@ -472,7 +475,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
     it("a create meeting commit-then-drop is placed once, the intent SUCCEEDED and naming the API", async () => {
       await h.setFaults({ rules: [{ operation: createOperation, fault: "commit_then_fail", rate: 1, status: "drop" }] })
       const refId = randomUUID()
-      const placed = await createConversion(h, trader, request(refId, "12.34"))
+      const placed = await placeConversion(h, trader, request(refId, "12.34"))
       expect(placed.replayed).toBe(true)
       expect(placed.record).toMatchObject({ ref_id: refId, profile_id: profileId, amount: "12.34", source_asset: "USD", target_asset: "USDP" })
       expect((await recordsWithRef(refId)).map((c) => c.id)).toEqual([placed.record.id])
@@ -488,7 +491,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
         ],
       })
       const refId = randomUUID()
-      await expect(createConversion(h, trader, request(refId, "2.00"))).rejects.toThrow()
+      await expect(placeConversion(h, trader, request(refId, "2.00"))).rejects.toThrow()
       expect((await intentOf(refId))?.state).toBe("UNKNOWN")
       await h.setFaults({ rules: [] })
       expect((await reconcileIntents(h, { olderThanMs: 0 })).unresolved).toBe(0)
@@ -499,7 +502,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
 
     it("a refusal (Insufficient Funds) ends FAILED with the service's problem and places nothing", async () => {
       const refId = randomUUID()
-      const error = await createConversion(h, trader, { ...request(refId), amount: "999999.00", source_asset: "USDG", target_asset: "USD" }).catch(
+      const error = await placeConversion(h, trader, { ...request(refId), amount: "999999.00", source_asset: "USDG", target_asset: "USD" }).catch(
         (e: unknown) => e,
       )
       expect(error).toBeInstanceOf(UpstreamProblemError)
@@ -511,7 +514,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
     it("60 identical submissions spread over 3 console instances make one record, and every answer carries its id", async () => {
       const refId = randomUUID()
       const instances = [h, h.anotherInstance(), h.anotherInstance()]
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => createConversion(instances[i % 3]!, trader, request(refId, "3.00"))))
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => placeConversion(instances[i % 3]!, trader, request(refId, "3.00"))))
       const ids = new Set(results.map((r) => r.record.id))
       expect(ids.size).toBe(1)
       expect((await recordsWithRef(refId)).map((c) => c.id)).toEqual([...ids])
@@ -519,7 +522,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
 
     it("the reconciler resolves an intent whose request never left (a crash after the write-ahead row)", async () => {
       const refId = randomUUID()
-      await h.db.insert(consoleIntents).values({
+      await insertIntentRows(h.db, {
         staffEmail: trader.email,
         staffRole: trader.role,
         operation: "create_conversion",
@@ -538,7 +541,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
       const other: ConversionsApi = api === "orchestrations" ? "stablecoin-conversions" : "orchestrations"
       await h.setFaults({ rules: [{ operation: createOperation, fault: "error", rate: 1, status: 503 }] })
       const refId = randomUUID()
-      await expect(createConversion(h, trader, request(refId, "6.00"))).rejects.toThrow()
+      await expect(placeConversion(h, trader, request(refId, "6.00"))).rejects.toThrow()
       await h.setFaults({ rules: [] })
       inUse = other
       await reconcileIntents(h, { olderThanMs: 0 })
@@ -563,7 +566,7 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
         await h.setFaults({ seed: trial + 1, rules: [{ operation: createOperation, rate: 0.6, ...kind }] })
         const refId = randomUUID()
         refs.push(refId)
-        await createConversion(h, trader, request(refId)).catch(() => undefined)
+        await placeConversion(h, trader, request(refId)).catch(() => undefined)
       }
       await h.setFaults({ rules: [] })
       await reconcileIntents(h, { olderThanMs: 0 })
@@ -582,10 +585,11 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
 
     if (api === "orchestrations") {
       it("offers no cancel: the console refuses it before asking the service, and writes no intent", async () => {
-        const placed = await createConversion(h, trader, request(randomUUID(), "4.00"))
+        const placed = await placeConversion(h, trader, request(randomUUID(), "4.00"))
         const error = await cancelConversion(h, trader, placed.record.id).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(HttpProblem)
         expect((error as HttpProblem).problem.status).toBe(409)
+        expect((error as HttpProblem).problem.code).toBe("not_cancellable")
         expect((await listAudit(h.db, { operation: "cancel_conversion", limit: 50 })).items.filter((i) => i.target_id === placed.record.id)).toEqual([])
         await h.sandbox.settleDue()
         expect((await h.upstream.getConversion(placed.record.id)).status).toBe("COMPLETED")

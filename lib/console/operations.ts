@@ -1,10 +1,10 @@
 import "server-only"
 import type { Staff } from "@/lib/auth/roles"
-import { HttpProblem } from "@/lib/problem"
-import { failureOutcome, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
+import { failureOutcome, intentByRef, openIntent, sameRequest, settleIntent } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import type { ConsoleIntent, IntentOperation } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { notCancellable, refIdReused } from "@/lib/problem"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
@@ -12,12 +12,25 @@ import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { UpstreamClient } from "@/lib/upstream"
 
 /**
- * A create's intent its caller has just written (PENDING, this request, this ref_id) in
- * the same step that checked the limits: the placement sends under it and does not write
- * it again. Without one, the placement writes the intent itself (or finds it).
+ * Where the intent a create is placed under comes from: the one its admission has just
+ * written (`created`: PENDING, this request, this ref_id), or the one its ref_id already
+ * has (a retry, an approved request). Placement never writes an intent; it asks for this
+ * one once it starts, after joining any identical submission in flight.
  */
-export interface PlaceOptions {
-  intent?: ConsoleIntent | undefined
+export type IntentSource = () => Promise<{ intent: ConsoleIntent; created: boolean }>
+
+/** The intent its admission has just written. */
+export function writtenIntent(intent: ConsoleIntent): IntentSource {
+  return () => Promise.resolve({ intent, created: true })
+}
+
+/** The intent a create's ref_id already has, read when the placement starts. */
+export function intentOfRef(db: Db, operation: "create_execution" | "create_conversion", refId: string): IntentSource {
+  return async () => {
+    const intent = await intentByRef(db, operation, refId)
+    if (!intent) throw new Error(`no ${operation} intent has ref_id ${refId}: a create is admitted before it is placed`)
+    return { intent, created: false }
+  }
 }
 
 /** What the console's operations need: the database and the service. */
@@ -41,15 +54,6 @@ interface InFlight {
   placed: Promise<Placed<unknown>>
 }
 const inFlightByDeps = new WeakMap<ConsoleDeps, Map<string, InFlight>>()
-
-function refIdReused(refId: string): HttpProblem {
-  return new HttpProblem({
-    status: 409,
-    title: "Conflict",
-    detail: `ref_id ${refId} was already used for a different request; start a new submission.`,
-    meta: { fields: { ref_id: "already used for a different request" } },
-  })
-}
 
 /**
  * Joins a submission already in flight with the same key, or starts one. A joiner whose
@@ -75,12 +79,13 @@ function coalesce<T>(
   return placed
 }
 
-/** The caller's freshly written intent, checked to be this create's own. */
-function writtenIntent(intent: ConsoleIntent, input: { operation: IntentOperation; refId: string }): ConsoleIntent {
-  if (intent.operation !== input.operation || intent.refId !== input.refId || intent.state !== "PENDING") {
-    throw new Error(`intent ${intent.id} is not the PENDING ${input.operation} of ref_id ${input.refId}`)
+/** The source's intent, checked to be this create's own (and, freshly written, PENDING). */
+async function intentToPlace(source: IntentSource, input: { operation: IntentOperation; refId: string }): Promise<{ intent: ConsoleIntent; created: boolean }> {
+  const { intent, created } = await source()
+  if (intent.operation !== input.operation || intent.refId !== input.refId || (created && intent.state !== "PENDING")) {
+    throw new Error(`intent ${intent.id} is not the ${created ? "PENDING " : ""}${input.operation} of ref_id ${input.refId}`)
   }
-  return intent
+  return { intent, created }
 }
 
 async function placeCreate<T extends { id: string; status: string }>(
@@ -91,16 +96,16 @@ async function placeCreate<T extends { id: string; status: string }>(
     profileId: string
     refId: string
     request: Record<string, unknown>
-    /** The conversion API a conversion goes to; none for executions. */
-    upstreamApi?: ConversionsApi
+    /** The conversion API in use, for an intent that does not name one; none for executions. */
+    upstreamApi?: () => Promise<ConversionsApi>
     /** `api`: the conversion API of the intent (a retry goes where the first attempt went). */
     create: (api: ConversionsApi | undefined) => Promise<{ record: T; replayed: boolean; attempts: number }>
     fetchExisting: (id: string, api: ConversionsApi | undefined) => Promise<T>
   },
-  options: PlaceOptions = {},
+  placing: { intent: ConsoleIntent; created: boolean },
 ): Promise<Placed<T>> {
-  const { intent, created } = options.intent ? { intent: writtenIntent(options.intent, input), created: true } : await openIntent(deps.db, input)
-  const api = (intent.upstreamApi as ConversionsApi | null) ?? input.upstreamApi
+  const { intent, created } = placing
+  const api = (intent.upstreamApi as ConversionsApi | null) ?? (await input.upstreamApi?.())
   if (!created) {
     if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
     if (intent.state === "SUCCEEDED" && intent.recordId) {
@@ -144,22 +149,22 @@ export function executeQuote(
   staff: Staff,
   profileId: string,
   body: QuoteExecutionCreate & { ref_id: string },
-  options: PlaceOptions = {},
+  source: IntentSource,
 ): Promise<Placed<QuoteExecution>> {
   const request = { profile_id: profileId, ...body }
-  return coalesce(deps, `create_execution:${body.ref_id}`, body.ref_id, request, () =>
+  const key = { operation: "create_execution" as const, refId: body.ref_id }
+  return coalesce(deps, `create_execution:${body.ref_id}`, body.ref_id, request, async () =>
     placeCreate(
       deps,
       {
+        ...key,
         staff,
-        operation: "create_execution",
         profileId,
-        refId: body.ref_id,
         request,
         create: () => deps.upstream.createQuoteExecution(profileId, body),
         fetchExisting: (id) => deps.upstream.getQuoteExecution(profileId, id),
       },
-      options,
+      await intentToPlace(source, key),
     ),
   )
 }
@@ -172,23 +177,23 @@ export function createConversion(
   deps: ConsoleDeps,
   staff: Staff,
   body: ConversionCreate & { ref_id: string },
-  options: PlaceOptions = {},
+  source: IntentSource,
 ): Promise<Placed<Conversion>> {
+  const key = { operation: "create_conversion" as const, refId: body.ref_id }
   return coalesce(deps, `create_conversion:${body.ref_id}`, body.ref_id, body, async () =>
     placeCreate(
       deps,
       {
+        ...key,
         staff,
-        operation: "create_conversion",
         profileId: body.profile_id,
-        refId: body.ref_id,
         request: body,
-        // A written intent names its API already (a retry goes where it went).
-        upstreamApi: options.intent?.upstreamApi ? undefined : await deps.upstream.conversionsApi(),
+        // An intent names its API already (a retry goes where it went).
+        upstreamApi: () => deps.upstream.conversionsApi(),
         create: (api) => conversionsOf(deps, api).createConversion(body),
         fetchExisting: (id, api) => conversionsOf(deps, api).getConversion(id),
       },
-      options,
+      await intentToPlace(source, key),
     ),
   )
 }
@@ -201,11 +206,7 @@ function conversionsOf(deps: ConsoleDeps, api: ConversionsApi | undefined) {
 export async function cancelConversion(deps: ConsoleDeps, staff: Staff, id: string): Promise<Placed<Conversion>> {
   const upstreamApi = await deps.upstream.conversionsApi()
   if (upstreamApi === "orchestrations") {
-    throw new HttpProblem({
-      status: 409,
-      title: "Conflict",
-      detail: "Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.",
-    })
+    throw notCancellable("Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.")
   }
   const { intent } = await openIntent(deps.db, {
     upstreamApi,

@@ -1,10 +1,11 @@
 import "server-only"
 import { type SQL, and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
+import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
 import { type Decimal, FIAT_DECIMALS, roundUp, toDecimal } from "@/lib/money"
-import { HttpProblem, badRequest } from "@/lib/problem"
+import { limitExceeded, validationFailed } from "@/lib/problem"
 import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
 import { parseMarket } from "@/lib/schemas/assets"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
@@ -55,18 +56,7 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
       .insert(consolePolicy)
       .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email })
       .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email } })
-    await tx.insert(consoleIntents).values({
-      staffEmail: staff.email,
-      staffRole: staff.role,
-      operation: "update_policy",
-      targetId: "policy",
-      request: { before, after: policy },
-      state: "SUCCEEDED",
-      attempts: 0,
-      createdAt: at,
-      updatedAt: at,
-      resolvedAt: at,
-    })
+    await recordPolicyChange(tx, staff, { before, after: policy }, at)
     return { policy, updatedAt: at, updatedBy: staff.email }
   })
 }
@@ -151,20 +141,16 @@ export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used:
     per_day_limit: perDay ?? null,
   }
   if (perOrder !== undefined && size.amount.gt(toDecimal(perOrder))) {
-    throw new HttpProblem({
-      status: 422,
-      title: "Limit Exceeded",
-      detail: `This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(toDecimal(perOrder), size.currency)}.`,
-      meta: { ...meta, limit: "per_order" },
+    throw limitExceeded(`This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(toDecimal(perOrder), size.currency)}.`, {
+      ...meta,
+      limit: "per_order",
     })
   }
   if (perDay !== undefined && used.add(size.amount).gt(toDecimal(perDay))) {
-    throw new HttpProblem({
-      status: 422,
-      title: "Limit Exceeded",
-      detail: `Your daily limit is ${money(toDecimal(perDay), size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
-      meta: { ...meta, limit: "per_day" },
-    })
+    throw limitExceeded(
+      `Your daily limit is ${money(toDecimal(perDay), size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
+      { ...meta, limit: "per_day" },
+    )
   }
 }
 
@@ -217,7 +203,7 @@ export function normalizePolicy(policy: Policy): Policy {
   const staffLimits: Policy["staff_limits"] = {}
   for (const [email, limits] of Object.entries(policy.staff_limits)) {
     const key = email.toLowerCase()
-    if (staffLimits[key]) throw badRequest({ [`staff_limits.${email}`]: "is listed twice (emails compare without case)" })
+    if (staffLimits[key]) throw validationFailed({ [`staff_limits.${email}`]: "is listed twice (emails compare without case)" })
     staffLimits[key] = limits
   }
   return { ...policy, staff_limits: staffLimits }

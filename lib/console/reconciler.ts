@@ -5,16 +5,16 @@ import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { throughMillisecond } from "@/lib/db/time"
 import { log } from "@/lib/log"
+import { consoleProblemBody } from "@/lib/problem"
 import type { ReconcileReport } from "@/lib/schemas/audit"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
-import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem-slug"
+import { PROBLEM_TYPE_BASE, type ServiceProblemCode } from "@/lib/schemas/problem"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution } from "@/lib/schemas/records"
 import { isUpstreamError, RateLimitedError, UpstreamConfigError } from "@/lib/upstream"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 
 export const RECONCILE_AFTER_MS = 30_000
-
 
 /**
  * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs` by asking
@@ -116,6 +116,7 @@ function refIdTaken(kind: string, existing: { id: string }): IntentOutcome {
       type: `${PROBLEM_TYPE_BASE}already-exists`,
       title: "Already Exists",
       status: 409,
+      code: "already_exists" satisfies ServiceProblemCode,
       detail: `the ref_id belongs to another ${kind} (${existing.id})`,
       meta: { existing },
     },
@@ -162,16 +163,7 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         if (conversion.status === "CANCELLED") {
           return { state: "SUCCEEDED", recordId: conversion.id, recordStatus: conversion.status, attempts: 1, profileId: conversion.profile_id }
         }
-        return {
-          state: "FAILED",
-          attempts: 1,
-          problem: {
-            type: "about:blank",
-            title: "Conflict",
-            status: 409,
-            detail: `the conversion was not cancelled; it is ${conversion.status}`,
-          },
-        }
+        return { state: "FAILED", attempts: 1, problem: { ...consoleProblemBody("state_conflict", `the conversion was not cancelled; it is ${conversion.status}`) } }
       }
       case "update_policy":
         // Written SUCCEEDED in the transaction that saves the policy; never unresolved.

@@ -15,6 +15,7 @@ import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
+import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ReconcileReport } from "@/lib/schemas/audit"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
 import { type UpstreamClient, type UpstreamFetch, createUpstreamClient } from "@/lib/upstream"
@@ -93,6 +94,16 @@ async function build(): Promise<ConsoleRuntime> {
   const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox }
   registerConsoleMetrics(runtime)
   return runtime
+}
+
+/** For the banner: the API in use, or the configured one when the database cannot say. Never throws. */
+export async function bannerConversionsApi(): Promise<ConversionsApi> {
+  try {
+    return await currentConversionsApi((await consoleRuntime()).db)
+  } catch (error) {
+    log.warn("console.conversions_api_unknown", { error: error instanceof Error ? error.name : "unknown" })
+    return env().conversionsApi
+  }
 }
 
 /** The process's console runtime: database, service client, quote cache, sandbox. */

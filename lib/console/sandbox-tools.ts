@@ -1,5 +1,5 @@
 import "server-only"
-import { HttpProblem } from "@/lib/problem"
+import { notFound } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 import { withinOrNull } from "@/lib/within"
@@ -8,7 +8,7 @@ import { type SandboxFaultsStatus, type SandboxSettings, faultsStatusOf } from "
 /** The sandbox tools exist in sandbox mode only; against the real service they are a 404. */
 export function requireSandboxMode(): void {
   if (env().mode !== "sandbox") {
-    throw new HttpProblem({ status: 404, detail: "The sandbox tools exist in sandbox mode only." })
+    throw notFound("The sandbox tools exist in sandbox mode only.")
   }
 }
 

@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { openIntent, settleIntent } from "@/lib/console/intents"
-import { createConversion, executeQuote } from "@/lib/console/operations"
 import { SEARCH_MAX_SERVICE_CALLS, type SearchUpstream, searchAnything } from "@/lib/console/search"
 import { searchQuerySchema } from "@/lib/schemas/search"
 import { UpstreamUnavailableError } from "@/lib/upstream"
-import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution } from "@/test/console"
 import { testDrivers } from "@/test/db"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
@@ -52,11 +51,11 @@ describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver
   }
 
   async function consoleExecution(refId = randomUUID()) {
-    return (await executeQuote(h, trader, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })).record
+    return (await placeExecution(h, trader, profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: refId })).record
   }
 
   async function consoleConversion(refId = randomUUID()) {
-    return (await createConversion(h, trader, { profile_id: profileId, amount: "3.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })).record
+    return (await placeConversion(h, trader, { profile_id: profileId, amount: "3.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })).record
   }
 
   it("finds an execution the console placed by its ref_id in the intent log, with its fresh status, without searching the service", async () => {

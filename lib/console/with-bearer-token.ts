@@ -3,7 +3,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import type { NextRequest } from "next/server"
 import { errorResponse, measured } from "@/lib/console/with-staff"
 import { log } from "@/lib/log"
-import { genericProblem, problemResponse } from "@/lib/problem"
+import { notFound, problemResponse, unauthenticated } from "@/lib/problem"
 
 /** Equal secrets, compared in constant time (hashes first, so their lengths do not leak either). */
 function sameSecret(given: string, expected: string): boolean {
@@ -27,11 +27,11 @@ export function withBearerToken(
     const headers = { "x-request-id": requestId }
     try {
       const expected = expectedToken()
-      if (!expected) return problemResponse(genericProblem(404, "There is nothing here."), headers)
+      if (!expected) return problemResponse(notFound("There is nothing here."), headers)
       const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]
       if (!given || !sameSecret(given, expected)) {
         log.warn("authz.denied", { requestId, who: "bearer", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong token" : "no bearer token", status: 401 })
-        return problemResponse(genericProblem(401, "A valid bearer token is required."), { ...headers, "www-authenticate": 'Bearer realm="console"' })
+        return problemResponse(unauthenticated("A valid bearer token is required."), { ...headers, "www-authenticate": 'Bearer realm="console"' })
       }
       const response = await handler({ req, requestId })
       response.headers.set("x-request-id", requestId)

@@ -5,7 +5,9 @@ import { NextRequest } from "next/server"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import { validationProblem, withStaff } from "@/lib/console/with-staff"
+import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { UpstreamProblemError } from "@/lib/upstream"
 import { sessionCookie } from "@/test/session"
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "with-staff-"))
@@ -111,6 +113,57 @@ describe("doors withStaff keeps shut", () => {
       await failing(req, noParams)
     })
     expect(logged).toBe("")
+  })
+})
+
+describe("withStaff's answers carry their code", () => {
+  const codeOf = async (res: Response) => ({ status: res.status, ...((await res.json()) as { code?: string; meta?: Record<string, unknown> }) })
+
+  it("for every door it keeps shut", async () => {
+    await stderrOf(async () => {
+      expect(await codeOf(await ok(await request("GET"), noParams))).toMatchObject({ status: 401, code: "unauthenticated" })
+      expect(await codeOf(await ok(await request("GET", { role: "viewer" }), noParams))).toMatchObject({
+        status: 403,
+        code: "role_required",
+        meta: { required_role: "trader" },
+      })
+      expect(await codeOf(await ok(await request("POST", { role: "trader", headers: { origin: "https://evil.example" } }), noParams))).toMatchObject({
+        status: 403,
+        code: "forbidden_origin",
+      })
+      expect(await codeOf(await ok(await request("GET", { role: "trader", headers: { host: "evil.example" } }), noParams))).toMatchObject({
+        status: 403,
+        code: "forbidden_host",
+      })
+      const large = await request("POST", { headers: { "content-length": String(100 * 1024 * 1024), "content-type": "application/json" } })
+      expect(await codeOf(await ok(large, noParams))).toMatchObject({ status: 413, code: "body_too_large" })
+    })
+  })
+
+  it("for what a handler throws: invalid input, a failure, the service's refusal passed on", async () => {
+    const invalid = withStaff("viewer", () => Promise.resolve(Response.json(quoteExecutionCreateSchema.parse({ quote_id: "q", base_amount: "x" }))))
+    expect(await codeOf(await invalid(await request("GET", { role: "viewer" }), noParams))).toMatchObject({
+      status: 400,
+      code: "validation_failed",
+      meta: { fields: { base_amount: expect.any(String) as string } },
+    })
+    const failing = withStaff("viewer", () => Promise.reject(new Error("boom")))
+    await stderrOf(async () => {
+      expect(await codeOf(await failing(await request("GET", { role: "viewer" }), noParams))).toMatchObject({ status: 500, code: "internal_error" })
+    })
+    const expired = new UpstreamProblemError(
+      { type: `${PROBLEM_TYPE_BASE}expired`, title: "Expired", status: 403, detail: "quote expired", meta: { expired_at: "2020-01-17T18:36:38Z" } },
+      { operation: "createQuoteExecution", mutating: true },
+    )
+    const refused = withStaff("viewer", () => Promise.reject(expired))
+    expect(await codeOf(await refused(await request("GET", { role: "viewer" }), noParams))).toEqual({
+      status: 403,
+      type: `${PROBLEM_TYPE_BASE}expired`,
+      title: "Expired",
+      code: "expired",
+      detail: "quote expired",
+      meta: { expired_at: "2020-01-17T18:36:38Z", service: true },
+    })
   })
 })
 

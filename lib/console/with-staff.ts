@@ -11,7 +11,17 @@ import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
 import { recordRequest, routePattern } from "@/lib/metrics"
-import { HttpProblem, problemResponse } from "@/lib/problem"
+import {
+  HttpProblem,
+  bodyTooLarge,
+  forbiddenHost,
+  forbiddenOrigin,
+  internalError,
+  problemResponse,
+  roleRequired,
+  unauthenticated,
+  validationFailed,
+} from "@/lib/problem"
 import type { Problem } from "@/lib/schemas/problem"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
@@ -45,15 +55,10 @@ export function fieldErrors(error: ZodError): Record<string, string> {
 
 export function validationProblem(error: ZodError): Problem {
   const fields = fieldErrors(error)
-  return {
-    type: "about:blank",
-    title: "Bad Request",
-    status: 400,
-    detail: Object.entries(fields)
-      .map(([field, message]) => `${field}: ${message}`)
-      .join("; "),
-    meta: { fields },
-  }
+  const detail = Object.entries(fields)
+    .map(([field, message]) => `${field}: ${message}`)
+    .join("; ")
+  return validationFailed(fields, detail).problem
 }
 
 /** The console's own origin, as the browser sees it. */
@@ -75,22 +80,15 @@ function crossSiteReason(req: NextRequest): string | null {
   return fetchSite ? `sec-fetch-site is ${fetchSite.slice(0, 20)}` : "no Origin or Sec-Fetch-Site header"
 }
 
-function deny(
-  status: 401 | 403,
-  detail: string,
-  ctx: { req: NextRequest; requestId: string; who: string; why: string },
-): Response {
+function deny(problem: HttpProblem, ctx: { req: NextRequest; requestId: string; who: string; why: string }): Response {
   log.warn("authz.denied", {
     requestId: ctx.requestId,
     who: ctx.who,
     what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
     why: ctx.why,
-    status,
+    status: problem.problem.status,
   })
-  return problemResponse(
-    { type: "about:blank", title: status === 401 ? "Unauthorized" : "Forbidden", status, detail },
-    { "x-request-id": ctx.requestId },
-  )
+  return problemResponse(problem, { "x-request-id": ctx.requestId })
 }
 
 /**
@@ -107,15 +105,15 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
     let staff: Staff | null = null
     try {
       const foreign = foreignHostReason(req.headers)
-      if (foreign) return deny(403, FOREIGN_HOST_DETAIL, { req, requestId, who: "anonymous", why: foreign })
+      if (foreign) return deny(forbiddenHost(FOREIGN_HOST_DETAIL), { req, requestId, who: "anonymous", why: foreign })
       // Refused before anything is read, signed in or not.
       checkDeclaredLength(req.headers, CONSOLE_BODY_LIMIT)
       staff = await staffFromRequest(req)
       if (!staff) {
-        return deny(401, "Sign in to use the console.", { req, requestId, who: "anonymous", why: "no valid session" })
+        return deny(unauthenticated("Sign in to use the console."), { req, requestId, who: "anonymous", why: "no valid session" })
       }
       if (!roleAtLeast(staff.role, minimumRole)) {
-        return deny(403, `This needs the ${minimumRole} role; you are ${staff.role}.`, {
+        return deny(roleRequired(minimumRole, staff.role), {
           req,
           requestId,
           who: staff.email,
@@ -124,7 +122,7 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
       }
       const crossSite = crossSiteReason(req)
       if (crossSite) {
-        return deny(403, "Cross-site requests are refused.", { req, requestId, who: staff.email, why: crossSite })
+        return deny(forbiddenOrigin("Cross-site requests are refused."), { req, requestId, who: staff.email, why: crossSite })
       }
       const runtime = await consoleRuntime()
       const response = await handler({ req, params: await route.params, query: queryObject(req), staff, requestId, runtime })
@@ -157,7 +155,7 @@ export function errorResponse(
 ): Response {
   const headers = { "x-request-id": requestId }
   if (error instanceof HttpProblem) return problemResponse(error, headers)
-  if (error instanceof BodyTooLarge) return problemResponse({ type: "about:blank", title: "Content Too Large", status: 413, detail: error.message }, headers)
+  if (error instanceof BodyTooLarge) return problemResponse(bodyTooLarge(error.message), headers)
   if (error instanceof ZodError) return problemResponse(validationProblem(error), headers)
   if (isUpstreamError(error)) {
     const answer = upstreamErrorToProblem(error)
@@ -178,14 +176,5 @@ export function errorResponse(
     what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
     error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown",
   })
-  return problemResponse(
-    {
-      type: "about:blank",
-      title: "Internal Server Error",
-      status: 500,
-      detail: `Something went wrong on the console's side. Quote request id ${requestId} when reporting it.`,
-      meta: { request_id: requestId },
-    },
-    headers,
-  )
+  return problemResponse(internalError(requestId), headers)
 }

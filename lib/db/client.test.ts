@@ -7,6 +7,7 @@ import { type Database, openDatabase } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { testDatabaseUrl } from "@/lib/env"
 import { createEmptyPostgresDatabase, createTestDatabase, testDrivers } from "@/test/db"
+import { insertIntentRows } from "@/test/intents"
 
 describe.each(testDrivers())("database on %s", (driver) => {
   let database: Database
@@ -18,17 +19,14 @@ describe.each(testDrivers())("database on %s", (driver) => {
   })
 
   it("applies the migrations and stores an intent", async () => {
-    const [row] = await database.db
-      .insert(consoleIntents)
-      .values({
-        staffEmail: "trader@example.com",
-        staffRole: "trader",
-        operation: "create_execution",
-        profileId: "p1",
-        refId: "r-1",
-        request: { quote_id: "q", base_amount: "0.10000000" },
-      })
-      .returning()
+    const [row] = await insertIntentRows(database.db, {
+      staffEmail: "trader@example.com",
+      staffRole: "trader",
+      operation: "create_execution",
+      profileId: "p1",
+      refId: "r-1",
+      request: { quote_id: "q", base_amount: "0.10000000" },
+    })
     expect(row?.state).toBe("PENDING")
     const found = await database.db.select().from(consoleIntents).where(eq(consoleIntents.refId, "r-1"))
     expect(found[0]?.request).toEqual({ quote_id: "q", base_amount: "0.10000000" })
@@ -42,8 +40,8 @@ describe.each(testDrivers())("database on %s", (driver) => {
       refId: "dup-1",
       request: {},
     }
-    await database.db.insert(consoleIntents).values(values)
-    await expect(database.db.insert(consoleIntents).values(values)).rejects.toThrow()
+    await insertIntentRows(database.db, values)
+    await expect(insertIntentRows(database.db, values)).rejects.toThrow()
   })
 
   it("migrating twice is harmless", async () => {
@@ -57,10 +55,7 @@ describe.runIf(testDatabaseUrl())("several instances starting together on Postgr
     const instances = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ url: empty.url })))
     try {
       await Promise.all(instances.map((instance) => instance.migrate()))
-      const inserted = await instances[0]!.db
-        .insert(consoleIntents)
-        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "r", request: {} })
-        .returning()
+      const inserted = await insertIntentRows(instances[0]!.db, { staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "r", request: {} })
       expect(inserted).toHaveLength(1)
     } finally {
       await Promise.all(instances.map((instance) => instance.close()))
@@ -83,9 +78,7 @@ describe("PGlite on a data folder", () => {
     const first = await openDatabase({ dataDir })
     try {
       await first.migrate()
-      await first.db
-        .insert(consoleIntents)
-        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "kept", request: {} })
+      await insertIntentRows(first.db, { staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "kept", request: {} })
     } finally {
       await first.close()
     }
@@ -103,9 +96,7 @@ describe("PGlite on a data folder", () => {
     const first = await openDatabase({ dataDir: path.join(root, "first") })
     try {
       await first.migrate()
-      await first.db
-        .insert(consoleIntents)
-        .values({ staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "only-in-first", request: {} })
+      await insertIntentRows(first.db, { staffEmail: "a@example.com", staffRole: "admin", operation: "create_execution", refId: "only-in-first", request: {} })
     } finally {
       await first.close()
     }

@@ -1,7 +1,7 @@
 import "server-only"
 import { type SQL, asc, desc, sql } from "drizzle-orm"
 import type { AnyPgColumn } from "drizzle-orm/pg-core"
-import { badRequest } from "@/lib/problem"
+import { badRequest } from "@/lib/sandbox/problems"
 
 /**
  * Opaque keyset cursors: the (created_at, id) of the last item of a page and the order

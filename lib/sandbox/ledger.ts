@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client"
 import { sandboxBalances } from "@/lib/db/schema"
 import type { Decimal } from "@/lib/money"
 import { assetAmount } from "@/lib/sandbox/format"
-import { namedProblem } from "@/lib/problem"
+import { namedProblem } from "@/lib/sandbox/problems"
 import { SANDBOX_ASSETS } from "@/lib/schemas/sandbox-tools"
 
 /** A database handle or an open transaction: ledger moves run inside the caller's transaction. */

@@ -1,6 +1,6 @@
 import "server-only"
 import { type Decimal, toDecimal } from "@/lib/money"
-import { badRequest } from "@/lib/problem"
+import { badRequest } from "@/lib/sandbox/problems"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import {
   HISTORY_DEFAULT_LIMIT,

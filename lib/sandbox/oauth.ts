@@ -3,7 +3,7 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { and, eq, lt } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { sandboxClients, sandboxTokens } from "@/lib/db/schema"
-import { genericProblem } from "@/lib/problem"
+import { genericProblem } from "@/lib/sandbox/problems"
 
 // ---------------------------------------------------------------- secrets
 

@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client"
 import { type SandboxProfileRow, sandboxBalances, sandboxProfiles } from "@/lib/db/schema"
 import { afterCursor, isUuid, keysetOrder, pageOf } from "@/lib/sandbox/cursor"
 import { wireProfile } from "@/lib/sandbox/format"
-import { badRequest, notFound } from "@/lib/problem"
+import { badRequest, notFound } from "@/lib/sandbox/problems"
 
 /**
  * The profiles the sandbox starts with, and their opening balances. Seeding runs on

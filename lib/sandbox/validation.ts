@@ -2,7 +2,7 @@ import "server-only"
 import type { z } from "zod"
 import { readBoundedText } from "@/lib/http/bounded-body"
 import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
-import { badRequest } from "@/lib/problem"
+import { badRequest } from "@/lib/sandbox/problems"
 
 /**
  * Parses with a shared zod schema and turns failures into one 400 naming every

@@ -5,7 +5,8 @@ import { z } from "zod"
  * once, the server's types and the client's parsers both come from here.
  */
 
-export const auditEntrySchema = z.object({
+/** An intent as the trail and the intent pages show it. */
+export const intentEntryShape = {
   id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -26,7 +27,9 @@ export const auditEntrySchema = z.object({
   attempts: z.number(),
   request: z.record(z.string(), z.unknown()),
   problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
-})
+}
+
+export const auditEntrySchema = z.object(intentEntryShape)
 export type AuditEntry = z.infer<typeof auditEntrySchema>
 
 /** A page of the trail; `next_page_cursor` is there when an older page follows. */

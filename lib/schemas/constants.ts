@@ -24,6 +24,9 @@ export function isTerminalStatus(status: string): boolean {
  */
 export const CONVERSIONS_APIS = ["stablecoin-conversions", "orchestrations"] as const
 export type ConversionsApi = (typeof CONVERSIONS_APIS)[number]
+export function isConversionsApi(value: unknown): value is ConversionsApi {
+  return (CONVERSIONS_APIS as readonly unknown[]).includes(value)
+}
 export const CONVERSIONS_API_LABELS: Record<ConversionsApi, string> = {
   "stablecoin-conversions": "Stablecoin conversions",
   orchestrations: "Orchestrations",

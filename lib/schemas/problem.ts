@@ -5,6 +5,8 @@ export const problemSchema = z.object({
   type: z.string().default("about:blank"),
   title: z.string(),
   status: z.number().int(),
+  /** The console's stable code (lib/schemas/problem-codes.ts); the service's own problems have none until the console passes them on. */
+  code: z.string().optional(),
   detail: z.string().optional(),
   instance: z.string().optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
@@ -13,6 +15,7 @@ export type Problem = z.infer<typeof problemSchema>
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
 export { NAMED_PROBLEMS, type NamedProblem, PROBLEM_TYPE_BASE, problemSlug } from "@/lib/schemas/problem-slug"
+export { CONSOLE_PROBLEM_CODES, type ConsoleProblemCode, type ProblemCode, SERVICE_PROBLEM_CODES, type ServiceProblemCode, hasProblemCode } from "@/lib/schemas/problem-codes"
 
 /** HTTP reason phrases: the title of a generic (`about:blank`) problem. */
 const REASON_PHRASES: Record<number, string> = {

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { approvalDecisionShape } from "@/lib/schemas/approvals"
+import { intentEntryShape } from "@/lib/schemas/audit"
 import { SERVICE_REF_ID_MAX, requiredOr } from "@/lib/schemas/common"
 
 /**
@@ -70,24 +71,7 @@ export type SearchResult = z.infer<typeof searchResultSchema>
 
 /** One intent's whole story as a record page and an intent page show it. */
 export const intentStorySchema = z.object({
-  id: z.string(),
-  operation: z.string(),
-  state: z.string(),
-  staff_email: z.string(),
-  staff_role: z.string(),
-  profile_id: z.string().nullable(),
-  ref_id: z.string().nullable(),
-  target_id: z.string().nullable(),
-  upstream_api: z.string().nullable(),
-  record_id: z.string().nullable(),
-  record_status: z.string().nullable(),
-  attempts: z.number(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  resolved_at: z.string().nullable(),
-  /** The request as the console sent it (or will send it, once approved). */
-  request: z.record(z.string(), z.unknown()),
-  problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
+  ...intentEntryShape,
   approval: z.object({ state: z.string(), ...approvalDecisionShape }).nullable(),
 })
 export type IntentStory = z.infer<typeof intentStorySchema>

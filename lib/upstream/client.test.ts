@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest"
-import { createUpstreamClient, type QuoteExecutionCreateInput } from "@/lib/upstream/client"
+import { createUpstreamClient } from "@/lib/upstream/client"
+import type { QuoteExecutionCreateInput } from "@/lib/upstream/operations"
 import {
   UpstreamConfigError,
   UpstreamConflictError,

@@ -121,17 +121,20 @@ export class UpstreamConflictError extends UpstreamProblemError {
   }
 }
 
-/** The service could not be reached, dropped the connection, or answered 5xx (after retries). */
-export class UpstreamUnavailableError extends UpstreamError {
-  static override readonly kind: string = "UpstreamUnavailableError"
-  override name = "UpstreamUnavailableError"
-  /** The last HTTP status, when there was an answer. */
+/** A failure that keeps the last HTTP status the service answered, when it answered. */
+abstract class UpstreamStatusError extends UpstreamError {
   readonly status: number | undefined
 
   constructor(message: string, options: UpstreamErrorOptions & { status?: number | undefined }) {
     super(message, options)
     this.status = options.status
   }
+}
+
+/** The service could not be reached, dropped the connection, or answered 5xx (after retries). */
+export class UpstreamUnavailableError extends UpstreamStatusError {
+  static override readonly kind: string = "UpstreamUnavailableError"
+  override name = "UpstreamUnavailableError"
 }
 
 /** No answer within the configured timeout (after retries, for retried calls). */
@@ -157,14 +160,13 @@ export class UpstreamConfigError extends UpstreamError {
 }
 
 /** The service answered something that does not match the contract's schema. */
-export class UpstreamResponseError extends UpstreamError {
+export class UpstreamResponseError extends UpstreamStatusError {
   static override readonly kind: string = "UpstreamResponseError"
   override name = "UpstreamResponseError"
-  readonly status: number
+  declare readonly status: number
 
   constructor(message: string, options: UpstreamErrorOptions & { status: number }) {
     super(message, options)
-    this.status = options.status
   }
 }
 

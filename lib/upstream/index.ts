@@ -5,15 +5,14 @@ import "server-only"
  * conversions through either of its conversion APIs).
  * The console wires configuration into `createUpstreamClient`; nothing here reads env.
  */
+export { type ApiContext } from "@/lib/upstream/api-context"
+export { createUpstreamClient, type UpstreamClientConfig } from "@/lib/upstream/client"
 export {
-  type ApiContext,
   type ConversionCreateInput,
   type ConversionOperations,
+  type CreateResult,
   type HistoricalPricesQuery,
   type MarketDataOperations,
-  type CreateResult,
-  createStablecoinConversionAdapter,
-  createUpstreamClient,
   type ProfileListQuery,
   type ProfileOperations,
   type ProfilePage,
@@ -22,22 +21,9 @@ export {
   type QuoteOperations,
   type SandboxOperations,
   type UpstreamClient,
-  type UpstreamClientConfig,
-} from "@/lib/upstream/client"
-export {
-  type ExistingRecord,
-  isUpstreamError,
-  RateLimitedError,
-  UpstreamConfigError,
-  UpstreamConflictError,
-  UpstreamError,
-  type UpstreamOutcome,
-  type UpstreamProblem,
-  UpstreamProblemError,
-  UpstreamResponseError,
-  UpstreamTimeoutError,
-  UpstreamUnavailableError,
-} from "@/lib/upstream/errors"
+} from "@/lib/upstream/operations"
+export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
+export * from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"

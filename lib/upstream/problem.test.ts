@@ -41,6 +41,7 @@ interface Row {
   error: UpstreamError
   status: number
   title: string
+  code: string
   type?: string
   detail?: string | RegExp
   meta?: Record<string, unknown>
@@ -53,24 +54,27 @@ const table: Row[] = [
     error: named(403, "expired", "Expired", "quote expired at 2020-01-17T18:36:38Z", expiredMeta),
     status: 403,
     title: "Expired",
+    code: "expired",
     type: `${PROBLEM_TYPE_BASE}expired`,
     detail: "quote expired at 2020-01-17T18:36:38Z",
-    meta: expiredMeta,
+    meta: { ...expiredMeta, service: true },
   },
   {
     name: "Insufficient Funds passes through with meta",
     error: named(403, "insufficient-funds", "Insufficient Funds", "insufficient USD funds", fundsMeta),
     status: 403,
     title: "Insufficient Funds",
+    code: "insufficient_funds",
     type: `${PROBLEM_TYPE_BASE}insufficient-funds`,
-    meta: fundsMeta,
+    meta: { ...fundsMeta, service: true },
   },
   {
     name: "Rejected passes through",
     error: named(403, "rejected", "Rejected", "extreme market conditions have invalidated this quote execution", {}),
     status: 403,
     title: "Rejected",
-    meta: {},
+    code: "rejected",
+    meta: { service: true },
   },
   {
     name: "a conflicting Already Exists passes through with the existing record",
@@ -80,8 +84,9 @@ const table: Row[] = [
     ),
     status: 409,
     title: "Already Exists",
+    code: "already_exists",
     type: `${PROBLEM_TYPE_BASE}already-exists`,
-    meta: { existing },
+    meta: { existing, service: true },
   },
   {
     name: "400 passes through with its fields",
@@ -94,29 +99,46 @@ const table: Row[] = [
     }),
     status: 400,
     title: "Bad Request",
+    code: "service_rejected",
     type: "about:blank",
     detail: "11000 amount is above the maximum 10000 USD",
-    meta: { fields: { amount: "above the maximum" } },
+    meta: { fields: { amount: "above the maximum" }, service: true },
   },
   {
     name: "404 passes through",
     error: new UpstreamProblemError({ type: "about:blank", title: "Not Found", status: 404, detail: "conversion with id x not found" }),
     status: 404,
     title: "Not Found",
+    code: "service_rejected",
     detail: "conversion with id x not found",
+    meta: { service: true },
+  },
+  {
+    name: "404 to an execution's create: the quote is not there",
+    error: new UpstreamProblemError(
+      { type: "about:blank", title: "Not Found", status: 404, detail: "quote not found with id q" },
+      { operation: "createQuoteExecution", mutating: true },
+    ),
+    status: 404,
+    title: "Not Found",
+    code: "quote_not_found",
+    detail: "quote not found with id q",
+    meta: { service: true },
   },
   {
     name: "409 of a cancel passes through",
     error: new UpstreamProblemError({ type: "about:blank", title: "Conflict", status: 409, detail: "conversion is SETTLED", meta: { status: "SETTLED" } }),
     status: 409,
     title: "Conflict",
-    meta: { status: "SETTLED" },
+    code: "service_rejected",
+    meta: { status: "SETTLED", service: true },
   },
   {
     name: "a 4xx after an attempt whose outcome is unknown → 502, never 'Expired'",
     error: Object.assign(named(403, "expired", "Expired", "quote expired", expiredMeta), { outcome: "unknown" as const }),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_unavailable",
     detail: /may have been applied/,
   },
   {
@@ -124,6 +146,7 @@ const table: Row[] = [
     error: new UpstreamUnavailableError("the service answered 503 Service Unavailable", { outcome: "unknown", status: 503 }),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_unavailable",
     detail: "The trading service is unavailable right now. Try again shortly.",
   },
   {
@@ -131,6 +154,7 @@ const table: Row[] = [
     error: new UpstreamUnavailableError("dropped", { outcome: "unknown", mutating: true }),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_unavailable",
     detail: /Try again shortly\. The request may have been applied/,
   },
   {
@@ -138,6 +162,7 @@ const table: Row[] = [
     error: new UpstreamTimeoutError(10_000, { outcome: "unknown" }),
     status: 504,
     title: "Gateway Timeout",
+    code: "upstream_timeout",
     detail: "The trading service did not answer in time.",
   },
   {
@@ -145,6 +170,7 @@ const table: Row[] = [
     error: new RateLimitedError(3),
     status: 429,
     title: "Too Many Requests",
+    code: "rate_limited",
     detail: /Try again in 3 s/,
     headers: { "retry-after": "3" },
   },
@@ -153,6 +179,7 @@ const table: Row[] = [
     error: new UpstreamProblemError({ type: "about:blank", title: "Too Many Requests", status: 429 }, { retryAfterSeconds: 7 }),
     status: 429,
     title: "Too Many Requests",
+    code: "rate_limited",
     headers: { "retry-after": "7" },
   },
   {
@@ -160,6 +187,7 @@ const table: Row[] = [
     error: new UpstreamConfigError(`the service refused the console's client credentials (invalid_client) ${CLIENT_SECRET}`),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_misconfigured",
     detail: "The console's connection to the trading service is misconfigured.",
   },
   {
@@ -167,6 +195,7 @@ const table: Row[] = [
     error: new UpstreamResponseError("unexpected answer to listQuotes: items.0.price: must be a decimal string", { outcome: "unknown", status: 200 }),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_unavailable",
     detail: "The trading service sent an answer the console could not read.",
   },
   {
@@ -174,6 +203,7 @@ const table: Row[] = [
     error: new UpstreamProblemError({ type: "about:blank", title: "Forbidden", status: 403, detail: "account disabled" }),
     status: 502,
     title: "Bad Gateway",
+    code: "upstream_misconfigured",
   },
 ]
 
@@ -183,6 +213,7 @@ describe("upstreamErrorToProblem", () => {
     expect(problemSchema.parse(problem)).toEqual(problem)
     expect(problem.status).toBe(row.status)
     expect(problem.title).toBe(row.title)
+    expect(problem.code).toBe(row.code)
     if (row.type !== undefined) expect(problem.type).toBe(row.type)
     if (typeof row.detail === "string") expect(problem.detail).toBe(row.detail)
     if (row.detail instanceof RegExp) expect(problem.detail).toMatch(row.detail)

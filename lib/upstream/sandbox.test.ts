@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { Database } from "@/lib/db/client"
 import { type Sandbox, createSandbox } from "@/lib/sandbox"
-import { createUpstreamClient, type UpstreamClient, type UpstreamClientConfig } from "@/lib/upstream/client"
+import { createUpstreamClient, type UpstreamClientConfig } from "@/lib/upstream/client"
+import type { UpstreamClient } from "@/lib/upstream/operations"
 import {
   RateLimitedError,
   UpstreamConfigError,

@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { listAuthEvents } from "@/lib/auth/sessions"
-import { database } from "@/lib/console/database"
+import { consoleRuntime } from "@/lib/console/runtime"
 
 export const metadata: Metadata = { title: "Audit" }
 
@@ -41,7 +41,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       {signIns ? (
         <div className="space-y-4">
           <h1 className="text-2xl font-semibold">Sign-in events</h1>
-          <SignInEvents events={await listAuthEvents((await database()).db, { limit: 200 })} />
+          <SignInEvents events={await listAuthEvents((await consoleRuntime()).db, { limit: 200 })} />
         </div>
       ) : (
         <AuditLog initialFilters={filtersFromSearch(search)} />

@@ -1,4 +1,4 @@
-import { listApprovals } from "@/lib/console/approvals"
+import { listApprovals } from "@/lib/console/approvals/reads"
 import { withStaff } from "@/lib/console/with-staff"
 import { approvalListQuerySchema } from "@/lib/schemas/approvals"
 

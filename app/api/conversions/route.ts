@@ -1,4 +1,4 @@
-import { submitConversion } from "@/lib/console/approvals"
+import { submitConversion } from "@/lib/console/submission"
 import { readJson, submissionResponse } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { consoleConversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"

@@ -6,6 +6,7 @@ import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
 import { sessionCookie } from "@/test/session"
+import { insertIntentRows } from "@/test/intents"
 
 // The metrics endpoint through its real route module, on a console in sandbox mode.
 const dataDir = mkdtempSync(path.join(tmpdir(), "console-metrics-"))
@@ -115,8 +116,7 @@ describe("GET /api/metrics", () => {
 
   it("counts a reconciler run and an unresolved intent's age", async () => {
     const { reconcileNow } = await import("@/lib/console/runtime")
-    const { consoleIntents } = await import("@/lib/db/schema")
-    await runtime.db.insert(consoleIntents).values({
+    await insertIntentRows(runtime.db, {
       staffEmail: "trader@example.com",
       staffRole: "trader",
       operation: "create_conversion",

@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { sessionCookie } from "@/test/session"
 import type { Role } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
-import { consoleIntents } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
 import { parseCsvRecords } from "@/test/csv"
+import { insertIntentRows } from "@/test/intents"
 
 // The sandbox tools and the audit export through their real route modules, with real
 // sessions, against the embedded sandbox in process on a fresh PGlite folder.
@@ -195,7 +195,7 @@ describe("GET /api/audit/export", () => {
       state: i % 3 === 0 ? ("FAILED" as const) : ("SUCCEEDED" as const),
       problem: i % 3 === 0 ? { title: "Insufficient Funds", status: 403 } : null,
     }))
-    await runtime.db.insert(consoleIntents).values(rows)
+    await insertIntentRows(runtime.db, rows)
     const { GET } = await auditExport()
 
     const all = await call(GET, "GET", `/api/audit/export?staff=${encodeURIComponent(staffEmail)}`)
@@ -227,7 +227,8 @@ describe("GET /api/audit", () => {
   it("pages like every other list: limit and page_cursor in, next_page_cursor out until the last page", async () => {
     const staffEmail = `paging-${randomUUID().slice(0, 8)}@example.com`
     const refIds = Array.from({ length: 5 }, () => randomUUID())
-    await runtime.db.insert(consoleIntents).values(
+    await insertIntentRows(
+      runtime.db,
       refIds.map((refId) => ({ staffEmail, staffRole: "trader", operation: "create_conversion" as const, profileId, refId, request: {} })),
     )
     const { GET } = await import("@/app/api/audit/route")

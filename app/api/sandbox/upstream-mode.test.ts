@@ -55,7 +55,7 @@ describe("sandbox tools in upstream mode", () => {
   })
 
   it("the banner names the configured conversion API; nothing can switch it", async () => {
-    const { bannerConversionsApi } = await import("@/lib/console/conversions-api")
+    const { bannerConversionsApi } = await import("@/lib/console/runtime")
     expect(await bannerConversionsApi()).toBe("stablecoin-conversions")
   })
 

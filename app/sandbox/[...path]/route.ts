@@ -1,5 +1,5 @@
 import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
-import { problemResponse } from "@/lib/problem"
+import { forbiddenHost, notFound, problemResponse } from "@/lib/problem"
 import { consoleRuntime } from "@/lib/console/runtime"
 
 export const dynamic = "force-dynamic"
@@ -7,16 +7,11 @@ export const dynamic = "force-dynamic"
 // ANY /sandbox/** - the embedded sandbox over HTTP (its own OAuth; not the console's session)
 async function handler(req: Request): Promise<Response> {
   if (foreignHostReason(req.headers)) {
-    return problemResponse({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL })
+    return problemResponse(forbiddenHost(FOREIGN_HOST_DETAIL))
   }
   const { sandbox } = await consoleRuntime()
   if (!sandbox) {
-    return problemResponse({
-      type: "about:blank",
-      title: "Not Found",
-      status: 404,
-      detail: "The embedded sandbox runs in sandbox mode only.",
-    })
+    return problemResponse(notFound("The embedded sandbox runs in sandbox mode only."))
   }
   return sandbox.fetch(req)
 }

@@ -1,6 +1,6 @@
 import "server-only"
 import { z } from "zod"
-import { badRequest } from "@/lib/problem"
+import { badRequest } from "@/lib/sandbox/problems"
 import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
 import { wireProfile } from "@/lib/sandbox/format"
 import { listBalances } from "@/lib/sandbox/ledger"

@@ -1,5 +1,5 @@
 import "server-only"
-import { badRequest } from "@/lib/problem"
+import { badRequest } from "@/lib/sandbox/problems"
 import { wireQuote } from "@/lib/sandbox/format"
 import { SANDBOX_MARKETS, isSandboxMarket } from "@/lib/sandbox/pricing"
 import { type Middleware, type SandboxServices, json, router } from "@/lib/sandbox/routes/context"

@@ -5,7 +5,7 @@ import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, listSessions } from "@/lib/auth/sessions"
-import { database } from "@/lib/console/database"
+import { consoleRuntime } from "@/lib/console/runtime"
 
 export const metadata: Metadata = { title: "Sessions" }
 export const dynamic = "force-dynamic"
@@ -27,8 +27,7 @@ export default async function SessionsPage() {
       </div>
     )
   }
-  const { db } = await database()
-  const sessions = await listSessions(db)
+  const sessions = await listSessions((await consoleRuntime()).db)
   return (
     <div className="space-y-4">
       <div>

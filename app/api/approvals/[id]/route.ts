@@ -1,4 +1,4 @@
-import { getApproval } from "@/lib/console/approvals"
+import { getApproval } from "@/lib/console/approvals/reads"
 import { pathParams } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 

@@ -1,6 +1,5 @@
 import { z } from "zod"
 import { listAuthEvents } from "@/lib/auth/sessions"
-import { database } from "@/lib/console/database"
 import { queryObject } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 
@@ -10,8 +9,7 @@ const querySchema = z.strictObject({
 })
 
 // GET /api/audit/sign-in-events - sign-ins, failures, lockouts, sign-outs, ended and expired sessions
-export const GET = withStaff("admin", async ({ req }) => {
+export const GET = withStaff("admin", async ({ req, runtime }) => {
   const query = querySchema.parse(queryObject(req))
-  const { db } = await database()
-  return Response.json({ items: await listAuthEvents(db, query) })
+  return Response.json({ items: await listAuthEvents(runtime.db, query) })
 })

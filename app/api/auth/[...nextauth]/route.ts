@@ -3,14 +3,11 @@ import { getToken } from "next-auth/jwt"
 import { NextRequest } from "next/server"
 import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { withProviderSignOut } from "@/lib/auth/oidc"
-import { THROTTLED_PREFIX, authOptions } from "@/lib/auth/options"
+import { authOptions, throttledSignIn } from "@/lib/auth/options"
 import { authSecret } from "@/lib/auth/secret"
-import { directoryRole } from "@/lib/auth/directory"
 import { requestContextOf, runWithAuthRequest } from "@/lib/auth/request-context"
-import { signInRefusal } from "@/lib/auth/throttle"
-import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
-import { problemResponse } from "@/lib/problem"
+import { bodyTooLarge, forbiddenHost, problemResponse } from "@/lib/problem"
 import { BodyTooLarge, withBoundedBody } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
 
@@ -24,38 +21,21 @@ async function handler(req: NextRequest, ctx: Ctx): Promise<Response> {
   const foreign = foreignHostReason(req.headers)
   if (foreign) {
     log.warn("auth.foreign_host", { why: foreign })
-    return problemResponse({ type: "about:blank", title: "Forbidden", status: 403, detail: FOREIGN_HOST_DETAIL })
+    return problemResponse(forbiddenHost(FOREIGN_HOST_DETAIL))
   }
   let bounded: Request
   try {
     bounded = await withBoundedBody(req, AUTH_BODY_LIMIT)
   } catch (error) {
-    if (error instanceof BodyTooLarge) return problemResponse({ type: "about:blank", title: "Content Too Large", status: 413, detail: error.message })
+    if (error instanceof BodyTooLarge) return problemResponse(bodyTooLarge(error.message))
     throw error
   }
   const params = await ctx.params
   const context = requestContextOf(req)
   const action = params.nextauth.join("/")
   if (req.method === "POST" && action === "callback/credentials" && context.address) {
-    // An address past its failure budget is answered before next-auth (or bcrypt) runs. The
-    // body still carries `url` with the error, so next-auth's client reports it.
-    const form = new URLSearchParams(await bounded.clone().text())
-    const email = (form.get("email") ?? "").trim().toLowerCase()
-    const { db } = await database()
-    const refusal = await signInRefusal(db, { email, knownEmail: directoryRole(email) !== null, address: context.address })
-    if (refusal?.kind === "address") {
-      const minutes = Math.ceil(refusal.retryAfterS / 60)
-      return new Response(
-        JSON.stringify({
-          type: "about:blank",
-          title: "Too Many Requests",
-          status: 429,
-          detail: `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-          url: `/sign-in?error=${encodeURIComponent(`${THROTTLED_PREFIX}${refusal.retryAfterS}`)}`,
-        }),
-        { status: 429, headers: { "content-type": "application/problem+json", "cache-control": "no-store", "retry-after": String(refusal.retryAfterS) } },
-      )
-    }
+    const refused = await throttledSignIn(new URLSearchParams(await bounded.clone().text()), context.address)
+    if (refused) return refused
   }
   const auth = NextAuth(authOptions()) as (req: NextRequest, ctx: { params: { nextauth: string[] } }) => Promise<Response>
   const forwarded = new NextRequest(bounded)

@@ -1,4 +1,4 @@
-import { approveRequest } from "@/lib/console/approvals"
+import { approveRequest } from "@/lib/console/approvals/decisions"
 import { heldQuotesOf } from "@/lib/console/held-quotes"
 import { pathParams, readJson } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"

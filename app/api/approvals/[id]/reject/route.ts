@@ -1,4 +1,4 @@
-import { rejectRequest } from "@/lib/console/approvals"
+import { rejectRequest } from "@/lib/console/approvals/decisions"
 import { pathParams, readJson } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { rejectBodySchema } from "@/lib/schemas/approvals"

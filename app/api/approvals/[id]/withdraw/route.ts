@@ -1,4 +1,4 @@
-import { withdrawRequest } from "@/lib/console/approvals"
+import { withdrawRequest } from "@/lib/console/approvals/decisions"
 import { pathParams, readJson } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { withdrawBodySchema } from "@/lib/schemas/approvals"

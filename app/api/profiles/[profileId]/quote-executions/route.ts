@@ -1,4 +1,4 @@
-import { submitQuoteExecution } from "@/lib/console/approvals"
+import { submitQuoteExecution } from "@/lib/console/submission"
 import { heldQuotesOf } from "@/lib/console/held-quotes"
 import { pathParams, readJson, submissionResponse } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"

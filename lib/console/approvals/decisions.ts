@@ -1,0 +1,208 @@
+import "server-only"
+import { and, eq, sql } from "drizzle-orm"
+import type { Staff } from "@/lib/auth/roles"
+import { expireDue } from "@/lib/console/approvals/expiry"
+import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
+import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
+import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
+import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
+import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
+import type { Clock } from "@/lib/console/policy"
+import type { Db } from "@/lib/db/client"
+import { type ConsoleApproval, consoleApprovals } from "@/lib/db/schema"
+import { log } from "@/lib/log"
+import { type HttpProblem, notFound, priceMoved, quotesUnavailable, requestRejected, requestWithdrawn, stateConflict } from "@/lib/problem"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
+import { isUuid } from "@/lib/schemas/common"
+import type { ConversionCreate } from "@/lib/schemas/conversion"
+import type { Problem } from "@/lib/schemas/problem"
+import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
+import type { Quote } from "@/lib/schemas/records"
+
+/**
+ * Decisions on approval requests: approve (and place), reject, withdraw. Each moves a
+ * PENDING request in one conditional update, with its intent in the same transaction: of
+ * two people acting at once, one wins and the other is told how the request now stands.
+ */
+
+export interface ApprovalOptions {
+  heldQuotes: HeldQuotes
+  now?: Clock
+}
+
+/**
+ * Opens the approval request of an intent its admission has just written AWAITING_APPROVAL,
+ * in the admission's transaction. An execution's request holds the reviewed price and the
+ * worst price the maker accepts (the limit, the reviewed price moved by the policy's tolerance).
+ */
+export async function openApprovalRequest(
+  tx: Db,
+  input: {
+    intentId: string
+    kind: "execution" | "conversion"
+    maker: Staff
+    request: Record<string, unknown>
+    size: { amount: string; currency: string }
+    quote: Pick<Quote, "market" | "side" | "price"> | undefined
+    at: Date
+    expiresAt: Date
+    tolerancePercent: string
+  },
+): Promise<void> {
+  const quote = input.quote
+  const limit = quote ? limitPrice(quote.side, quote.price, input.tolerancePercent) : null
+  await tx.insert(consoleApprovals).values({
+    intentId: input.intentId,
+    kind: input.kind,
+    makerEmail: input.maker.email,
+    makerRole: input.maker.role,
+    createdAt: input.at,
+    expiresAt: input.expiresAt,
+    request: input.request,
+    sizeAmount: input.size.amount,
+    sizeCurrency: input.size.currency,
+    market: quote?.market ?? null,
+    side: quote?.side ?? null,
+    reviewedPrice: quote?.price ?? null,
+    // The limit keeps the quote's own precision, rounded against the maker no further.
+    limitPrice: limit ? limit.toFixed(Math.max(decimalsOf(quote?.price ?? "0"), 2) + 4) : null,
+  })
+}
+
+function decimalsOf(value: string): number {
+  const dot = value.indexOf(".")
+  return dot === -1 ? 0 : value.length - dot - 1
+}
+
+/** Moves a PENDING request to REJECTED or WITHDRAWN; its intent fails, nothing was sent. */
+async function decide(
+  db: Db,
+  id: string,
+  staff: Staff,
+  now: Date,
+  to: "REJECTED" | "WITHDRAWN",
+  fields: { comment?: string | undefined; reason?: string | undefined },
+  problem: Problem,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(consoleApprovals)
+      .set({
+        state: to,
+        decidedAt: now,
+        comment: fields.comment ?? null,
+        reason: fields.reason ?? null,
+        ...(to === "REJECTED" ? { checkerEmail: staff.email, checkerRole: staff.role } : {}),
+      })
+      .where(and(eq(consoleApprovals.intentId, id), eq(consoleApprovals.state, "PENDING")))
+      .returning({ id: consoleApprovals.intentId })
+    if (!row) throw await actedOnFirst(tx, id)
+    await failWaitingIntents(tx, [id], problem, now)
+  })
+}
+
+async function actedOnFirst(db: Db, id: string): Promise<HttpProblem> {
+  const current = await approvalOf(db, id)
+  const state = current?.state ?? "PENDING"
+  return stateConflict(`This request is ${state} now; someone acted on it first.`, { state })
+}
+
+async function loadForAction(db: Db, id: string, now: Date): Promise<ConsoleApproval> {
+  if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
+  await expireDue(db, now)
+  const approval = await approvalOf(db, id)
+  if (!approval) throw notFound(`No approval request ${id}.`)
+  return approval
+}
+
+export async function rejectRequest(
+  db: Db,
+  staff: Staff,
+  id: string,
+  body: { reason: string; comment?: string | undefined },
+  options: { now?: Clock } = {},
+): Promise<ApprovalRequest> {
+  const now = (options.now ?? (() => new Date()))()
+  const approval = await loadForAction(db, id, now)
+  transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
+  await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
+  log.info("approval.rejected", { intentId: id, checker: staff.email })
+  return getApproval(db, id, now)
+}
+
+export async function withdrawRequest(
+  db: Db,
+  staff: Staff,
+  id: string,
+  body: { comment?: string | undefined },
+  options: { now?: Clock } = {},
+): Promise<ApprovalRequest> {
+  const now = (options.now ?? (() => new Date()))()
+  const approval = await loadForAction(db, id, now)
+  transition(approval.state, "withdraw", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
+  await decide(db, id, staff, now, "WITHDRAWN", body, requestWithdrawn())
+  return getApproval(db, id, now)
+}
+
+/**
+ * Approves a PENDING request and sends it. An execution takes the current held quote for
+ * its market and side: at or better than the limit price it is executed, otherwise the
+ * request ends PRICE_MOVED and nothing is placed. Of any number of approvals at once, on
+ * any number of instances, one claims the request; the others get 409.
+ */
+export async function approveRequest(
+  deps: ConsoleDeps,
+  staff: Staff,
+  id: string,
+  body: { comment?: string | undefined },
+  options: ApprovalOptions,
+): Promise<ApprovalRequest> {
+  const now = (options.now ?? (() => new Date()))()
+  const approval = await loadForAction(deps.db, id, now)
+  transition(approval.state, "approve", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
+  const maker: Staff = { email: approval.makerEmail, role: approval.makerRole as Staff["role"] }
+  let send: Record<string, unknown> = approval.request
+  let current: Quote | null = null
+  if (approval.kind === "execution") {
+    current = currentQuote(await options.heldQuotes(), approval.market, approval.side)
+    if (!current) throw quotesUnavailable(approval.side, approval.market)
+    send = { ...approval.request, quote_id: current.id }
+  }
+  const priceOk = !current || !approval.limitPrice || withinLimit(current.side, current.price, approval.limitPrice)
+  await deps.db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(consoleApprovals)
+      .set({
+        state: priceOk ? "APPROVED" : transition("APPROVED", "price_moved", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt }),
+        checkerEmail: staff.email,
+        checkerRole: staff.role,
+        decidedAt: now,
+        comment: body.comment ?? null,
+        executedPrice: current?.price ?? null,
+      })
+      .where(and(eq(consoleApprovals.intentId, id), eq(consoleApprovals.state, "PENDING"), sql`${consoleApprovals.expiresAt} > ${now}`))
+      .returning({ id: consoleApprovals.intentId })
+    if (!claimed) throw await actedOnFirst(tx, id)
+    if (priceOk) await releaseApprovedIntent(tx, id, send, now)
+    else await failWaitingIntents(tx, [id], priceMoved(approval.side, current?.price, approval.limitPrice), now)
+  })
+  log.info("approval.approved", { intentId: id, checker: staff.email, priceMoved: !priceOk })
+  if (priceOk) {
+    // The same exactly-once path as any create: the intent is there, PENDING, with this request.
+    const refId = String(send.ref_id)
+    const placing =
+      approval.kind === "execution"
+        ? executeQuote(deps, maker, String(send.profile_id), withoutProfile(send) as QuoteExecutionCreate & { ref_id: string }, intentOfRef(deps.db, "create_execution", refId))
+        : createConversion(deps, maker, send as ConversionCreate & { ref_id: string }, intentOfRef(deps.db, "create_conversion", refId))
+    await placing.catch((error: unknown) => {
+      // The intent holds the outcome (FAILED, or UNKNOWN for the reconciler); the request shows it.
+      log.warn("approval.place_failed", { intentId: id, error: error instanceof Error ? error.name : "error" })
+    })
+  }
+  return getApproval(deps.db, id, now)
+}
+
+function withoutProfile(request: Record<string, unknown>): Record<string, unknown> {
+  const { profile_id: _profileId, ...rest } = request
+  return rest
+}

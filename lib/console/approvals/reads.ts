@@ -1,0 +1,105 @@
+import "server-only"
+import { desc, eq, sql } from "drizzle-orm"
+import { type Staff, roleAtLeast } from "@/lib/auth/roles"
+import { expireDue } from "@/lib/console/approvals/expiry"
+import type { Db } from "@/lib/db/client"
+import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
+import { Decimal, FIAT_DECIMALS } from "@/lib/money"
+import { notFound } from "@/lib/problem"
+import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest } from "@/lib/schemas/approvals"
+import { isUuid } from "@/lib/schemas/common"
+
+/** Approval requests as people read them: one, a page of them, and who decided what. */
+
+export async function approvalOf(db: Db, id: string): Promise<ConsoleApproval | null> {
+  const [row] = await db.select().from(consoleApprovals).where(eq(consoleApprovals.intentId, id)).limit(1)
+  return row ?? null
+}
+
+/** Who asked, who decided, when and why: the same on a request and on the intent page's story. */
+export function approvalDecision(approval: ConsoleApproval): ApprovalDecision {
+  return {
+    maker: { email: approval.makerEmail, role: approval.makerRole },
+    checker: approval.checkerEmail ? { email: approval.checkerEmail, role: approval.checkerRole ?? "" } : null,
+    created_at: approval.createdAt.toISOString(),
+    expires_at: approval.expiresAt.toISOString(),
+    decided_at: approval.decidedAt?.toISOString() ?? null,
+    comment: approval.comment,
+    reason: approval.reason,
+  }
+}
+
+function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest {
+  const placement: ApprovalRequest["placement"] =
+    approval.state !== "APPROVED"
+      ? "NOT_SENT"
+      : intent.state === "SUCCEEDED"
+        ? "PLACED"
+        : intent.state === "FAILED"
+          ? "FAILED"
+          : "SENDING"
+  const problem = intent.problem
+  return {
+    id: approval.intentId,
+    kind: approval.kind,
+    state: approval.state,
+    placement,
+    ref_id: intent.refId ?? "",
+    profile_id: intent.profileId,
+    request: approval.request,
+    size: { amount: new Decimal(approval.sizeAmount).toFixed(FIAT_DECIMALS), currency: approval.sizeCurrency },
+    market: approval.market,
+    side: approval.side,
+    reviewed_price: approval.reviewedPrice,
+    limit_price: approval.limitPrice,
+    executed_price: approval.executedPrice,
+    ...approvalDecision(approval),
+    record_id: intent.recordId,
+    record_status: intent.recordStatus,
+    problem: problem
+      ? { title: typeof problem.title === "string" ? problem.title : "Error", detail: typeof problem.detail === "string" ? problem.detail : null }
+      : null,
+  }
+}
+
+export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
+  if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
+  await expireDue(db, now)
+  const [row] = await db
+    .select({ approval: consoleApprovals, intent: consoleIntents })
+    .from(consoleApprovals)
+    .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
+    .where(eq(consoleApprovals.intentId, id))
+    .limit(1)
+  if (!row) throw notFound(`No approval request ${id}.`)
+  return view(row.approval, row.intent)
+}
+
+/** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
+export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date = new Date(), viewer?: Staff): Promise<ApprovalPage> {
+  await expireDue(db, now)
+  const rows = await db
+    .select({ approval: consoleApprovals, intent: consoleIntents })
+    .from(consoleApprovals)
+    .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
+    .where(query.state ? eq(consoleApprovals.state, query.state) : undefined)
+    .orderBy(
+      sql`case when ${consoleApprovals.state} = 'PENDING' then 0 else 1 end`,
+      sql`case when ${consoleApprovals.state} = 'PENDING' then ${consoleApprovals.createdAt} end asc`,
+      desc(consoleApprovals.createdAt),
+    )
+    .limit(query.limit)
+  const [count] = await db
+    .select({
+      n: sql<number>`count(*)::int`,
+      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer?.email ?? ""})))::int`,
+    })
+    .from(consoleApprovals)
+    .where(eq(consoleApprovals.state, "PENDING"))
+  return {
+    items: rows.map((r) => view(r.approval, r.intent)),
+    pending_count: count?.n ?? 0,
+    // Those who may approve see a count of the ones they may act on: not their own.
+    pending_for_you: viewer && roleAtLeast(viewer.role, "trader") ? (count?.others ?? 0) : 0,
+  }
+}

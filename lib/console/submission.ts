@@ -1,0 +1,213 @@
+import "server-only"
+import { sql } from "drizzle-orm"
+import type { Staff } from "@/lib/auth/roles"
+import { openApprovalRequest } from "@/lib/console/approvals/decisions"
+import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
+import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
+import { insertAdmittedIntent, intentByRef, intentIdByRef, sameRequest } from "@/lib/console/intents"
+import { type ConsoleDeps, type IntentSource, type Placed, createConversion, executeQuote, intentOfRef, writtenIntent } from "@/lib/console/operations"
+import {
+  type Clock,
+  type OrderSize,
+  checkLimits,
+  conversionSize,
+  executionSize,
+  needsApproval,
+  policyFromJson,
+  storedPolicyJson,
+  usedTodaySum,
+  usedTodayWhere,
+} from "@/lib/console/policy"
+import type { Db } from "@/lib/db/client"
+import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
+import { log } from "@/lib/log"
+import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
+import { noHeldQuote, quoteNotCurrent, refIdReused } from "@/lib/problem"
+import type { ApprovalRequest } from "@/lib/schemas/approvals"
+import type { ConversionsApi } from "@/lib/schemas/constants"
+import type { ConversionCreate } from "@/lib/schemas/conversion"
+import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
+import type { Conversion, Quote, QuoteExecution } from "@/lib/schemas/records"
+
+/**
+ * The submission path every create takes, approval or not: price it, admit it (its
+ * ref_id's intent, the limits, whether a second person must approve it), then place it,
+ * or store it as an approval request that waits. A retry of a submission the console
+ * has taken is answered from what it holds.
+ */
+
+export type Submission<T> =
+  | { kind: "placed"; placed: Placed<T> }
+  | { kind: "request"; request: ApprovalRequest; replayed: boolean }
+
+interface Gate {
+  operation: "create_execution" | "create_conversion"
+  kind: "execution" | "conversion"
+  staff: Staff
+  profileId: string
+  refId: string
+  request: Record<string, unknown>
+  size: OrderSize
+  quote?: Pick<Quote, "market" | "side" | "price"> | undefined
+  /** The conversion API a conversion goes to, recorded on its intent when it is admitted. */
+  upstreamApi?: ConversionsApi | undefined
+}
+
+/**
+ * Checks the limits and writes the intent in one transaction per staff member (so two
+ * orders at once cannot both fit under one day's limit): PENDING to be sent now, or
+ * AWAITING_APPROVAL with its approval row. A ref_id that has an intent already writes nothing.
+ * An intent to be sent now comes back as written, for the placement to send under.
+ */
+async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; intent: ConsoleIntent } | { admitted: "request" | "exists" }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${gate.staff.email}`}))`)
+    // After the lock, in one statement: an intent already under this ref_id, the policy
+    // in force and what the staff member has used today.
+    const [read] = await tx
+      .select({
+        existing: intentIdByRef(tx, gate.operation, gate.refId),
+        policy: storedPolicyJson,
+        used: usedTodaySum,
+      })
+      .from(consoleIntents)
+      .where(usedTodayWhere(gate.staff.email, gate.size.currency, at))
+    if (!read) throw new Error("an aggregate answered no row")
+    // A ref_id the console has taken is answered from its intent, whatever the limits say now.
+    if (read.existing !== null) return { admitted: "exists" }
+    const policy = policyFromJson(read.policy)
+    checkLimits(policy, gate.staff, gate.size, toDecimal(read.used ?? "0"))
+    const waits = needsApproval(policy, gate.kind, gate.size)
+    const size = { amount: gate.size.amount.toFixed(FIAT_DECIMALS), currency: gate.size.currency }
+    const intent = await insertAdmittedIntent(tx, {
+      staff: gate.staff,
+      operation: gate.operation,
+      profileId: gate.profileId,
+      refId: gate.refId,
+      request: gate.request,
+      upstreamApi: gate.upstreamApi,
+      state: waits ? "AWAITING_APPROVAL" : "PENDING",
+      size,
+      at,
+    })
+    if (!intent) return { admitted: "exists" }
+    if (!waits) return { admitted: "send", intent }
+    await openApprovalRequest(tx, {
+      intentId: intent.id,
+      kind: gate.kind,
+      maker: gate.staff,
+      request: gate.request,
+      size,
+      quote: gate.quote,
+      at,
+      expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
+      tolerancePercent: policy.price_tolerance_percent,
+    })
+    return { admitted: "request" }
+  })
+}
+
+type GateKey = Pick<Gate, "operation" | "refId" | "request">
+
+/** Sends a create under the intent `source` gives it. */
+type Place<T> = (source: IntentSource) => Promise<Placed<T>>
+
+/** A submission whose ref_id has an intent already: its request if it waits (or waited), else the create's replay. */
+async function resubmitted<T>(deps: ConsoleDeps, key: GateKey, place: Place<T>, now: Date): Promise<Submission<T> | null> {
+  const intent = await intentByRef(deps.db, key.operation, key.refId)
+  if (!intent) return null
+  const approval = await approvalOf(deps.db, intent.id)
+  if (!approval) return { kind: "placed", placed: await place(intentOfRef(deps.db, key.operation, key.refId)) }
+  if (!sameRequest(approval.request, key.request)) throw refIdReused(key.refId)
+  return { kind: "request", request: await getApproval(deps.db, intent.id, now), replayed: true }
+}
+
+async function submit<T>(
+  deps: ConsoleDeps,
+  gate: Omit<Gate, "size" | "quote">,
+  sizeOf: () => Promise<{ size: OrderSize; quote?: Gate["quote"] }>,
+  place: Place<T>,
+  now: Date,
+): Promise<Submission<T>> {
+  // A retry of a submission the console has already taken is answered from what it holds:
+  // admit finds its intent before it checks any limit, and a retry that can no longer be
+  // sized (its held quote has expired, say) is looked up before it is refused.
+  let full: Gate
+  try {
+    full = { ...gate, ...(await sizeOf()) }
+  } catch (error) {
+    const again = await resubmitted(deps, gate, place, now)
+    if (again) return again
+    throw error
+  }
+  const admission = await admit(deps.db, full, now)
+  if (admission.admitted === "send") return { kind: "placed", placed: await place(writtenIntent(admission.intent)) }
+  const existing = await resubmitted(deps, gate, place, now)
+  if (!existing) throw new Error("intent vanished after it was written")
+  if (admission.admitted === "request" && existing.kind === "request") {
+    log.info("approval.requested", { intentId: existing.request.id, staff: gate.staff.email })
+    return { ...existing, replayed: false }
+  }
+  return existing
+}
+
+/**
+ * What an execution is sized and limited by: the held quote itself while it is the
+ * current one; after that, the reviewed quote the maker saw (its market, side and price)
+ * with the size taken at the current held price.
+ */
+function pricing(quotes: Quote[], quoteId: string, reviewed: ReviewedQuote | undefined): { size: Pick<Quote, "market" | "price">; quote: Pick<Quote, "market" | "side" | "price"> } {
+  const held = quotes.find((q) => q.id === quoteId)
+  if (held) return { size: held, quote: held }
+  if (!reviewed) throw quoteNotCurrent()
+  const current = currentQuote(quotes, reviewed.market, reviewed.side)
+  if (!current) throw noHeldQuote(reviewed.side, reviewed.market)
+  return { size: current, quote: reviewed }
+}
+
+/**
+ * Executes a held quote, or, when the policy asks for a second person, stores it as a
+ * request that waits. Limits are checked first; an order over one is refused and nothing is sent.
+ */
+export async function submitQuoteExecution(
+  deps: ConsoleDeps,
+  staff: Staff,
+  profileId: string,
+  input: QuoteExecutionCreate & { ref_id: string; reviewed_quote?: ReviewedQuote | undefined },
+  options: { heldQuotes: HeldQuotes; now?: Clock },
+): Promise<Submission<QuoteExecution>> {
+  const now = (options.now ?? (() => new Date()))()
+  const { reviewed_quote: reviewed, ...body } = input
+  const request = { profile_id: profileId, ...body }
+  const gate = { kind: "execution" as const, operation: "create_execution" as const, staff, profileId, refId: body.ref_id, request }
+  return submit(
+    deps,
+    gate,
+    async () => {
+      const { size, quote } = pricing(await options.heldQuotes(body.quote_id), body.quote_id, reviewed)
+      return { size: executionSize(body, size), quote }
+    },
+    (source) => executeQuote(deps, staff, profileId, body, source),
+    now,
+  )
+}
+
+/** Creates a conversion, or stores it as a request when the policy asks for a second person. */
+export async function submitConversion(
+  deps: ConsoleDeps,
+  staff: Staff,
+  body: ConversionCreate & { ref_id: string },
+  options: { now?: Clock } = {},
+): Promise<Submission<Conversion>> {
+  const now = (options.now ?? (() => new Date()))()
+  const gate = {
+    kind: "conversion" as const,
+    operation: "create_conversion" as const,
+    staff,
+    profileId: body.profile_id,
+    refId: body.ref_id,
+    request: body,
+    upstreamApi: await deps.upstream.conversionsApi(),
+  }
+  return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), (source) => createConversion(deps, staff, body, source), now)
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, beforeEach, vi } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { savePolicy } from "@/lib/console/policy"
+import { submitQuoteExecution } from "@/lib/console/submission"
+import type { Db } from "@/lib/db/client"
+import { consoleIntents } from "@/lib/db/schema"
+import { HttpProblem } from "@/lib/problem"
+import { DEFAULT_POLICY, type Policy } from "@/lib/schemas/approvals"
+import type { Quote } from "@/lib/schemas/records"
+import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import type { TestDriver } from "@/test/db"
+
+/** What the submission and approval tests share: who acts, the policy, a harness with a maker per test. */
+
+export const maker: Staff = { email: "trader@example.com", role: "trader" }
+export const checker: Staff = { email: "admin@example.com", role: "admin" }
+export const otherTrader: Staff = { email: "trader2@example.com", role: "trader" }
+export const support: Staff = { email: "support@example.com", role: "support" }
+
+export function problemOf(error: unknown): { status: number; code?: string | undefined; detail?: string | undefined; meta?: Record<string, unknown> | undefined } {
+  if (!(error instanceof HttpProblem)) throw new Error(`expected an HttpProblem, got ${String(error)}`)
+  return error.problem
+}
+
+/** Small numbers, so that tests stay far from the sandbox's own limits. */
+export const TEST_POLICY: Policy = {
+  ...DEFAULT_POLICY,
+  approval_thresholds: { execution: { USD: "100.00", EUR: "90.00", SGD: "130.00" }, conversion: { USD: "100.00" } },
+  role_limits: {
+    trader: { per_order: { USD: "1000.00" }, per_day: { USD: "2500.00" } },
+    admin: { per_order: { USD: "1000.00" }, per_day: { USD: "2500.00" } },
+  },
+}
+
+/** How many rows `run` inserts (or tries to) into console_intents, in a transaction or not. */
+export async function intentInserts<T>(db: Db, run: () => Promise<T>): Promise<{ result: T; inserts: number }> {
+  let inserts = 0
+  const count = (target: Pick<Db, "insert">) => {
+    const insert = target.insert.bind(target)
+    return vi.spyOn(target, "insert").mockImplementation((table) => {
+      if (table === consoleIntents) inserts++
+      return insert(table)
+    })
+  }
+  const outside = count(db)
+  const transaction = db.transaction.bind(db)
+  const inside = vi.spyOn(db, "transaction").mockImplementation((work, config) =>
+    transaction((tx) => {
+      count(tx)
+      return work(tx)
+    }, config),
+  )
+  try {
+    return { result: await run(), inserts }
+  } finally {
+    outside.mockRestore()
+    inside.mockRestore()
+  }
+}
+
+/**
+ * The console against the sandbox with TEST_POLICY saved, for one describe block: call it
+ * there (it adds the hooks). Each test gets its own maker, `me` (and so its own usage today).
+ */
+export class ApprovalsFixture {
+  h!: ConsoleHarness
+  profileId!: string
+  me!: Staff
+
+  constructor(driver: TestDriver) {
+    beforeAll(async () => {
+      this.h = await createConsoleHarness({ driver })
+      this.profileId = (await this.h.upstream.listProfiles()).items[0]!.id
+      await savePolicy(this.h.db, checker, TEST_POLICY)
+    })
+    beforeEach(() => {
+      this.me = { email: `maker-${randomUUID().slice(0, 8)}@example.com`, role: "trader" }
+    })
+    afterAll(async () => {
+      await this.h?.close()
+    })
+  }
+
+  heldQuotes = () => this.h.upstream.listQuotes([])
+
+  heldQuote = async (side: "BUY" | "SELL" = "BUY", market = "BTCUSD"): Promise<Quote> => {
+    const quote = (await this.h.upstream.listQuotes([market])).find((q) => q.side === side)
+    if (!quote) throw new Error(`no ${side} quote for ${market}`)
+    return quote
+  }
+
+  executionsWithRef = async (refId: string) => {
+    const page = await this.h.upstream.listQuoteExecutions(this.profileId, { limit: 1000 })
+    return page.items.filter((e) => e.ref_id === refId)
+  }
+
+  /** An execution of `quoteAmount` USD at the held BTCUSD buy quote, as the trade desk sends it. */
+  ask = async (quoteAmount: string, who?: Staff, extra: { now?: () => Date } = {}) => {
+    const quote = await this.heldQuote()
+    const refId = randomUUID()
+    const submission = await submitQuoteExecution(
+      this.h,
+      who ?? this.me,
+      this.profileId,
+      {
+        quote_id: quote.id,
+        quote_amount: quoteAmount,
+        ref_id: refId,
+        metadata: { desk: "fx" },
+        reviewed_quote: { market: quote.market, side: quote.side, price: quote.price },
+      },
+      { heldQuotes: this.heldQuotes, ...extra },
+    )
+    return { submission, refId, quote }
+  }
+}
