@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { type PendingStore, keptFormExtrasShape, pendingStore } from "@/lib/queries/pending-submission"
+import { keptFormExtrasShape } from "@/components/forms/kept-values"
+import { type PendingStore, pendingStore } from "@/lib/queries/pending-submission"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import type { ConversionBody, ConversionFormValues } from "./form-model"
 

@@ -1,11 +1,11 @@
 import { z } from "zod"
+import { keptFormExtrasShape } from "@/components/forms/kept-values"
+import type { ExecuteFormValues, ExecutionBody } from "@/components/trade/execute-model"
+import { PENDING_KEY } from "@/components/trade/pending-key"
+import { type PendingStore, pendingStore } from "@/lib/queries/pending-submission"
 import { refIdSchema } from "@/lib/schemas/common"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
-import { quoteSchema } from "@/lib/schemas/records"
-import type { ExecuteFormValues, ExecutionBody } from "@/components/trade/execute-model"
-import type { Quote } from "@/lib/schemas/records"
-import { PENDING_KEY } from "@/components/trade/lazy"
-import { PENDING_MAX_AGE_MS, type Store, keptFormExtrasShape, pendingStore } from "@/lib/queries/pending-submission"
+import { type Quote, quoteSchema } from "@/lib/schemas/records"
 
 /**
  * The trade submission waiting at the confirm step (or sent, answer not yet seen), kept in
@@ -24,13 +24,11 @@ export interface PendingSubmission {
   savedAt: string
 }
 
-export { PENDING_KEY, PENDING_MAX_AGE_MS }
-
 const pendingSchema = z.object({
   version: z.literal(1),
   profileId: z.string().min(1),
   refId: refIdSchema,
-  body: quoteExecutionCreateSchema,
+  body: quoteExecutionCreateSchema.transform((body) => ({ ...body, ref_id: body.ref_id ?? "" })),
   quote: quoteSchema,
   values: z.object({
     mode: z.enum(["crypto", "fiat"]),
@@ -41,21 +39,4 @@ const pendingSchema = z.object({
   savedAt: z.string(),
 })
 
-type Stored = z.infer<typeof pendingSchema> & { body: { ref_id: string } }
-
-const trades = pendingStore<Stored>(PENDING_KEY, pendingSchema as z.ZodType<Stored>, (p) => p.body.quote_id === p.quote.id)
-
-export function savePending(store: Store, pending: PendingSubmission): void {
-  trades.save(store, pending)
-}
-
-export function loadPending(store: Store, nowMs: number): PendingSubmission | null {
-  const pending = trades.load(store, nowMs)
-  if (!pending) return null
-  const { body, ...rest } = pending
-  return { ...rest, body: { ...body, ref_id: pending.refId } }
-}
-
-export function clearPending(store: Store): void {
-  trades.clear(store)
-}
+export const pendingTrades: PendingStore<PendingSubmission> = pendingStore<PendingSubmission>(PENDING_KEY, pendingSchema, (p) => p.body.quote_id === p.quote.id)
