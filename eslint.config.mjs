@@ -22,6 +22,36 @@ export default tseslint.config(
     },
   },
   {
+    // One direction: components use lib, never the other way round.
+    files: ["lib/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(@/|(\\.\\./)+)components/", message: "lib/ does not import components/: move what both need into lib/." }] },
+      ],
+    },
+  },
+  {
+    // Pages and route handlers reach the database through lib/ (withStaff hands handlers the runtime's); only the health check opens it itself.
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["app/api/health/**", "**/*.test.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "@/lib/console/database", message: "app/ reaches the database through lib/console (or the runtime withStaff hands the handler)." },
+            { name: "@/lib/db/client", importNames: ["getDatabase"], message: "app/ reaches the database through lib/console (or the runtime withStaff hands the handler)." },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "CallExpression[callee.name=/^(database|getDatabase)$/]", message: "app/ does not open the database: ask lib/console (only app/api/health does)." },
+      ],
+    },
+  },
+  {
     files: ["**/*.mjs", "**/*.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -47,12 +47,12 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(final|orchestrations|sso)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|sso)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
     { name: "orchestrations", testMatch: /orchestrations\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
-    { name: "final", testMatch: /final\.spec\.ts/, dependencies: ["chromium"] },
+    { name: "secrets", testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
   ],
   webServer: [
     {

@@ -15,6 +15,73 @@ async function apiWith(baseURL: string, cookie: string): Promise<APIRequestConte
   return playwrightRequest.newContext({ baseURL, extraHTTPHeaders: { cookie, origin: baseURL } })
 }
 
+test.describe("signed out: what anyone gets", () => {
+  test("a protected API route answers 401 problem+json without a session", async ({ request }) => {
+    const res = await request.get("/api/me")
+    expect(res.status()).toBe(401)
+    expect(res.headers()["content-type"]).toContain("application/problem+json")
+    const body = (await res.json()) as { status: number; title: string }
+    expect(body).toMatchObject({ status: 401, title: "Unauthorized" })
+  })
+
+  test("health answers without a session and says nothing secret", async ({ request }) => {
+    const res = await request.get("/api/health")
+    expect(res.status()).toBe(200)
+    // On PGlite the console is the only instance there can be: it counts the service's limits itself.
+    expect(await res.json()).toEqual({ status: "ok", mode: "sandbox", database: "ok", limiter: "solo" })
+  })
+
+  test("pages carry the security headers", async ({ request }) => {
+    const res = await request.get("/sign-in")
+    const headers = res.headers()
+    expect(headers["content-security-policy"]).toContain("default-src 'self'")
+    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'")
+    expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/)
+    expect(headers["x-content-type-options"]).toBe("nosniff")
+    expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin")
+    expect(headers["permissions-policy"]).toContain("camera=()")
+  })
+
+  test("API answers, the sandbox and Next's assets carry the strict CSP, a page path that looks like one does not", async ({ request }) => {
+    const sandboxPath = "/sandbox/v2/profiles"
+    const page = await request.get("/sign-in")
+    const asset = /src="(\/_next\/static\/[^"]+\.js)"/.exec(await page.text())?.[1] ?? ""
+    expect(asset).not.toBe("")
+    for (const path of ["/api/health", sandboxPath, asset]) {
+      const res = await request.get(path)
+      expect(`${path} ${res.headers()["content-security-policy"] ?? "none"}`).toBe(`${path} default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'`)
+      expect(res.headers()["x-content-type-options"]).toBe("nosniff")
+    }
+    // /apis is a page path (a 404 page): it gets the page's CSP with a nonce, not the API's.
+    const lookalike = await request.get("/apis")
+    expect(lookalike.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-/)
+  })
+})
+
+test.describe("the API over HTTP", () => {
+  test.describe("as a viewer", () => {
+    test.use({ storageState: storageStateOf("viewer") })
+    test("an admin-only route answers 403 problem+json", async ({ request }) => {
+      const res = await request.get("/api/audit")
+      expect(res.status()).toBe(403)
+      expect(res.headers()["content-type"]).toContain("application/problem+json")
+      expect(await res.json()).toMatchObject({ status: 403, detail: "This needs the admin role; you are viewer." })
+    })
+  })
+
+  test.describe("as an admin", () => {
+    test.use({ storageState: storageStateOf("admin") })
+    test("a cross-origin POST is refused with 403, a same-origin one goes through", async ({ request, baseURL }) => {
+      const cross = await request.post("/api/audit/reconcile", { headers: { origin: "https://evil.example" } })
+      expect(cross.status()).toBe(403)
+      expect(await cross.json()).toMatchObject({ status: 403, detail: "Cross-site requests are refused." })
+      const same = await request.post("/api/audit/reconcile", { headers: { origin: baseURL! } })
+      expect(same.status()).toBe(200)
+      expect(typeof ((await same.json()) as { examined: unknown }).examined).toBe("number")
+    })
+  })
+})
+
 test.describe("sessions the server can end", () => {
   test("after signing out, the old cookie gets 401 from GET /api/me and POST /api/conversions, and /api/auth/session does not renew it", async ({ browser, baseURL }) => {
     const context = await browser.newContext()

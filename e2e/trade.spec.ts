@@ -432,6 +432,8 @@ test.describe("trader", () => {
     await openDesk(page, { market: "BTCUSD" })
     await startTrade(page, "BUY", "crypto", "0.01")
     await expect(page.getByTestId("estimate-pay")).toBeVisible()
+    // The ticket's data is in (on a busy machine the balance can arrive seconds after the estimate).
+    await expect(page.getByTestId("available-amount")).toContainText("USD")
     const observed = await page.evaluate(async () => {
       const form = document.querySelector('[data-testid="execute-form"]')!
       let outsideTimers = 0

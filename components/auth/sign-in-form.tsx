@@ -7,6 +7,7 @@ import { useForm } from "react-hook-form"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
+import { useHydrated } from "@/components/ui/use-hydrated"
 import { signInFailureMessage } from "@/components/auth/sign-in-message"
 import { safeCallback } from "@/lib/auth/callback"
 
@@ -18,6 +19,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 /** `initialFailure`: the page's own message for a `?error=` (a refused single sign-on). */
 export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl: string | undefined; oidc: boolean; initialFailure?: string | null }) {
   const router = useRouter()
+  const hydrated = useHydrated()
   const [failure, setFailure] = useState<string | null>(initialFailure ?? null)
   const form = useForm<SignInValues>({ defaultValues: { email: "", password: "" } })
   const { errors, isSubmitting } = form.formState
@@ -58,7 +60,8 @@ export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl:
         </Button>
       </form>
       {oidc ? (
-        <Button variant="secondary" className="w-full" onClick={() => void signIn("oidc", { callbackUrl: target })}>
+        // Disabled until hydrated: its work is all in the click handler, so an earlier click would be lost.
+        <Button variant="secondary" className="w-full" disabled={!hydrated} onClick={() => void signIn("oidc", { callbackUrl: target })}>
           Sign in with single sign-on
         </Button>
       ) : null}

@@ -1,15 +1,4 @@
-import type { RefusalReason } from "@/lib/auth/oidc-claims"
-
-/** The `?error=` a refused single sign-on carries back to the sign-in page, by reason. */
-export const SSO_REFUSAL_ERRORS: Record<RefusalReason, string> = {
-  no_subject: "SsoNoSubject",
-  no_email: "SsoNoEmail",
-  email_not_verified: "SsoEmailNotVerified",
-  no_role: "SsoNoRole",
-  unknown_role: "SsoUnknownRole",
-  ambiguous_role: "SsoAmbiguousRole",
-}
-
+/** What each refused single sign-on's `?error=` (lib/auth/oidc-claims SSO_REFUSAL_ERRORS) tells the person. */
 const SSO_MESSAGES: Record<string, string> = {
   SsoNoRole: "Your account has no console role: ask an admin to give you one.",
   SsoUnknownRole: "Your account's console role is not one this console knows: ask an admin.",

@@ -9,7 +9,6 @@ import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { ProblemAlert } from "@/components/ui/problem-alert"
-import { ApiProblemError } from "@/lib/queries/api"
 import { lookupConversionSubmission, useCreateConversionMutation } from "@/lib/queries/conversions"
 import { useBalancesQuery, useSelectedProfile } from "@/lib/queries/profiles"
 import { sessionStore } from "@/lib/queries/pending-submission"
@@ -75,36 +74,26 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
   const { errors } = formState
 
   const onAnswer = (state: SubmissionState<ConversionBody, Conversion | ApprovalRequest>) => {
-    const store = sessionStore()
     if (askingOnResume && resume) {
       setAskingOnResume(false)
       if (state.kind === "open") {
-        // Nothing was placed under the ref_id: the same conversion is offered again, kept across another reload.
+        // Nothing was placed under the ref_id: the same conversion is offered again (still kept across another reload).
         setNotPlacedYet(true)
         setReview(resume.body)
         return
       }
     }
-    // Only an unknown outcome stays resumable after a reload.
-    if (store && state.kind !== "unknown") pendingConversions.clear(store)
     setNotPlacedYet(false)
     setReview(null)
     if (state.kind === "open") focusNext.current = "review"
-    if (state.kind !== "refused") return
-    setRefusalShown(true)
-    if (state.error instanceof ApiProblemError) {
-      for (const [field, rule] of Object.entries(state.error.fields)) {
-        const name = conversionFormFieldOf(field)
-        if (name) setError(name, { type: "server", message: rule })
-      }
-    }
+    if (state.kind === "refused") setRefusalShown(true)
   }
-  const submission = useSubmission<ConversionBody, Conversion | ApprovalRequest>({
+  const submission = useSubmission<ConversionBody, Conversion | ApprovalRequest, PendingConversion, ConversionFormValues>({
     send: mutateAsync,
     lookup: (body) => lookupConversionSubmission(body.ref_id),
     existing: conversionSchema,
-    initialRefId: resume?.refId,
-    unanswered: resume ? { body: resume.body, sentAt: new Date(resume.savedAt) } : null,
+    persist: { store: pendingConversions, resume },
+    fieldErrors: { setError, fieldOf: conversionFormFieldOf },
     onAnswer,
   })
   const { state, refId } = submission
@@ -115,16 +104,8 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
     if (resumedProfile) setProfileId(resumedProfile)
   }, [resumedProfile, setProfileId])
 
-  /** Sends the reviewed body; it is kept first, so a reload before the answer asks about it instead of losing it. */
-  const send = (body: ConversionBody) => {
-    const store = sessionStore()
-    if (store) pendingConversions.save(store, { version: 1, refId: body.ref_id, body, values: { ...getValues(), profile_id: body.profile_id }, sent: true, savedAt: new Date().toISOString() })
-    submission.submit(body)
-  }
-
   const discard = () => {
-    const store = sessionStore()
-    if (store) pendingConversions.clear(store)
+    submission.drop()
     setNotPlacedYet(false)
     setReview(null)
   }
@@ -156,17 +137,14 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
     const checked = checkedConversionBody(values, refId)
     if (!checked.ok) {
       // The form's rules let through something the create schema refuses: say which, where.
-      const elsewhere: string[] = []
-      for (const [field, rule] of Object.entries(checked.fields)) {
-        const name = conversionFormFieldOf(field)
-        if (name) setError(name, { type: "schema", message: rule })
-        else elsewhere.push(`${field}: ${rule}`)
-      }
+      const elsewhere = submission.showFieldRules(checked.fields, "schema")
       if (elsewhere.length > 0) setError("root", { type: "schema", message: elsewhere.join("; ") })
       return
     }
     setRefusalShown(false)
     setReview(checked.body)
+    // Kept from here, so the send (and a reload before its answer) has it: a reload at this step starts the form again.
+    submission.keep(checked.body, { values: { ...getValues(), profile_id: checked.body.profile_id } })
   })
 
   function startOver() {
@@ -240,7 +218,7 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
         notPlacedYet={notPlacedYet}
         profileName={profileName}
         onBack={notPlacedYet ? discard : () => setReview(null)}
-        onConfirm={send}
+        onConfirm={submission.submit}
       />
     </form>
   )

@@ -16,6 +16,7 @@ import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { type FilterValues, EMPTY_FILTERS, filterResolver, filtersToSearch, toConversionFilters } from "./filters"
 import { fieldMessage } from "@/components/forms/field-message"
+import { ProfileOptions } from "@/components/profile/profile-picker"
 
 function short(id: string | undefined): string {
   if (!id) return "—"
@@ -58,11 +59,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
             {(a11y) => (
               <Select {...a11y} {...register("profile_id")}>
                 <option value="">All profiles</option>
-                {(profiles.data ?? []).map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.nickname}
-                  </option>
-                ))}
+                <ProfileOptions profiles={profiles.data ?? []} />
               </Select>
             )}
           </Field>

@@ -10,50 +10,31 @@ export interface TimelineStep {
   note?: string
 }
 
+/** A step that happened, at the time the record states for it (if it states one). */
+function done(key: string, label: string, at: string | undefined, note?: string): TimelineStep {
+  return { key, label, at, state: "done", ...(note === undefined ? {} : { note }) }
+}
+
+/** A step still to come: no time yet, and what it waits for. */
+function pending(key: string, label: string, note: string): TimelineStep {
+  return { key, label, at: undefined, state: "pending", note }
+}
+
+/** Where each status leaves a conversion, after "Created". */
+const STEP_OF_STATUS: Record<string, (conversion: Conversion) => TimelineStep> = {
+  CREATED: () => pending("settlement", "Settlement", "Waiting to settle; a trader can still cancel it."),
+  SETTLED: (c) => done("settled", "Settled", c.settled_at),
+  CANCELLED: (c) => done("cancelled", "Cancelled", c.cancelled_at, "The source amount was refunded."),
+  // The Orchestrations API's statuses: it has no cancel, and says when it finished only by updated_at.
+  PROCESSING: () => pending("processing", "Processing", "The service is moving the funds; an orchestration cannot be cancelled."),
+  COMPLETED: (c) => done("completed", "Completed", c.updated_at),
+  FAILED: (c) => done("failed", "Failed", c.updated_at, c.fail_reason?.detail ?? "The service gave no reason."),
+}
+
 /** The states a conversion went through, with their times, in order. */
 export function conversionTimeline(conversion: Conversion): TimelineStep[] {
-  const steps: TimelineStep[] = [{ key: "created", label: "Created", at: conversion.created_at, state: "done" }]
-  switch (conversion.status) {
-    case "CREATED":
-      steps.push({
-        key: "settlement",
-        label: "Settlement",
-        at: undefined,
-        state: "pending",
-        note: "Waiting to settle; a trader can still cancel it.",
-      })
-      break
-    case "SETTLED":
-      steps.push({ key: "settled", label: "Settled", at: conversion.settled_at, state: "done" })
-      break
-    case "CANCELLED":
-      steps.push({ key: "cancelled", label: "Cancelled", at: conversion.cancelled_at, state: "done", note: "The source amount was refunded." })
-      break
-    // The Orchestrations API's statuses: it has no cancel, and says when it finished only by updated_at.
-    case "PROCESSING":
-      steps.push({
-        key: "processing",
-        label: "Processing",
-        at: undefined,
-        state: "pending",
-        note: "The service is moving the funds; an orchestration cannot be cancelled.",
-      })
-      break
-    case "COMPLETED":
-      steps.push({ key: "completed", label: "Completed", at: conversion.updated_at, state: "done" })
-      break
-    case "FAILED":
-      steps.push({
-        key: "failed",
-        label: "Failed",
-        at: conversion.updated_at,
-        state: "done",
-        note: conversion.fail_reason?.detail ?? "The service gave no reason.",
-      })
-      break
-    default:
-      steps.push({ key: "status", label: conversion.status, at: undefined, state: "done" })
-  }
-  if (conversion.updated_at) steps.push({ key: "updated", label: "Last updated", at: conversion.updated_at, state: "done" })
+  const step = STEP_OF_STATUS[conversion.status] ?? ((c: Conversion) => done("status", c.status, undefined))
+  const steps = [done("created", "Created", conversion.created_at), step(conversion)]
+  if (conversion.updated_at) steps.push(done("updated", "Last updated", conversion.updated_at))
   return steps
 }

@@ -1,5 +1,7 @@
 import { z } from "zod"
-import { type PendingStore, keptFormExtrasShape, pendingStore } from "@/lib/queries/pending-submission"
+import { keptSubmissionSchema } from "@/components/forms/kept-values"
+import { type PendingStore, pendingStore } from "@/lib/queries/pending-submission"
+import type { KeptSubmission } from "@/lib/queries/submission"
 import { conversionCreateSchema } from "@/lib/schemas/conversion"
 import type { ConversionBody, ConversionFormValues } from "./form-model"
 
@@ -10,29 +12,13 @@ export const PENDING_CONVERSION_KEY = "console.conversions.pending"
  * A conversion that left the browser and whose answer was not seen (yet): after a reload
  * the form asks the console what became of its ref_id, and sends it again only on a click.
  */
-export interface PendingConversion {
-  version: 1
-  refId: string
-  body: ConversionBody
-  values: ConversionFormValues
-  sent: boolean
-  savedAt: string
-}
+export type PendingConversion = KeptSubmission<ConversionBody> & { values: ConversionFormValues }
 
-const pendingConversionSchema = z.object({
-  version: z.literal(1),
-  refId: z.string().min(1),
-  body: conversionCreateSchema.transform((body) => ({ ...body, ref_id: body.ref_id ?? "" })),
-  values: z.object({
-    profile_id: z.string(),
-    source_asset: z.string(),
-    target_asset: z.string(),
-    amount: z.string(),
-    ...keptFormExtrasShape,
-  }),
-  sent: z.boolean(),
-  savedAt: z.string(),
-})
+const pendingConversionSchema = keptSubmissionSchema(
+  conversionCreateSchema.transform((body) => ({ ...body, ref_id: body.ref_id ?? "" })),
+  { profile_id: z.string(), source_asset: z.string(), target_asset: z.string(), amount: z.string() },
+  {},
+)
 
 export const pendingConversions: PendingStore<PendingConversion> = pendingStore<PendingConversion>(
   PENDING_CONVERSION_KEY,

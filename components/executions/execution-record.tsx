@@ -1,20 +1,9 @@
-import type { ReactNode } from "react"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { CopyableId } from "@/components/ui/copyable-id"
+import { DetailList, DetailRow } from "@/components/ui/detail-list"
 import { Timestamp } from "@/components/ui/timestamp"
 import type { QuoteExecution } from "@/lib/schemas/records"
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <div className="grid grid-cols-1 gap-1 py-2 sm:grid-cols-[12rem_1fr] sm:gap-4">
-      <dt className="text-sm font-medium text-slate-600">{label}</dt>
-      <dd className="min-w-0 text-sm text-slate-900" data-testid={testId}>
-        {children}
-      </dd>
-    </div>
-  )
-}
 
 /**
  * Every field of a quote execution. Amounts and the price are shown exactly as the
@@ -33,62 +22,62 @@ export function ExecutionRecord({
   const metadata = Object.entries(execution.metadata ?? {})
   const shown = (value: unknown) => !compact || value !== undefined
   return (
-    <dl className="divide-y divide-slate-100" data-testid="execution-record">
+    <DetailList testId="execution-record">
       {compact ? null : (
-        <Row label="Status">
+        <DetailRow label="Status">
           <StatusBadge status={execution.status} />
-        </Row>
+        </DetailRow>
       )}
-      <Row label="Execution id">
+      <DetailRow label="Execution id">
         <CopyableId value={execution.id} label="execution id" testId="record-id" />
-      </Row>
-      <Row label="Side" testId="record-side">
+      </DetailRow>
+      <DetailRow label="Side" testId="record-side">
         {execution.side}
-      </Row>
-      <Row label="Market" testId="record-market">
+      </DetailRow>
+      <DetailRow label="Market" testId="record-market">
         {execution.market}
-      </Row>
-      <Row label="Price">
+      </DetailRow>
+      <DetailRow label="Price">
         <span data-testid="record-price">
           <Amount value={execution.price} asset={`${execution.quote_asset} per ${execution.base_asset}`} />
         </span>
-      </Row>
-      <Row label={`Base amount (${execution.base_asset})`}>
+      </DetailRow>
+      <DetailRow label={`Base amount (${execution.base_asset})`}>
         <span data-testid="record-base-amount">
           <Amount value={execution.base_amount} asset={execution.base_asset} />
         </span>
-      </Row>
-      <Row label={`Quote amount (${execution.quote_asset})`}>
+      </DetailRow>
+      <DetailRow label={`Quote amount (${execution.quote_asset})`}>
         <span data-testid="record-quote-amount">
           <Amount value={execution.quote_amount} asset={execution.quote_asset} />
         </span>
-      </Row>
-      <Row label="Profile">
+      </DetailRow>
+      <DetailRow label="Profile">
         {profileName ? <span className="mr-2">{profileName}</span> : null}
         <CopyableId value={execution.profile_id} label="profile id" testId="record-profile-id" />
-      </Row>
+      </DetailRow>
       {shown(execution.quote_id) ? (
-      <Row label="Quote id">
+      <DetailRow label="Quote id">
         <CopyableId value={execution.quote_id} label="quote id" testId="record-quote-id" />
-      </Row>
+      </DetailRow>
       ) : null}
       {shown(execution.ref_id) ? (
-      <Row label="Reference (ref_id)">
+      <DetailRow label="Reference (ref_id)">
         <CopyableId value={execution.ref_id} label="ref_id" testId="record-ref-id" />
-      </Row>
+      </DetailRow>
       ) : null}
-      <Row label="Created at">
+      <DetailRow label="Created at">
         <Timestamp value={execution.created_at} testId="record-created-at" />
-      </Row>
-      <Row label="Settled at">
+      </DetailRow>
+      <DetailRow label="Settled at">
         {execution.settled_at ? (
           <Timestamp value={execution.settled_at} testId="record-settled-at" />
         ) : (
           <span className="text-slate-600">Not settled yet</span>
         )}
-      </Row>
+      </DetailRow>
       {compact && metadata.length === 0 ? null : (
-      <Row label="Metadata">
+      <DetailRow label="Metadata">
         {metadata.length === 0 ? (
           <span className="text-slate-500">—</span>
         ) : (
@@ -100,23 +89,23 @@ export function ExecutionRecord({
             ))}
           </ul>
         )}
-      </Row>
+      </DetailRow>
       )}
       {shown(execution.identity_id) ? (
-        <Row label="Identity id">
+        <DetailRow label="Identity id">
           <CopyableId value={execution.identity_id} label="identity id" testId="record-identity-id" />
-        </Row>
+        </DetailRow>
       ) : null}
       {shown(execution.account_id) ? (
-        <Row label="Account id">
+        <DetailRow label="Account id">
           <CopyableId value={execution.account_id} label="account id" testId="record-account-id" />
-        </Row>
+        </DetailRow>
       ) : null}
       {shown(execution.recipient_profile_id) ? (
-        <Row label="Recipient profile id">
+        <DetailRow label="Recipient profile id">
           <CopyableId value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" />
-        </Row>
+        </DetailRow>
       ) : null}
-    </dl>
+    </DetailList>
   )
 }

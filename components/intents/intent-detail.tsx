@@ -1,7 +1,6 @@
 "use client"
 
 import Link from "next/link"
-import type { ReactNode } from "react"
 import { StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { CopyButton } from "@/components/ui/copy-button"
@@ -11,18 +10,10 @@ import { useProfileName } from "@/components/search/match-line"
 import { useIntentQuery } from "@/lib/queries/search"
 import type { IntentStory } from "@/lib/schemas/search"
 import { CopyableId } from "@/components/ui/copyable-id"
+import { DetailList, DetailRow } from "@/components/ui/detail-list"
 import { RequestAsSent, Timeline } from "./intent-story"
 import { RecordLinks } from "./record-links"
 import { conversionPath, executionPath } from "@/lib/record-paths"
-
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="grid grid-cols-1 gap-1 py-2 sm:grid-cols-[12rem_1fr] sm:gap-4">
-      <dt className="text-sm font-medium text-slate-600">{label}</dt>
-      <dd className="min-w-0 text-sm text-slate-900">{children}</dd>
-    </div>
-  )
-}
 
 const OPERATIONS: Record<string, string> = {
   create_execution: "Quote execution",
@@ -64,20 +55,20 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
     <div className="space-y-6">
       <RecordLinks profileId={story.profile_id ?? undefined} quoteId={quoteId} />
       <Card title={OPERATIONS[story.operation] ?? story.operation} actions={<CopyButton value={() => window.location.href} label="link to this page" />}>
-        <dl className="divide-y divide-slate-100" data-testid="intent-record">
-          <Row label="State">
+        <DetailList testId="intent-record">
+          <DetailRow label="State">
             <StatusBadge status={story.state} />
-          </Row>
-          <Row label="Intent id">
+          </DetailRow>
+          <DetailRow label="Intent id">
             <CopyableId value={story.id} label="intent id" testId="intent-id" />
-          </Row>
-          <Row label="Asked by">
+          </DetailRow>
+          <DetailRow label="Asked by">
             {story.staff_email} ({story.staff_role})
-          </Row>
-          <Row label="Asked at">
+          </DetailRow>
+          <DetailRow label="Asked at">
             <Timestamp value={story.created_at} />
-          </Row>
-          <Row label="Profile">
+          </DetailRow>
+          <DetailRow label="Profile">
             {story.profile_id ? (
               <>
                 {profile ? <span className="mr-2">{profile}</span> : null}
@@ -86,15 +77,15 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
             ) : (
               "—"
             )}
-          </Row>
-          <Row label="Reference (ref_id)">{story.ref_id ? <CopyableId value={story.ref_id} label="ref_id" testId="intent-ref-id" /> : "—"}</Row>
+          </DetailRow>
+          <DetailRow label="Reference (ref_id)">{story.ref_id ? <CopyableId value={story.ref_id} label="ref_id" testId="intent-ref-id" /> : "—"}</DetailRow>
           {quoteId ? (
-            <Row label="Quote id">
+            <DetailRow label="Quote id">
               <CopyableId value={quoteId} label="quote id" />
-            </Row>
+            </DetailRow>
           ) : null}
-          <Row label="Attempts">{story.attempts}</Row>
-          <Row label="Record">
+          <DetailRow label="Attempts">{story.attempts}</DetailRow>
+          <DetailRow label="Record">
             {story.record_id || story.target_id ? (
               <span className="inline-flex flex-wrap items-center gap-2">
                 <CopyableId value={(story.record_id ?? story.target_id)!} label="record id" />
@@ -109,15 +100,15 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
                 None: {story.state === "AWAITING_APPROVAL" ? "waiting for approval, nothing sent yet" : story.state === "FAILED" ? "the request was refused" : "not placed (yet)"}
               </span>
             )}
-          </Row>
+          </DetailRow>
           {story.problem ? (
-            <Row label="Problem">
+            <DetailRow label="Problem">
               {story.problem.title}
               {story.problem.status ? ` (${story.problem.status})` : ""}
               {story.problem.detail ? `: ${story.problem.detail}` : ""}
-            </Row>
+            </DetailRow>
           ) : null}
-        </dl>
+        </DetailList>
       </Card>
       <Card title="Timeline">
         <div className="space-y-4">

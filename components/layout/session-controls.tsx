@@ -2,6 +2,7 @@
 
 import { useEffect } from "react"
 import { Button } from "@/components/ui/button"
+import { useHydrated } from "@/components/ui/use-hydrated"
 
 const KEEP_ALIVE_EVERY_MS = 2 * 60 * 1000
 
@@ -10,6 +11,7 @@ const KEEP_ALIVE_EVERY_MS = 2 * 60 * 1000
  * renewed at most every two minutes; after 30 minutes without activity it lapses.
  */
 export function SessionControls() {
+  const hydrated = useHydrated()
   useEffect(() => {
     let last = Date.now()
     const onActivity = () => {
@@ -29,8 +31,13 @@ export function SessionControls() {
   }, [])
   return (
     // next-auth's client (about 10 kB gzipped with its runtime helpers) loads on the click,
-    // not with every page.
-    <Button variant="secondary" size="sm" onClick={() => void import("next-auth/react").then(({ signOut }) => signOut({ callbackUrl: "/sign-in" }))}>
+    // not with every page. Disabled until hydrated: an earlier click would do nothing.
+    <Button
+      variant="secondary"
+      size="sm"
+      disabled={!hydrated}
+      onClick={() => void import("next-auth/react").then(({ signOut }) => signOut({ callbackUrl: "/sign-in" }))}
+    >
       Sign out
     </Button>
   )

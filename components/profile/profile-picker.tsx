@@ -23,13 +23,18 @@ export function ProfilePicker({
       {(a11y) => (
         <Select {...a11y} value={profileId ?? ""} disabled={disabled || profiles.length === 0} onChange={(e) => onChange(e.target.value)}>
           {profiles.length === 0 ? <option value="">Loading profiles…</option> : null}
-          {profiles.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.nickname}
-            </option>
-          ))}
+          <ProfileOptions profiles={profiles} />
         </Select>
       )}
     </Field>
   )
+}
+
+/** The profiles as a select's options: the nickname shown, the id chosen. */
+export function ProfileOptions({ profiles }: { profiles: Profile[] }) {
+  return profiles.map((p) => (
+    <option key={p.id} value={p.id}>
+      {p.nickname}
+    </option>
+  ))
 }

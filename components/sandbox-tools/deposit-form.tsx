@@ -2,6 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useForm, useWatch } from "react-hook-form"
+import { ProfileOptions } from "@/components/profile/profile-picker"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
@@ -59,11 +60,7 @@ function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profi
         <Field label="Profile" error={errors.profile_id?.message}>
           {(a11y) => (
             <Select {...a11y} {...register("profile_id", { onChange: (event: { target: { value: string } }) => onProfile(event.target.value) })}>
-              {profiles.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.nickname}
-                </option>
-              ))}
+              <ProfileOptions profiles={profiles} />
             </Select>
           )}
         </Field>

@@ -3,21 +3,19 @@
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useQueryClient } from "@tanstack/react-query"
 import { useCallback, useEffect, useMemo, useRef, useState } from "react"
-import { type UseFormSetError, useForm } from "react-hook-form"
+import { useForm } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
 import { Countdown } from "@/components/trade/countdown"
 import { AmountField, AmountPreview, BalanceShare, MetadataRevalidation, ModeChoice } from "@/components/trade/execute-fields"
 import { EMPTY_FORM, type ExecuteFormValues, type ExecutionBody, checkedExecutionBody, executeFormSchema, labelledFieldMessage } from "@/components/trade/execute-model"
 import { formFieldOf, needsFreshQuote } from "@/components/trade/outcome"
-import { type PendingSubmission, clearPending, savePending } from "@/components/trade/pending-submission"
+import { type PendingSubmission, pendingTrades } from "@/components/trade/pending-submission"
 import { type Review, ReviewDialog } from "@/components/trade/review-dialog"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { executionAmounts, formatAmount } from "@/lib/money"
-import { ApiProblemError } from "@/lib/queries/api"
 import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
-import { sessionStore } from "@/lib/queries/pending-submission"
 import { quoteKeys } from "@/lib/queries/keys"
 import { fetchQuotes } from "@/lib/queries/quotes"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
@@ -27,14 +25,6 @@ import { type QuoteExecution, type Quote, quoteExecutionSchema } from "@/lib/sch
 function reviewOf(body: ExecutionBody, quote: Quote, profileId: string, profileName: string): Review {
   const amounts = executionAmounts({ side: quote.side, price: quote.price, base_amount: body.base_amount, quote_amount: body.quote_amount })
   return { body, quote, amounts, profileId, profileName }
-}
-
-/** Rules about the body's fields, shown under the inputs they belong to, in the form's words. */
-function showFieldRules(setError: UseFormSetError<ExecuteFormValues>, fields: Record<string, string>, quote: Quote) {
-  for (const [field, message] of Object.entries(fields)) {
-    const name = formFieldOf(field)
-    if (name) setError(name, { type: "server", message: labelledFieldMessage(field, message, quote) })
-  }
 }
 
 /**
@@ -84,67 +74,48 @@ export function ExecutePanel({
   const [fetchingQuote, setFetchingQuote] = useState(false)
   const [freshError, setFreshError] = useState<unknown>(null)
   const { mutateAsync } = useExecuteQuoteMutation()
-  const [unanswered] = useState(() => (resume?.sent ? { body: resume.body, sentAt: new Date(resume.savedAt) } : null))
   const forProfile = review?.profileId ?? profileId
 
   const onAnswer = (state: SubmissionState<ExecutionBody, QuoteExecution | ApprovalRequest>) => {
-    const store = sessionStore()
-    // Only an unknown outcome stays resumable after a reload.
-    if (store && state.kind !== "unknown") clearPending(store)
-    if (state.kind === "placed") {
-      setReview(null)
-      onExecuted(state.record, state.via === "existing" ? state.error : undefined)
-    } else if (state.kind === "refused" && state.error instanceof ApiProblemError && state.error.status === 400 && review) {
-      showFieldRules(setError, state.error.fields, review.quote)
-    }
+    if (state.kind !== "placed") return
+    setReview(null)
+    onExecuted(state.record, state.via === "existing" ? state.error : undefined)
   }
-  const submission = useSubmission<ExecutionBody, QuoteExecution | ApprovalRequest>({
+  const submission = useSubmission<ExecutionBody, QuoteExecution | ApprovalRequest, PendingSubmission, ExecuteFormValues>({
     // The reviewed quote travels beside the body: the console sizes the order by it, and an approval's limit price.
     send: (body) => mutateAsync({ profileId: forProfile, body, reviewed: review?.body === body ? review.quote : undefined }),
     lookup: (body, sentAt) => lookupExecutionSubmission(forProfile, body.ref_id, sentAt),
     existing: quoteExecutionSchema,
-    initialRefId: resume?.refId,
-    unanswered,
+    persist: { store: pendingTrades, resume },
+    // Rules about the body's fields show under the inputs they belong to, in the form's words.
+    fieldErrors: { setError, fieldOf: formFieldOf, message: (field, rule) => labelledFieldMessage(field, rule, quote) },
     onAnswer,
   })
-  const { refId, state } = submission
-
-  const remember = useCallback(
-    (next: Review, sent: boolean) => {
-      const store = sessionStore()
-      if (!store) return
-      const { body, quote: held, profileId: owner } = next
-      savePending(store, { version: 1, profileId: owner, refId: body.ref_id, body, quote: held, values: getValues(), sent, savedAt: new Date().toISOString() })
-    },
-    [getValues],
-  )
+  const { refId, state, keep, showFieldRules } = submission
 
   const openReview = useCallback(
     (values: ExecuteFormValues, forQuote: Quote) => {
       const draft = checkedExecutionBody(values, forQuote.id, refId)
       if (!draft.ok) {
-        showFieldRules(setError, draft.fields, forQuote)
+        showFieldRules(draft.fields)
         return
       }
-      const next = reviewOf(draft.body, forQuote, profileId, profileName)
       setFreshError(null)
-      setReview(next)
-      remember(next, false)
+      setReview(reviewOf(draft.body, forQuote, profileId, profileName))
+      keep(draft.body, { profileId, quote: forQuote, values: getValues() })
     },
-    [profileId, profileName, refId, remember, setError],
+    [profileId, profileName, refId, keep, showFieldRules, getValues],
   )
 
   const confirm = () => {
     if (!review || submission.sending || submission.checking) return
-    remember(review, true)
     // After an unknown outcome this is "Try again": the same body with the same ref_id.
     if (state.kind === "unknown") submission.retry()
     else submission.submit(review.body)
   }
 
   const cancel = () => {
-    const store = sessionStore()
-    if (store) clearPending(store)
+    submission.drop()
     setReview(null)
     setResumed(false)
   }

@@ -10,6 +10,3 @@ export const loadPendingSubmission = () => import("@/components/trade/pending-su
 export function preloadExecutePanel(): void {
   void loadExecutePanel().catch(() => undefined)
 }
-
-/** sessionStorage key of a submission waiting at (or sent from) the confirm step. */
-export const PENDING_KEY = "console.trade.pending"

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { EMPTY_FORM } from "@/components/trade/execute-model"
-import { PENDING_KEY, PENDING_MAX_AGE_MS, type PendingSubmission, clearPending, loadPending, savePending } from "@/components/trade/pending-submission"
+import { PENDING_KEY } from "@/components/trade/pending-key"
+import { type PendingSubmission, pendingTrades } from "@/components/trade/pending-submission"
+import { PENDING_MAX_AGE_MS } from "@/lib/queries/pending-submission"
 import { BROKEN_STORE, MemoryStore } from "@/test/memory-store"
 
 
@@ -34,32 +36,32 @@ function pending(overrides: Partial<PendingSubmission> = {}): PendingSubmission 
 describe("pending submission", () => {
   it("round-trips the same body and ref_id", () => {
     const store = new MemoryStore()
-    savePending(store, pending())
-    expect(loadPending(store, NOW)).toEqual(pending())
-    clearPending(store)
-    expect(loadPending(store, NOW)).toBeNull()
+    pendingTrades.save(store, pending())
+    expect(pendingTrades.load(store, NOW)).toEqual(pending())
+    pendingTrades.clear(store)
+    expect(pendingTrades.load(store, NOW)).toBeNull()
   })
 
   it("drops what is unreadable, inconsistent or too old", () => {
     const store = new MemoryStore()
     store.setItem(PENDING_KEY, "{not json")
-    expect(loadPending(store, NOW)).toBeNull()
+    expect(pendingTrades.load(store, NOW)).toBeNull()
     expect(store.getItem(PENDING_KEY)).toBeNull()
 
-    savePending(store, pending({ refId: "another-ref" }))
-    expect(loadPending(store, NOW)).toBeNull()
+    pendingTrades.save(store, pending({ refId: "another-ref" }))
+    expect(pendingTrades.load(store, NOW)).toBeNull()
 
-    savePending(store, pending({ body: { quote_id: quote.id, ref_id: REF, base_amount: "0.000000001" } }))
-    expect(loadPending(store, NOW)).toBeNull()
+    pendingTrades.save(store, pending({ body: { quote_id: quote.id, ref_id: REF, base_amount: "0.000000001" } }))
+    expect(pendingTrades.load(store, NOW)).toBeNull()
 
-    savePending(store, pending())
-    expect(loadPending(store, NOW + PENDING_MAX_AGE_MS + 1)).toBeNull()
+    pendingTrades.save(store, pending())
+    expect(pendingTrades.load(store, NOW + PENDING_MAX_AGE_MS + 1)).toBeNull()
   })
 
   it("survives a storage that throws", () => {
     const broken = BROKEN_STORE
-    expect(() => savePending(broken, pending())).not.toThrow()
-    expect(loadPending(broken, NOW)).toBeNull()
-    expect(() => clearPending(broken)).not.toThrow()
+    expect(() => pendingTrades.save(broken, pending())).not.toThrow()
+    expect(pendingTrades.load(broken, NOW)).toBeNull()
+    expect(() => pendingTrades.clear(broken)).not.toThrow()
   })
 })

@@ -5,7 +5,8 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Balances } from "@/components/trade/balances"
 import { remainingSeconds } from "@/components/trade/clock"
-import { PENDING_KEY, loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission, preloadExecutePanel } from "@/components/trade/lazy"
+import { loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission, preloadExecutePanel } from "@/components/trade/lazy"
+import { PENDING_KEY } from "@/components/trade/pending-key"
 import type { PendingSubmission } from "@/components/trade/pending-submission"
 import { PriceGrid } from "@/components/trade/price-grid"
 import { marketRows } from "@/components/trade/price-grid-model"
@@ -94,9 +95,9 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
     }
     if (stored === null) return
     let cancelled = false
-    void loadPendingSubmission().then(({ loadPending }) => {
+    void loadPendingSubmission().then(({ pendingTrades }) => {
       if (cancelled) return
-      const pending = loadPending(window.sessionStorage, Date.now())
+      const pending = pendingTrades.load(window.sessionStorage, Date.now())
       if (!pending) return
       setProfileId(pending.profileId)
       setMarket(pending.quote.market)

@@ -1,17 +1,7 @@
 "use client"
 
-import { useEffect, useState, useSyncExternalStore } from "react"
-
-const noSubscription = () => () => {}
-
-/** True once React has hydrated this part of the page (false in the server's HTML). */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  )
-}
+import { useEffect, useState } from "react"
+import { useHydrated } from "@/components/ui/use-hydrated"
 
 type CopyState = "idle" | "copied" | "failed"
 

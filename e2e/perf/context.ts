@@ -1,6 +1,5 @@
 // What every measurement shares: the settings, where it logs, and where its rows,
 // results and failures go.
-import { z } from "zod"
 import type { Args, Settings } from "./options"
 import { loadAverage } from "./processes"
 import type { Row } from "./report"
@@ -23,9 +22,3 @@ export interface Bench {
 export function logLine(text: string): void {
   process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${loadAverage()[0].toFixed(2)}] ${text}\n`)
 }
-
-// ---------------------------------------------------------------- service shapes
-
-export const profilesSchema = z.object({ items: z.array(z.object({ id: z.string(), nickname: z.string() })) })
-export const quotesSchema = z.object({ items: z.array(z.object({ id: z.string(), side: z.string(), expires_at: z.string() })) })
-export const recordSchema = z.object({ id: z.string() })

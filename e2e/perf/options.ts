@@ -1,7 +1,7 @@
 // The benchmark's command line, its two presets (full and smoke) and the constants every
 // measurement shares.
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
-import { scaleDatabaseServer } from "./scale"
+import { scaleDatabaseServer } from "./postgres"
 
 export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale"] as const
 export type Phase = (typeof PHASES)[number]

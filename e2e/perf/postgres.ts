@@ -33,3 +33,8 @@ export async function createBenchDatabase(serverUrl: string): Promise<string> {
   url.pathname = `/${name}`
   return url.toString()
 }
+
+/** Where the instances' database is created: BENCH_DATABASE_URL, else TEST_DATABASE_URL. */
+export function scaleDatabaseServer(): string | undefined {
+  return process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
+}

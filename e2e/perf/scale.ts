@@ -10,11 +10,11 @@ import { randomBytes, randomUUID } from "node:crypto"
 import bcrypt from "bcryptjs"
 import { z } from "zod"
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
-import { profilesSchema } from "./context"
+import { profilesSchema } from "./shapes"
 import { type Arrival, isQuotesCall, startCountingProxy } from "./counting-proxy"
 import { expectOk, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
-import { createBenchDatabase } from "./postgres"
+import { createBenchDatabase, scaleDatabaseServer } from "./postgres"
 import { freePort, onCleanup, tempDir } from "./processes"
 import type { Row } from "./report"
 import { type ConsoleServer, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
@@ -32,11 +32,6 @@ export interface ScaleSettings {
 
 export const SCALE_FULL: ScaleSettings = { instances: 3, executions: 60, readers: 50, readerPeriodMs: 250, readSeconds: 20, handoverSeconds: 8 }
 export const SCALE_SMOKE: ScaleSettings = { instances: 3, executions: 15, readers: 10, readerPeriodMs: 250, readSeconds: 3, handoverSeconds: 6 }
-
-/** Where the instances' database is created: BENCH_DATABASE_URL, else TEST_DATABASE_URL. */
-export function scaleDatabaseServer(): string | undefined {
-  return process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined
-}
 
 const GROUP = "9. scale-out: three instances on one Postgres, counted at the service"
 const PROFILE = "Treasury"

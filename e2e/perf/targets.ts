@@ -2,7 +2,8 @@
 // build in sandbox mode, on PGlite or on PostgreSQL) and the standalone sandbox called
 // directly (npm run sandbox).
 import path from "node:path"
-import { type Bench, logLine, profilesSchema } from "./context"
+import { type Bench, logLine } from "./context"
+import { profilesSchema } from "./shapes"
 import { expectOk, json, send } from "./http"
 import { PROFILE, SCOPES, TRADER } from "./options"
 import { rssAfterStart } from "./memory"

@@ -30,6 +30,16 @@ export const REFUSAL_REASONS: Record<RefusalReason, string> = {
   ambiguous_role: "several console roles (OIDC_ROLE_LIST=refuse)",
 }
 
+/** The `?error=` a refused single sign-on carries back to the sign-in page, by reason (components/auth/sign-in-message words them). */
+export const SSO_REFUSAL_ERRORS: Record<RefusalReason, string> = {
+  no_subject: "SsoNoSubject",
+  no_email: "SsoNoEmail",
+  email_not_verified: "SsoEmailNotVerified",
+  no_role: "SsoNoRole",
+  unknown_role: "SsoUnknownRole",
+  ambiguous_role: "SsoAmbiguousRole",
+}
+
 export type OidcDecision =
   | { ok: true; subject: string; email: string; role: Role }
   | { ok: false; subject: string | null; email: string | null; reason: RefusalReason }

@@ -2,8 +2,6 @@ import "server-only"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 
-export { SSO_REFUSAL_ERRORS } from "@/components/auth/sign-in-message"
-
 /** next-auth's id for the single sign-on provider; its callback is /api/auth/callback/oidc. */
 export const OIDC_PROVIDER_ID = "oidc"
 

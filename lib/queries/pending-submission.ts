@@ -1,10 +1,12 @@
-import { z } from "zod"
+import type { z } from "zod"
 
 /**
  * A form's submission waiting at its confirm step, or sent with its answer not yet seen,
  * kept in sessionStorage so a reload resumes it: the same body with the same ref_id. One
- * that was sent is looked up, never sent again on its own (see lib/queries/submission).
- * Each form keeps its own under its own key, with its own schema.
+ * that was sent is looked up, never sent again on its own. `useSubmission`'s `persist`
+ * option does the keeping (lib/queries/submission); each form has its own key and schema.
+ * No zod at run time here: it loads with lib/queries/submission, which the trade desk
+ * imports up front (for newRefId).
  */
 export interface PendingBase {
   version: 1
@@ -13,14 +15,6 @@ export interface PendingBase {
   /** The request left the browser at least once: its outcome is unknown until answered. */
   sent: boolean
   savedAt: string
-}
-
-/** The form fields every kept submission keeps alike, as typed: metadata rows and the on-behalf-of ids. */
-export const keptFormExtrasShape = {
-  metadata: z.array(z.object({ key: z.string(), value: z.string() })),
-  identity_id: z.string(),
-  account_id: z.string(),
-  recipient_profile_id: z.string(),
 }
 
 /** A pending submission older than this is dropped rather than resumed. */

@@ -4,8 +4,10 @@ import { type Root, createRoot } from "react-dom/client"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { z } from "zod"
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
+import { pendingStore } from "@/lib/queries/pending-submission"
 import {
   type EarlierSubmission,
+  type KeptSubmission,
   type Submission,
   type SubmissionOptions,
   classifyFailure,
@@ -24,6 +26,21 @@ const named = (slug: string, status: number, meta: Record<string, unknown> = {})
 type Body = { ref_id: string; amount: string }
 type Rec = { id: string; ref_id: string }
 const recordSchema = z.object({ id: z.string(), ref_id: z.string() })
+type Kept = KeptSubmission<Body> & { values: { amount: string } }
+const KEY = "test.pending"
+const kept = pendingStore<Kept>(
+  KEY,
+  z.object({
+    version: z.literal(1),
+    refId: z.string(),
+    body: z.object({ ref_id: z.string(), amount: z.string() }),
+    values: z.object({ amount: z.string() }),
+    sent: z.boolean(),
+    savedAt: z.string(),
+  }),
+)
+/** What sessionStorage holds for the test form now. */
+const stored = () => kept.load(window.sessionStorage, Date.now())
 
 afterEach(() => vi.unstubAllGlobals())
 
@@ -84,8 +101,8 @@ afterEach(() => {
   root = null
 })
 
-function renderSubmission(options: SubmissionOptions<Body, Rec>): { current: Submission<Body, Rec> } {
-  const result = {} as { current: Submission<Body, Rec> }
+function renderSubmission(options: SubmissionOptions<Body, Rec, Kept>): { current: Submission<Body, Rec, Kept> } {
+  const result = {} as { current: Submission<Body, Rec, Kept> }
   function Probe() {
     result.current = useSubmission(options)
     return null
@@ -204,7 +221,8 @@ describe("useSubmission", () => {
     const sentAt = new Date("2026-01-31T12:00:00Z")
     let found!: (answer: EarlierSubmission<Rec>) => void
     const lookup = vi.fn(() => new Promise<EarlierSubmission<Rec>>((resolve) => (found = resolve)))
-    const hook = renderSubmission({ send, lookup, existing: recordSchema, unanswered: { body, sentAt } })
+    const resume = { version: 1 as const, refId: body.ref_id, body, values: { amount: "5" }, sent: true, savedAt: sentAt.toISOString() }
+    const hook = renderSubmission({ send, lookup, existing: recordSchema, persist: { store: kept, resume } })
     expect(hook.current.refId).toBe(body.ref_id)
     expect(hook.current.state).toMatchObject({ kind: "unknown", body, resumed: true })
     expect(hook.current.checking).toBe(true)
@@ -213,5 +231,90 @@ describe("useSubmission", () => {
     expect(hook.current.state).toMatchObject({ kind: "unknown", resumed: true })
     expect(hook.current.refId).toBe(body.ref_id)
     expect(send).not.toHaveBeenCalled()
+  })
+
+  describe("kept in sessionStorage (persist)", () => {
+    afterEach(() => window.sessionStorage.clear())
+    const values = { amount: "6" }
+
+    it("is kept at the confirm step, kept as sent before it leaves, and dropped once placed", async () => {
+      const { send, answer } = controlledSend()
+      const hook = renderSubmission({ send, lookup: neverLooked, existing: recordSchema, persist: { store: kept, resume: null } })
+      const body = { ref_id: hook.current.refId, amount: "6" }
+      act(() => hook.current.keep(body, { values }))
+      expect(stored()).toMatchObject({ refId: body.ref_id, body, values, sent: false })
+      act(() => hook.current.submit(body))
+      expect(send).toHaveBeenCalledTimes(1)
+      expect(stored()).toMatchObject({ refId: body.ref_id, body, values, sent: true })
+      await answered(() => answer().resolve({ id: "r6", ref_id: "" }))
+      expect(hook.current.state).toMatchObject({ kind: "placed" })
+      expect(stored()).toBeNull()
+    })
+
+    it("stays kept while the outcome is unknown, and is dropped by a refusal or by the person", async () => {
+      const { send, answer } = controlledSend()
+      const hook = renderSubmission({ send, lookup: neverLooked, existing: recordSchema, persist: { store: kept, resume: null } })
+      const body = { ref_id: hook.current.refId, amount: "7" }
+      act(() => hook.current.keep(body, { values }))
+      act(() => hook.current.submit(body))
+      await answered(() => answer().reject(plain(504)))
+      expect(stored()).toMatchObject({ refId: body.ref_id, sent: true })
+      act(() => hook.current.retry())
+      await answered(() => answer().reject(named("insufficient-funds", 403)))
+      expect(hook.current.state).toMatchObject({ kind: "refused" })
+      expect(stored()).toBeNull()
+
+      const next = { ref_id: hook.current.refId, amount: "7" }
+      act(() => hook.current.keep(next, { values }))
+      expect(stored()).toMatchObject({ refId: next.ref_id })
+      act(() => hook.current.drop())
+      expect(stored()).toBeNull()
+    })
+
+    it("a look-up that finds nothing placed drops it, unless it was resumed after a reload (the form offers that one again)", async () => {
+      const { send, answer } = controlledSend()
+      const lookup = vi.fn(() => Promise.resolve<EarlierSubmission<Rec>>({ placed: false }))
+      const hook = renderSubmission({ send, lookup, existing: recordSchema, persist: { store: kept, resume: null } })
+      const body = { ref_id: hook.current.refId, amount: "8" }
+      act(() => hook.current.keep(body, { values }))
+      act(() => hook.current.submit(body))
+      await answered(() => answer().reject(plain(502)))
+      await answered(() => hook.current.check())
+      expect(hook.current.state).toEqual({ kind: "open" })
+      expect(stored()).toBeNull()
+      act(() => root?.unmount())
+
+      const resume = { version: 1 as const, refId: body.ref_id, body, values, sent: true, savedAt: new Date().toISOString() }
+      kept.save(window.sessionStorage, resume)
+      const resumed = renderSubmission({ send, lookup, existing: recordSchema, persist: { store: kept, resume } })
+      await answered(() => undefined)
+      expect(lookup).toHaveBeenCalledTimes(2)
+      expect(resumed.current.state).toEqual({ kind: "open" })
+      expect(stored()).toMatchObject({ refId: body.ref_id, sent: true })
+      // Offered again, it is sent with its own ref_id, only on a click.
+      expect(send).toHaveBeenCalledTimes(1)
+      act(() => resumed.current.submit(body))
+      expect(send).toHaveBeenCalledTimes(2)
+      expect(send.mock.calls[1]?.[0]).toBe(body)
+    })
+
+    it("refuses to send what was never kept, so nothing leaves that a reload could not find", () => {
+      const send = vi.fn(() => Promise.reject(new Error("must not send")))
+      const hook = renderSubmission({ send, lookup: neverLooked, existing: recordSchema, persist: { store: kept, resume: null } })
+      expect(() => hook.current.submit({ ref_id: hook.current.refId, amount: "9" })).toThrow(/keep/)
+      expect(send).not.toHaveBeenCalled()
+    })
+  })
+
+  it("shows a refusal's fields under the form's own fields (fieldErrors), and names the rest", async () => {
+    const { send, answer } = controlledSend()
+    const setError = vi.fn()
+    const fieldErrors = { setError, fieldOf: (field: string) => (field === "amount" ? ("amount" as const) : null), message: (field: string, rule: string) => `Amount ${rule}` }
+    const hook = renderSubmission({ send, lookup: neverLooked, existing: recordSchema, fieldErrors })
+    act(() => hook.current.submit({ ref_id: hook.current.refId, amount: "0" }))
+    await answered(() => answer().reject(new ApiProblemError({ type: "about:blank", title: "Bad Request", status: 400, meta: { fields: { amount: "must be more than 0", ref_id: "is required" } } })))
+    expect(setError).toHaveBeenCalledExactlyOnceWith("amount", { type: "server", message: "Amount must be more than 0" })
+    expect(hook.current.showFieldRules({ amount: "at most 2 decimals", desk: "unknown" }, "schema")).toEqual(["desk: unknown"])
+    expect(setError).toHaveBeenLastCalledWith("amount", { type: "schema", message: "Amount at most 2 decimals" })
   })
 })

@@ -1,8 +1,10 @@
 "use client"
 
 import { useCallback, useEffect, useRef, useState } from "react"
+import type { FieldPath, FieldValues, UseFormSetError } from "react-hook-form"
 import type { z } from "zod"
 import { ApiProblemError } from "@/lib/queries/api"
+import { type PendingBase, type PendingStore, sessionStore } from "@/lib/queries/pending-submission"
 import { problemSlug } from "@/lib/schemas/problem-slug"
 
 /**
@@ -86,28 +88,57 @@ export type SubmissionState<TBody, TRecord> =
       resumed: boolean
     }
 
-export interface SubmissionOptions<TBody extends { ref_id: string }, TRecord> {
+/** A kept submission (see lib/queries/pending-submission) whose body is this form's. */
+export type KeptSubmission<TBody> = PendingBase & { body: TBody }
+
+/** What a form keeps beside the body: its values, and whatever else it needs to show the submission again. */
+export type KeptExtras<TKept extends PendingBase> = Omit<TKept, keyof PendingBase>
+
+/** The field → rule map of a refusal (`meta.fields` of a 400), or an empty one. */
+export function problemFields(error: unknown): Record<string, string> {
+  const fields = error instanceof ApiProblemError ? error.problem.meta?.fields : undefined
+  if (!fields || typeof fields !== "object") return {}
+  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
+}
+
+export interface SubmissionOptions<TBody extends { ref_id: string }, TRecord, TKept extends KeptSubmission<TBody> = KeptSubmission<TBody>, TValues extends FieldValues = FieldValues> {
   /** Sends the create (a mutation's `mutateAsync`). */
   send: (body: TBody) => Promise<TRecord>
   /** Asks the console what became of `body.ref_id`. */
   lookup: (body: TBody, sentAt: Date) => Promise<EarlierSubmission<TRecord>>
   /** The record's schema, to read a 409's `meta.existing`. */
   existing: z.ZodType<TRecord>
-  /** The ref_id to start with (a submission resumed after a reload); a new one otherwise. */
-  initialRefId?: string | undefined
-  /** A submission sent before a reload whose answer was never seen: it is asked about at once, never sent again on its own. */
-  unanswered?: { body: TBody; sentAt: Date } | null
-  /** Called with every answer (to a send, a retry or a look-up), e.g. to show a refusal's fields. */
+  /**
+   * Keeps the submission in sessionStorage so a reload resumes it: `keep` stores it at the
+   * confirm step, every send stores it as sent first, and it is dropped once placed or
+   * refused (or by `drop`). A look-up that finds nothing placed drops it too, unless it was
+   * resumed after a reload: the form offers that one again, and another reload asks again.
+   */
+  persist?: {
+    /** This form's store (`pendingStore(key, schema)`). */
+    store: PendingStore<TKept>
+    /** The kept submission the page found after a reload, or null. A sent one is asked about at once, never sent again on its own. */
+    resume: TKept | null
+  }
+  /** Shows a refusal's `meta.fields` under the form's own fields. */
+  fieldErrors?: {
+    setError: UseFormSetError<TValues>
+    /** The form field a problem's field lands on; null when it is none of the form's. */
+    fieldOf: (field: string) => FieldPath<TValues> | null
+    /** What is shown under it (the rule as it came, by default). */
+    message?: (field: string, rule: string) => string
+  }
+  /** Called with every answer (to a send, a retry or a look-up). */
   onAnswer?: (state: SubmissionState<TBody, TRecord>) => void
 }
 
-export interface Submission<TBody, TRecord> {
+export interface Submission<TBody, TRecord, TKept extends PendingBase = PendingBase> {
   /** The ref_id of the current submission: put it in the body that is sent. */
   refId: string
   state: SubmissionState<TBody, TRecord>
   sending: boolean
   checking: boolean
-  /** Sends `body` (its ref_id is the current one); a second call while one is in flight is dropped. */
+  /** Sends `body` (its ref_id is the current one); a second call while one is in flight is dropped. Kept as sent first, when the form persists. */
   submit: (body: TBody) => void
   /** The person asked to send the submission whose outcome is unknown again, with the same ref_id. */
   retry: () => void
@@ -115,14 +146,22 @@ export interface Submission<TBody, TRecord> {
   check: () => void
   /** A new submission: a new ref_id, nothing pending. Only offered once the last one is settled. */
   startOver: () => void
+  /** Keeps `body` waiting at the confirm step (not sent yet), with the form's `extras`, so a reload resumes it. */
+  keep: (body: TBody, extras: KeptExtras<TKept>) => void
+  /** Forgets the kept submission: the person cancelled it. */
+  drop: () => void
+  /** Shows `fields` (field → rule) under the form's fields; answers the ones the form has no field for, as "field: rule". */
+  showFieldRules: (fields: Record<string, string>, type?: "server" | "schema") => string[]
 }
 
 /** One exactly-once submission (see the top of this module); used by every create form. */
-export function useSubmission<TBody extends { ref_id: string }, TRecord>(options: SubmissionOptions<TBody, TRecord>): Submission<TBody, TRecord> {
-  const { unanswered } = options
-  const [refId, setRefId] = useState(() => unanswered?.body.ref_id ?? options.initialRefId ?? newRefId())
+export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept extends KeptSubmission<TBody> = KeptSubmission<TBody>, TValues extends FieldValues = FieldValues>(
+  options: SubmissionOptions<TBody, TRecord, TKept, TValues>,
+): Submission<TBody, TRecord, TKept> {
+  const [resume] = useState(() => options.persist?.resume ?? null)
+  const [refId, setRefId] = useState(() => resume?.refId ?? newRefId())
   const [state, setState] = useState<SubmissionState<TBody, TRecord>>(() =>
-    unanswered ? { kind: "unknown", body: unanswered.body, sentAt: unanswered.sentAt, error: null, resumed: true } : { kind: "open" },
+    resume?.sent ? { kind: "unknown", body: resume.body, sentAt: new Date(resume.savedAt), error: null, resumed: true } : { kind: "open" },
   )
   const [sending, setSending] = useState(false)
   const [checking, setChecking] = useState(false)
@@ -133,21 +172,76 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord>(options
     latest.current = options
   })
   const stateRef = useRef(state)
+  // What is kept for the submission under review (the store's copy is dropped once it settles; a confirm may keep it again).
+  const kept = useRef<TKept | null>(resume)
 
-  const settle = useCallback((next: SubmissionState<TBody, TRecord>) => {
-    stateRef.current = next
-    setState(next)
-    // A settled submission (placed or refused) frees the form for the next one.
-    if (next.kind === "placed" || next.kind === "refused") setRefId(newRefId())
-    latest.current.onAnswer?.(next)
+  const withStorage = useCallback((write: (store: PendingStore<TKept>, storage: Storage) => void) => {
+    const persist = latest.current.persist
+    const storage = persist ? sessionStore() : null
+    if (persist && storage) write(persist.store, storage)
   }, [])
+
+  const keep = useCallback(
+    (body: TBody, extras: KeptExtras<TKept>) => {
+      // The extras are the rest of TKept: the spread is the whole of it.
+      kept.current = { ...extras, version: 1, refId: body.ref_id, body, sent: false, savedAt: new Date().toISOString() } as TKept
+      const pending = kept.current
+      withStorage((store, storage) => store.save(storage, pending))
+    },
+    [withStorage],
+  )
+
+  const drop = useCallback(() => {
+    kept.current = null
+    withStorage((store, storage) => store.clear(storage))
+  }, [withStorage])
+
+  const showFieldRules = useCallback((fields: Record<string, string>, type: "server" | "schema" = "server") => {
+    const elsewhere: string[] = []
+    const target = latest.current.fieldErrors
+    for (const [field, rule] of Object.entries(fields)) {
+      const name = target?.fieldOf(field)
+      if (target && name) target.setError(name, { type, message: target.message?.(field, rule) ?? rule })
+      else elsewhere.push(`${field}: ${rule}`)
+    }
+    return elsewhere
+  }, [])
+
+  const answer = useCallback(
+    (next: SubmissionState<TBody, TRecord>, keepStored: boolean) => {
+      stateRef.current = next
+      setState(next)
+      // Only an unknown outcome (or a resumed one offered again) stays resumable after a reload.
+      if (!keepStored) withStorage((store, storage) => store.clear(storage))
+      if (next.kind === "refused") showFieldRules(problemFields(next.error))
+      latest.current.onAnswer?.(next)
+    },
+    [withStorage, showFieldRules],
+  )
+
+  const settle = useCallback(
+    (next: SubmissionState<TBody, TRecord>) => {
+      // A settled submission (placed or refused) frees the form for the next one.
+      if (next.kind === "placed" || next.kind === "refused") setRefId(newRefId())
+      answer(next, next.kind === "unknown")
+    },
+    [answer],
+  )
 
   const submit = useCallback(
     (body: TBody) => {
       if (busy.current) return
+      const held = kept.current
+      if (latest.current.persist && held?.refId !== body.ref_id) throw new Error("keep() the body before submitting it")
       busy.current = true
       setSending(true)
       const sentAt = new Date()
+      if (held) {
+        // Kept as sent before it leaves: a reload before the answer asks about it instead of losing it.
+        const pending = { ...held, body, sent: true, savedAt: sentAt.toISOString() }
+        kept.current = pending
+        withStorage((store, storage) => store.save(storage, pending))
+      }
       void latest.current
         .send(body)
         .then(
@@ -165,7 +259,7 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord>(options
           setSending(false)
         })
     },
-    [settle],
+    [settle, withStorage],
   )
 
   const retry = useCallback(() => {
@@ -181,20 +275,18 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord>(options
     void latest.current
       .lookup(current.body, current.sentAt)
       .catch((error: unknown): EarlierSubmission<TRecord> => ({ placed: "unknown", error }))
-      .then((answer) => {
-        if (answer.placed === true) settle({ kind: "placed", record: answer.record, via: "placed-earlier" })
-        else if (answer.placed === false) {
-          stateRef.current = { kind: "open" }
-          setState(stateRef.current)
+      .then((found) => {
+        if (found.placed === true) settle({ kind: "placed", record: found.record, via: "placed-earlier" })
+        else if (found.placed === false) {
           setRefId(newRefId())
-          latest.current.onAnswer?.(stateRef.current)
-        } else settle({ ...current, checkError: answer.error })
+          answer({ kind: "open" }, current.resumed)
+        } else settle({ ...current, checkError: found.error })
       })
       .finally(() => {
         busy.current = false
         setChecking(false)
       })
-  }, [settle])
+  }, [settle, answer])
 
   const startOver = useCallback(() => {
     if (busy.current) return
@@ -205,12 +297,12 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord>(options
 
   // A reload found a submission that had left without an answer: ask, never send it again.
   const askedOnResume = useRef(false)
-  const resumed = unanswered != null
+  const resumed = resume?.sent === true
   useEffect(() => {
     if (!resumed || askedOnResume.current) return
     askedOnResume.current = true
     check()
   }, [resumed, check])
 
-  return { refId, state, sending, checking, submit, retry, check, startOver }
+  return { refId, state, sending, checking, submit, retry, check, startOver, keep, drop, showFieldRules }
 }

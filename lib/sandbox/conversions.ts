@@ -3,10 +3,10 @@ import { randomUUID } from "node:crypto"
 import { type SQL, and, eq, gte, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxConversionRow, sandboxConversions } from "@/lib/db/schema"
-import { toDecimal } from "@/lib/money"
-import { badRequest, genericProblem, namedProblem, notFound } from "@/lib/sandbox/problems"
+import { type Decimal, toDecimal } from "@/lib/money"
+import { badRequest, genericProblem, notFound } from "@/lib/sandbox/problems"
 import type { ConversionCreate, ConversionListQuery } from "@/lib/schemas/conversion"
-import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
+import { isUuid, readPage, timeBound } from "@/lib/sandbox/cursor"
 import { type WireConversion, plain, wireConversion } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
@@ -15,11 +15,22 @@ import { RefIds } from "@/lib/sandbox/ref-ids"
 /** identity_id and account_id when the request leaves them out, as the service does. */
 export const ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
-interface ConversionDeps {
+/** What conversions and orchestrations (the same 1:1 conversions, another flow) work with. */
+export interface ConversionDeps {
   db: Db
   now: () => Date
   profiles: ProfileDirectory
   maxConversionUsd: number
+}
+
+/**
+ * A conversion's amount, at most `max` USD: every pair is USD on one side and a 1:1
+ * stablecoin on the other, so the amount is its USD value.
+ */
+export function convertedAmount(value: string, field: "amount" | "source_amount", per: "conversion" | "orchestration", max: number): Decimal {
+  const amount = toDecimal(value)
+  if (amount.gt(max)) throw badRequest({ [field]: `above the maximum ${max} USD per ${per}` }, `${plain(amount)} ${field} is above the maximum ${max} USD`)
+  return amount
 }
 
 /**
@@ -31,7 +42,7 @@ export class Conversions {
   private readonly refIds: RefIds<SandboxConversionRow>
 
   constructor(private readonly deps: ConversionDeps) {
-    this.refIds = new RefIds(deps.db, sandboxConversions, { owner: sandboxConversions.clientId, refId: sandboxConversions.refId }, alreadyExists)
+    this.refIds = new RefIds(deps.db, sandboxConversions, sandboxConversions.clientId, { name: "conversion", wire: wireConversion })
   }
 
   /** POST /v2/conversion/stablecoins */
@@ -41,14 +52,7 @@ export class Conversions {
     const recipient =
       input.recipient_profile_id === undefined ? null : await ctx.profiles.require(input.recipient_profile_id, "recipient profile")
     await this.refIds.refuseTaken(clientId, input.ref_id)
-    const amount = toDecimal(input.amount)
-    // Every pair is USD on one side and a 1:1 stablecoin on the other: the amount is its USD value.
-    if (amount.gt(ctx.maxConversionUsd)) {
-      throw badRequest(
-        { amount: `above the maximum ${ctx.maxConversionUsd} USD per conversion` },
-        `${plain(amount)} amount is above the maximum ${ctx.maxConversionUsd} USD`,
-      )
-    }
+    const amount = convertedAmount(input.amount, "amount", "conversion", ctx.maxConversionUsd)
     const now = ctx.now()
     const row: SandboxConversionRow = {
       id: randomUUID(),
@@ -111,8 +115,6 @@ export class Conversions {
   /** GET /v2/conversion/stablecoins: newest first by default. */
   async list(clientId: string, query: ConversionListQuery): Promise<{ items: WireConversion[]; next_page_cursor?: string }> {
     const t = sandboxConversions
-    const order = query.order ?? "DESC"
-    const limit = query.limit ?? 100
     const filters: SQL[] = [eq(t.clientId, clientId)]
     if (query.profile_id) {
       if (!isUuid(query.profile_id)) return { items: [] }
@@ -123,15 +125,7 @@ export class Conversions {
     if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
     if (query["updated_at.begin"]) filters.push(gte(t.updatedAt, timeBound(query["updated_at.begin"], "begin")))
     if (query["updated_at.end"]) filters.push(lte(t.updatedAt, timeBound(query["updated_at.end"], "end")))
-    const after = afterCursor(t, query.page_cursor, order)
-    if (after) filters.push(after)
-    const rows = await this.deps.db
-      .select()
-      .from(t)
-      .where(and(...filters))
-      .orderBy(...keysetOrder(t, order))
-      .limit(limit + 1)
-    const page = pageOf(rows, limit, order)
+    const page = await readPage(this.deps.db, t, filters, { page_cursor: query.page_cursor, order: query.order ?? "DESC", limit: query.limit ?? 100 })
     return { ...page, items: page.items.map(wireConversion) }
   }
 
@@ -161,11 +155,6 @@ export class Conversions {
   }
 }
 
-function alreadyExists(existing: SandboxConversionRow) {
-  return namedProblem("already-exists", 409, `conversion already exists with ref_id '${existing.refId}'`, {
-    existing: wireConversion(existing),
-  })
-}
 
 function conversionNotFound(id: string, clientId: string) {
   return notFound(`conversion with id ${id} not found for customer with id ${clientId}`)

@@ -1,6 +1,7 @@
 import "server-only"
-import { type SQL, asc, desc, sql } from "drizzle-orm"
-import type { AnyPgColumn } from "drizzle-orm/pg-core"
+import { type SQL, and, asc, desc, sql } from "drizzle-orm"
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core"
+import type { Db } from "@/lib/db/client"
 import { badRequest } from "@/lib/sandbox/problems"
 
 /**
@@ -89,4 +90,25 @@ export function pageOf<R extends { createdAt: Date; id: string }>(
   const last = items[items.length - 1]
   if (rows.length > limit && last) return { items, next_page_cursor: encodeCursor({ createdAt: last.createdAt, id: last.id, order }) }
   return { items }
+}
+
+/** How a list is paged: its cursor (none on the first page), its order and its page size. */
+export interface Paging {
+  page_cursor?: string | undefined
+  order: "ASC" | "DESC"
+  limit: number
+}
+
+/** One page of `table`'s rows that match `filters`, in keyset order, after the cursor. */
+export async function readPage<T extends PgTable & KeysetColumns>(db: Db, table: T, filters: SQL[], paging: Paging): Promise<{ items: T["$inferSelect"][]; next_page_cursor?: string }> {
+  const { page_cursor, order, limit } = paging
+  // Read as a plain table (drizzle's select types cannot follow a generic one); the rows are typed again below.
+  const from: PgTable = table
+  const rows = await db
+    .select()
+    .from(from)
+    .where(and(...filters, afterCursor(table, page_cursor, order)))
+    .orderBy(...keysetOrder(table, order))
+    .limit(limit + 1)
+  return pageOf(rows as (T["$inferSelect"] & { createdAt: Date; id: string })[], limit, order)
 }

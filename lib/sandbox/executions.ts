@@ -6,7 +6,7 @@ import { type SandboxExecutionRow, sandboxExecutions } from "@/lib/db/schema"
 import { executionAmounts, toDecimal } from "@/lib/money"
 import { badRequest, namedProblem, notFound } from "@/lib/sandbox/problems"
 import type { QuoteExecutionCreate, QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
-import { afterCursor, isUuid, keysetOrder, pageOf, timeBound } from "@/lib/sandbox/cursor"
+import { isUuid, readPage, timeBound } from "@/lib/sandbox/cursor"
 import { type WireExecution, plain, timestamp, wireExecution } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { movedTooFar, usdValue } from "@/lib/sandbox/pricing"
@@ -27,7 +27,7 @@ export class QuoteExecutions {
   private readonly refIds: RefIds<SandboxExecutionRow>
 
   constructor(private readonly deps: ExecutionDeps) {
-    this.refIds = new RefIds(deps.db, sandboxExecutions, { owner: sandboxExecutions.profileId, refId: sandboxExecutions.refId }, alreadyExists)
+    this.refIds = new RefIds(deps.db, sandboxExecutions, sandboxExecutions.profileId, { name: "quote execution", wire: wireExecution })
   }
 
   /** POST /v2/profiles/{profile_id}/quote-executions */
@@ -116,8 +116,6 @@ export class QuoteExecutions {
   async list(profileId: string, query: QuoteExecutionListQuery): Promise<{ total_count: number; items: WireExecution[]; next_page_cursor?: string }> {
     const profile = await this.deps.profiles.require(profileId)
     const t = sandboxExecutions
-    const order = query.order ?? "DESC"
-    const limit = query.limit ?? 100
     const filters: SQL[] = [eq(t.profileId, profile.id)]
     if (query.side) filters.push(eq(t.side, query.side))
     if (query.market) filters.push(eq(t.market, query.market))
@@ -126,14 +124,7 @@ export class QuoteExecutions {
     if (query["created_at.end"]) filters.push(lte(t.createdAt, timeBound(query["created_at.end"], "end")))
 
     const [totals] = await this.deps.db.select({ n: count() }).from(t).where(and(...filters))
-    const after = afterCursor(t, query.page_cursor, order)
-    const rows = await this.deps.db
-      .select()
-      .from(t)
-      .where(and(...filters, ...(after ? [after] : [])))
-      .orderBy(...keysetOrder(t, order))
-      .limit(limit + 1)
-    const page = pageOf(rows, limit, order)
+    const page = await readPage(this.deps.db, t, filters, { page_cursor: query.page_cursor, order: query.order ?? "DESC", limit: query.limit ?? 100 })
     return { total_count: totals?.n ?? 0, ...page, items: page.items.map(wireExecution) }
   }
 
@@ -168,11 +159,5 @@ export class QuoteExecutions {
 function expired(quoteId: string, expiresAt: Date) {
   return namedProblem("expired", 403, `quote ${quoteId} expired at ${timestamp(expiresAt)}`, {
     expired_at: timestamp(expiresAt),
-  })
-}
-
-function alreadyExists(existing: SandboxExecutionRow) {
-  return namedProblem("already-exists", 409, `quote execution already exists with ref_id '${existing.refId}'`, {
-    existing: wireExecution(existing),
   })
 }

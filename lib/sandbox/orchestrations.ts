@@ -1,24 +1,15 @@
 import "server-only"
 import { randomUUID } from "node:crypto"
 import { type SQL, and, eq, gt, gte, inArray, lt, lte } from "drizzle-orm"
-import type { Db } from "@/lib/db/client"
 import { type SandboxOrchestrationRow, sandboxOrchestrations } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
-import { badRequest, namedProblem, notFound } from "@/lib/sandbox/problems"
+import { badRequest, notFound } from "@/lib/sandbox/problems"
 import type { OrchestrationCreate, OrchestrationListQuery } from "@/lib/schemas/orchestration"
-import { ZERO_UUID } from "@/lib/sandbox/conversions"
-import { afterCursor, isUuid, keysetOrder, pageOf } from "@/lib/sandbox/cursor"
-import { type WireOrchestration, plain, wireOrchestration } from "@/lib/sandbox/format"
+import { type ConversionDeps, ZERO_UUID, convertedAmount } from "@/lib/sandbox/conversions"
+import { isUuid, readPage } from "@/lib/sandbox/cursor"
+import { type WireOrchestration, wireOrchestration } from "@/lib/sandbox/format"
 import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
-import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 import { RefIds } from "@/lib/sandbox/ref-ids"
-
-interface OrchestrationDeps {
-  db: Db
-  now: () => Date
-  profiles: ProfileDirectory
-  maxConversionUsd: number
-}
 
 /** What a list filter may hold at most, as the service documents for each of them. */
 const MAX_FILTER_VALUES = 100
@@ -33,8 +24,8 @@ const MAX_FILTER_VALUES = 100
 export class Orchestrations {
   private readonly refIds: RefIds<SandboxOrchestrationRow>
 
-  constructor(private readonly deps: OrchestrationDeps) {
-    this.refIds = new RefIds(deps.db, sandboxOrchestrations, { owner: sandboxOrchestrations.clientId, refId: sandboxOrchestrations.refId }, alreadyExists)
+  constructor(private readonly deps: ConversionDeps) {
+    this.refIds = new RefIds(deps.db, sandboxOrchestrations, sandboxOrchestrations.clientId, { name: "orchestration", wire: wireOrchestration })
   }
 
   /**
@@ -46,13 +37,7 @@ export class Orchestrations {
     const source = await ctx.profiles.require(input.source.profile.profile_id, "source profile")
     const destination = await ctx.profiles.require(input.destination.profile.profile_id, "destination profile")
     await this.refIds.refuseTaken(clientId, input.ref_id)
-    const amount = toDecimal(input.source_amount)
-    if (amount.gt(ctx.maxConversionUsd)) {
-      throw badRequest(
-        { source_amount: `above the maximum ${ctx.maxConversionUsd} USD per orchestration` },
-        `${plain(amount)} source_amount is above the maximum ${ctx.maxConversionUsd} USD`,
-      )
-    }
+    const amount = convertedAmount(input.source_amount, "source_amount", "orchestration", ctx.maxConversionUsd)
     const now = ctx.now()
     const row: SandboxOrchestrationRow = {
       id: randomUUID(),
@@ -92,8 +77,6 @@ export class Orchestrations {
   /** GET /v2/orchestration/orchestrations: newest first by default; list filters match any of their values. */
   async list(clientId: string, query: OrchestrationListQuery): Promise<{ orchestrations: WireOrchestration[]; next_page_cursor?: string }> {
     const t = sandboxOrchestrations
-    const order = query.order ?? "DESC"
-    const limit = query.limit ?? 100
     const filters: SQL[] = [eq(t.clientId, clientId)]
     for (const [name, values] of Object.entries({
       profile_id: query.profile_id,
@@ -123,15 +106,7 @@ export class Orchestrations {
     if (bounds.eq) filters.push(eq(t.createdAt, bounds.eq))
     if (bounds.gte) filters.push(gte(t.createdAt, bounds.gte))
     if (bounds.gt) filters.push(gt(t.createdAt, bounds.gt))
-    const after = afterCursor(t, query.page_cursor, order)
-    if (after) filters.push(after)
-    const rows = await this.deps.db
-      .select()
-      .from(t)
-      .where(and(...filters))
-      .orderBy(...keysetOrder(t, order))
-      .limit(limit + 1)
-    const page = pageOf(rows, limit, order)
+    const page = await readPage(this.deps.db, t, filters, { page_cursor: query.page_cursor, order: query.order ?? "DESC", limit: query.limit ?? 100 })
     const out: { orchestrations: WireOrchestration[]; next_page_cursor?: string } = { orchestrations: page.items.map(wireOrchestration) }
     if (page.next_page_cursor) out.next_page_cursor = page.next_page_cursor
     return out
@@ -165,10 +140,4 @@ export class Orchestrations {
       return true
     })
   }
-}
-
-function alreadyExists(existing: SandboxOrchestrationRow) {
-  return namedProblem("already-exists", 409, `orchestration already exists with ref_id '${existing.refId}'`, {
-    existing: wireOrchestration(existing),
-  })
 }

@@ -1,8 +1,8 @@
 import "server-only"
-import { type SQL, and, eq, gt, gte, ilike, inArray, lt, lte } from "drizzle-orm"
+import { type SQL, eq, gt, gte, ilike, inArray, lt, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxProfileRow, sandboxBalances, sandboxProfiles } from "@/lib/db/schema"
-import { afterCursor, isUuid, keysetOrder, pageOf } from "@/lib/sandbox/cursor"
+import { isUuid, readPage } from "@/lib/sandbox/cursor"
 import { wireProfile } from "@/lib/sandbox/format"
 import { badRequest, notFound } from "@/lib/sandbox/problems"
 
@@ -147,8 +147,6 @@ export class ProfileDirectory {
   /** GET /v2/profiles: default order ASC by created_at, limit default and max 1000. */
   async list(query: ProfileListQuery): Promise<{ items: Record<string, string>[]; next_page_cursor?: string }> {
     const t = sandboxProfiles
-    const order = query.order ?? "ASC"
-    const limit = query.limit ?? 1000
     const filters: SQL[] = []
     if (query.nickname) filters.push(ilike(t.nickname, `${query.nickname.replace(/[\\%_]/g, (c) => `\\${c}`)}%`))
     if (query.ids && query.ids.length > 0) {
@@ -163,15 +161,7 @@ export class ProfileDirectory {
       if (Number.isNaN(date.getTime())) throw badRequest({ [`created_at.${op}`]: "must be an RFC 3339 date-time" })
       filters.push(comparisons[op](t.createdAt, date))
     }
-    const after = afterCursor(t, query.page_cursor, order)
-    if (after) filters.push(after)
-    const rows = await this.db
-      .select()
-      .from(t)
-      .where(and(...filters))
-      .orderBy(...keysetOrder(t, order))
-      .limit(limit + 1)
-    const page = pageOf(rows, limit, order)
+    const page = await readPage(this.db, t, filters, { page_cursor: query.page_cursor, order: query.order ?? "ASC", limit: query.limit ?? 1000 })
     return { ...page, items: page.items.map(wireProfile) }
   }
 }

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm"
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core"
 import type { Db } from "@/lib/db/client"
 import type { HttpProblem } from "@/lib/problem"
+import { namedProblem } from "@/lib/sandbox/problems"
 import type { Tx } from "@/lib/sandbox/ledger"
 
 /** Thrown inside a create's transaction when its ref_id is taken: rolls the debit back. */
@@ -14,21 +15,27 @@ class RefIdTaken extends Error {}
  * exists gets 409 Already Exists with the record, whatever else changed since (an expired
  * quote included): the ref_id is what the client reconciles with.
  */
-export class RefIds<Row> {
+export class RefIds<Row extends { refId: string | null }> {
   constructor(
     private readonly db: Db,
-    private readonly table: PgTable,
-    private readonly columns: { owner: PgColumn; refId: PgColumn },
-    private readonly alreadyExists: (existing: Row) => HttpProblem,
+    private readonly table: PgTable & { refId: PgColumn },
+    /** The column a ref_id is unique within (the profile, the client). */
+    private readonly owner: PgColumn,
+    /** The record's name in the 409 ("conversion") and its wire form, sent as the 409's `meta.existing`. */
+    private readonly record: { name: string; wire: (row: Row) => unknown },
   ) {}
 
   async find(ownerId: string, refId: string): Promise<Row | null> {
     const rows = await this.db
       .select()
       .from(this.table)
-      .where(and(eq(this.columns.owner, ownerId), eq(this.columns.refId, refId)))
+      .where(and(eq(this.owner, ownerId), eq(this.table.refId, refId)))
       .limit(1)
     return (rows[0] as Row | undefined) ?? null
+  }
+
+  private alreadyExists(existing: Row): HttpProblem {
+    return namedProblem("already-exists", 409, `${this.record.name} already exists with ref_id '${existing.refId}'`, { existing: this.record.wire(existing) })
   }
 
   /** 409 Already Exists, naming the record, when the ref_id is taken. */
@@ -51,7 +58,7 @@ export class RefIds<Row> {
           .insert(this.table)
           .values(row as PgTable["$inferInsert"])
           .onConflictDoNothing()
-          .returning({ refId: this.columns.refId })
+          .returning({ refId: this.table.refId })
         if (inserted.length === 0) throw new RefIdTaken()
         await debit(tx)
       })

@@ -65,61 +65,29 @@ export class SettlementWorker {
    */
   private async pass(): Promise<number> {
     const { settle_delay_ms: delay } = await this.settings.get()
+    const { executions, conversions, orchestrations } = this.records
+    const kinds = [
+      { table: sandboxExecutions, pending: "CREATED" as const, records: executions, failed: [] as string[] },
+      { table: sandboxConversions, pending: "CREATED" as const, records: conversions, failed: [] as string[] },
+      { table: sandboxOrchestrations, pending: "PROCESSING" as const, records: orchestrations, failed: [] as string[] },
+    ]
     let settled = 0
-    const failedExecutions: string[] = []
-    const failedConversions: string[] = []
-    const failedOrchestrations: string[] = []
-    const settle = async (id: string, work: () => Promise<boolean>, failed: string[]) => {
-      try {
-        if (await work()) settled++
-      } catch (error) {
-        failed.push(id)
-        this.onError(new SettlementError(id, error))
-      }
-    }
     for (;;) {
       const now = this.now()
       const cutoff = new Date(now.getTime() - delay)
-      const executions = await this.db
-        .select({ id: sandboxExecutions.id })
-        .from(sandboxExecutions)
-        .where(
-          and(
-            eq(sandboxExecutions.status, "CREATED"),
-            lte(sandboxExecutions.createdAt, cutoff),
-            failedExecutions.length > 0 ? notInArray(sandboxExecutions.id, failedExecutions) : undefined,
-          ),
-        )
-        .orderBy(asc(sandboxExecutions.createdAt))
-        .limit(BATCH)
-      const conversions = await this.db
-        .select({ id: sandboxConversions.id })
-        .from(sandboxConversions)
-        .where(
-          and(
-            eq(sandboxConversions.status, "CREATED"),
-            lte(sandboxConversions.createdAt, cutoff),
-            failedConversions.length > 0 ? notInArray(sandboxConversions.id, failedConversions) : undefined,
-          ),
-        )
-        .orderBy(asc(sandboxConversions.createdAt))
-        .limit(BATCH)
-      const orchestrations = await this.db
-        .select({ id: sandboxOrchestrations.id })
-        .from(sandboxOrchestrations)
-        .where(
-          and(
-            eq(sandboxOrchestrations.status, "PROCESSING"),
-            lte(sandboxOrchestrations.createdAt, cutoff),
-            failedOrchestrations.length > 0 ? notInArray(sandboxOrchestrations.id, failedOrchestrations) : undefined,
-          ),
-        )
-        .orderBy(asc(sandboxOrchestrations.createdAt))
-        .limit(BATCH)
-      for (const { id } of executions) await settle(id, () => this.records.executions.settle(id, now), failedExecutions)
-      for (const { id } of conversions) await settle(id, () => this.records.conversions.settle(id, now), failedConversions)
-      for (const { id } of orchestrations) await settle(id, () => this.records.orchestrations.settle(id, now), failedOrchestrations)
-      if (executions.length < BATCH && conversions.length < BATCH && orchestrations.length < BATCH) return settled
+      const due: { id: string }[][] = []
+      for (const { table, pending, failed } of kinds) due.push(await dueIds(this.db, table, pending, cutoff, failed))
+      for (const [index, { records, failed }] of kinds.entries()) {
+        for (const { id } of due[index] ?? []) {
+          try {
+            if (await records.settle(id, now)) settled++
+          } catch (error) {
+            failed.push(id)
+            this.onError(new SettlementError(id, error))
+          }
+        }
+      }
+      if (due.every((rows) => rows.length < BATCH)) return settled
     }
   }
 
@@ -160,6 +128,16 @@ export class SettlementWorker {
     await this.queued?.catch(() => undefined)
     await this.running?.catch(() => undefined)
   }
+}
+
+/** A batch of `table`'s records due: `pending` since `cutoff` or before, oldest first, except those that failed this pass. */
+function dueIds(db: Db, table: typeof sandboxExecutions | typeof sandboxConversions | typeof sandboxOrchestrations, pending: "CREATED" | "PROCESSING", cutoff: Date, failed: string[]) {
+  return db
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.status, pending), lte(table.createdAt, cutoff), failed.length > 0 ? notInArray(table.id, failed) : undefined))
+    .orderBy(asc(table.createdAt))
+    .limit(BATCH)
 }
 
 /** One record's settlement failed; `cause` says why. */

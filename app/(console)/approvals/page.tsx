@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
 import { ApprovalsList } from "@/components/approvals/approvals-list"
 import { PolicySection } from "@/components/approvals/policy-section"
-import { Alert } from "@/components/ui/alert"
+import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 
@@ -10,16 +10,7 @@ export const metadata: Metadata = { title: "Approvals" }
 export default async function ApprovalsPage() {
   const staff = await currentStaff()
   if (!staff) return null
-  if (!roleAtLeast(staff.role, "trader")) {
-    return (
-      <div className="space-y-4">
-        <h1 className="text-2xl font-semibold">Approvals</h1>
-        <Alert tone="danger" title="Not allowed">
-          Approvals need the trader or admin role; you are {staff.role}.
-        </Alert>
-      </div>
-    )
-  }
+  if (!roleAtLeast(staff.role, "trader")) return <NotAllowed heading="Approvals" needs="Approvals need the trader or admin role" role={staff.role} />
   return (
     <div className="space-y-10">
       <ApprovalsList me={staff.email} />

@@ -3,7 +3,7 @@ import Link from "next/link"
 import { AuditLog } from "@/components/audit/audit-log"
 import { SignInEvents } from "@/components/audit/sign-in-events"
 import { filtersFromSearch } from "@/components/audit/filters-schema"
-import { Alert } from "@/components/ui/alert"
+import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { listAuthEvents } from "@/lib/auth/sessions"
@@ -14,16 +14,7 @@ export const metadata: Metadata = { title: "Audit" }
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const staff = await currentStaff()
   if (!staff) return null
-  if (!roleAtLeast(staff.role, "admin")) {
-    return (
-      <div className="space-y-4">
-        <h1 className="text-2xl font-semibold">Audit trail</h1>
-        <Alert tone="danger" title="Not allowed">
-          The audit trail needs the admin role; you are {staff.role}.
-        </Alert>
-      </div>
-    )
-  }
+  if (!roleAtLeast(staff.role, "admin")) return <NotAllowed heading="Audit trail" needs="The audit trail needs the admin role" role={staff.role} />
   const search = await searchParams
   const signIns = search.view === "sign-in"
   const tab = (active: boolean) =>

@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
 import { notFound } from "next/navigation"
 import { SandboxTools } from "@/components/sandbox-tools/sandbox-tools"
-import { Alert } from "@/components/ui/alert"
+import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
@@ -17,16 +17,7 @@ export default async function SandboxPage() {
   if (config.mode !== "sandbox") notFound()
   const staff = await currentStaff()
   if (!staff) return null
-  if (!roleAtLeast(staff.role, "admin")) {
-    return (
-      <div className="space-y-4">
-        <h1 className="text-2xl font-semibold">Sandbox tools</h1>
-        <Alert tone="danger" title="Not allowed">
-          The sandbox tools need the admin role; you are {staff.role}.
-        </Alert>
-      </div>
-    )
-  }
+  if (!roleAtLeast(staff.role, "admin")) return <NotAllowed heading="Sandbox tools" needs="The sandbox tools need the admin role" role={staff.role} />
   const [conversionsApi, initialSettings] = await Promise.all([currentConversionsApi((await consoleRuntime()).db), pageSandboxSettings()])
   return (
     <SandboxTools

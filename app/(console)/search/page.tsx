@@ -1,5 +1,5 @@
 import type { Metadata } from "next"
-import { RoleNotice } from "@/components/conversions/role-notice"
+import { RoleNotice } from "@/components/layout/role-gates"
 import { SearchResults } from "@/components/search/search-results"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"

@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
 import { EndSessionButton } from "@/components/admin/end-session-button"
-import { Alert } from "@/components/ui/alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, listSessions } from "@/lib/auth/sessions"
@@ -17,16 +17,7 @@ function when(iso: string): string {
 export default async function SessionsPage() {
   const staff = await currentStaff()
   if (!staff) return null
-  if (!roleAtLeast(staff.role, "admin")) {
-    return (
-      <div className="space-y-4">
-        <h1 className="text-2xl font-semibold">Sessions</h1>
-        <Alert tone="danger" title="Not allowed">
-          Sessions need the admin role; you are {staff.role}.
-        </Alert>
-      </div>
-    )
-  }
+  if (!roleAtLeast(staff.role, "admin")) return <NotAllowed heading="Sessions" needs="Sessions need the admin role" role={staff.role} />
   const sessions = await listSessions((await consoleRuntime()).db)
   return (
     <div className="space-y-4">

@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
-import Link from "next/link"
 import { ConversionDetail } from "@/components/conversions/conversion-detail"
-import { RoleNotice } from "@/components/conversions/role-notice"
+import { ConversionPageHeading } from "@/components/conversions/page-heading"
+import { RoleNotice } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 
@@ -13,12 +13,7 @@ export default async function ConversionPage({ params }: { params: Promise<{ id:
   const { id } = await params
   return (
     <div className="space-y-6">
-      <div>
-        <Link href="/conversions" className="text-sm text-blue-800 underline">
-          ← Conversions
-        </Link>
-        <h1 className="mt-1 text-2xl font-semibold">Conversion</h1>
-      </div>
+      <ConversionPageHeading title="Conversion" />
       {roleAtLeast(staff.role, "support") ? (
         <ConversionDetail key={id} id={id} canCancel={roleAtLeast(staff.role, "trader")} />
       ) : (

@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
-import Link from "next/link"
 import { ConversionForm } from "@/components/conversions/conversion-form"
-import { RoleNotice } from "@/components/conversions/role-notice"
+import { ConversionPageHeading } from "@/components/conversions/page-heading"
+import { RoleNotice } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 
@@ -12,13 +12,9 @@ export default async function NewConversionPage() {
   if (!staff) return null
   return (
     <div className="space-y-6">
-      <div>
-        <Link href="/conversions" className="text-sm text-blue-800 underline">
-          ← Conversions
-        </Link>
-        <h1 className="mt-1 text-2xl font-semibold">New conversion</h1>
+      <ConversionPageHeading title="New conversion">
         <p className="text-sm text-slate-700">Mint a stablecoin from USD, or redeem one back to USD.</p>
-      </div>
+      </ConversionPageHeading>
       {roleAtLeast(staff.role, "trader") ? (
         <ConversionForm />
       ) : (

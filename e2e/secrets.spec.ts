@@ -13,6 +13,7 @@ function filesUnder(dir: string): string[] {
   })
 }
 
+// The playwright project "secrets" runs this file last: the server log it reads is the whole suite's.
 const secrets = Object.entries(canaries).filter(([name]) => name.includes("SECRET"))
 
 test("no file the browser can load contains the client secret or the auth secret", () => {

@@ -1,6 +1,9 @@
 import { expect, test } from "@playwright/test"
 import { DEMO_PASSWORD, ROLES, emailOf, signIn, storageStateOf } from "./helpers"
 
+// Signing in with the demo users (the form, its refusals, the way back to the page asked
+// for), what each role then sees, and signing out. Single sign-on: sso.spec.ts.
+
 test.describe("signed in", () => {
   for (const role of ROLES) {
     test.describe(role, () => {
@@ -69,47 +72,6 @@ test.describe("signed out", () => {
     expect(icon.status()).toBe(200)
     expect(icon.headers()["content-type"]).toContain("image/svg+xml")
   })
-
-  test("a protected API route answers 401 problem+json without a session", async ({ request }) => {
-    const res = await request.get("/api/me")
-    expect(res.status()).toBe(401)
-    expect(res.headers()["content-type"]).toContain("application/problem+json")
-    const body = (await res.json()) as { status: number; title: string }
-    expect(body).toMatchObject({ status: 401, title: "Unauthorized" })
-  })
-
-  test("health answers without a session and says nothing secret", async ({ request }) => {
-    const res = await request.get("/api/health")
-    expect(res.status()).toBe(200)
-    // On PGlite the console is the only instance there can be: it counts the service's limits itself.
-    expect(await res.json()).toEqual({ status: "ok", mode: "sandbox", database: "ok", limiter: "solo" })
-  })
-
-  test("pages carry the security headers", async ({ request }) => {
-    const res = await request.get("/sign-in")
-    const headers = res.headers()
-    expect(headers["content-security-policy"]).toContain("default-src 'self'")
-    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'")
-    expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/)
-    expect(headers["x-content-type-options"]).toBe("nosniff")
-    expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin")
-    expect(headers["permissions-policy"]).toContain("camera=()")
-  })
-
-  test("API answers, the sandbox and Next's assets carry the strict CSP, a page path that looks like one does not", async ({ request }) => {
-    const sandboxPath = "/sandbox/v2/profiles"
-    const page = await request.get("/sign-in")
-    const asset = /src="(\/_next\/static\/[^"]+\.js)"/.exec(await page.text())?.[1] ?? ""
-    expect(asset).not.toBe("")
-    for (const path of ["/api/health", sandboxPath, asset]) {
-      const res = await request.get(path)
-      expect(`${path} ${res.headers()["content-security-policy"] ?? "none"}`).toBe(`${path} default-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'`)
-      expect(res.headers()["x-content-type-options"]).toBe("nosniff")
-    }
-    // /apis is a page path (a 404 page): it gets the page's CSP with a nonce, not the API's.
-    const lookalike = await request.get("/apis")
-    expect(lookalike.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-/)
-  })
 })
 
 test.describe("sign-out", () => {
@@ -121,29 +83,5 @@ test.describe("sign-out", () => {
     await expect(page).toHaveURL(/\/sign-in/)
     await page.goto("/")
     await expect(page).toHaveURL(/\/sign-in/)
-  })
-})
-
-test.describe("the API over HTTP", () => {
-  test.describe("as a viewer", () => {
-    test.use({ storageState: storageStateOf("viewer") })
-    test("an admin-only route answers 403 problem+json", async ({ request }) => {
-      const res = await request.get("/api/audit")
-      expect(res.status()).toBe(403)
-      expect(res.headers()["content-type"]).toContain("application/problem+json")
-      expect(await res.json()).toMatchObject({ status: 403, detail: "This needs the admin role; you are viewer." })
-    })
-  })
-
-  test.describe("as an admin", () => {
-    test.use({ storageState: storageStateOf("admin") })
-    test("a cross-origin POST is refused with 403, a same-origin one goes through", async ({ request, baseURL }) => {
-      const cross = await request.post("/api/audit/reconcile", { headers: { origin: "https://evil.example" } })
-      expect(cross.status()).toBe(403)
-      expect(await cross.json()).toMatchObject({ status: 403, detail: "Cross-site requests are refused." })
-      const same = await request.post("/api/audit/reconcile", { headers: { origin: baseURL! } })
-      expect(same.status()).toBe(200)
-      expect(typeof ((await same.json()) as { examined: unknown }).examined).toBe("number")
-    })
   })
 })
