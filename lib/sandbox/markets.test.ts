@@ -167,7 +167,8 @@ describe.each(testDrivers())("market data on %s", (driver) => {
       expect(a.items).toHaveLength(90)
       expect(b).toEqual(a)
       expect(c.items.slice(0, 89)).not.toEqual(a.items.slice(0, 89))
-    })
+      // Three fresh databases: on PGlite each start is seconds of CPU, far more on a busy machine.
+    }, 180_000)
   })
 
   describe("tickers and prices", () => {
