@@ -58,6 +58,9 @@ export async function createConsoleHarness(
       scopes: scopesFor("both"),
       ...(options.conversionsApi ? { conversionsApi: options.conversionsApi } : {}),
       timeoutMs: options.timeoutMs ?? 1000,
+      // The sandbox checks the client secret with scrypt: CPU that a busy machine can stretch
+      // past the short timeouts the fault tests use for the API's calls.
+      tokenTimeoutMs: 15_000,
       fetch: (request) => sandbox.fetch(request),
       retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2000 },
       limits: { token: 1000, quoteExecutions: 10_000, other: 10_000 },

@@ -37,8 +37,10 @@ export interface UpstreamClientConfig {
   clientSecret: string
   /** Scopes asked for the one token every API call uses. */
   scopes: readonly string[]
-  /** Per HTTP request, token requests included. */
+  /** Per HTTP request, token requests included unless `tokenTimeoutMs` says otherwise. */
   timeoutMs: number
+  /** Per token request; default `timeoutMs`. */
+  tokenTimeoutMs?: number
   /** Where the sandbox admin API lives; default: the base URL's parent + /admin. */
   adminBaseUrl?: string
   fetch?: UpstreamFetch
@@ -67,6 +69,7 @@ function validateConfig(config: UpstreamClientConfig): void {
   if (!config.clientSecret) problems.push("clientSecret is required")
   if (config.scopes.length === 0) problems.push("scopes must not be empty")
   if (!(config.timeoutMs > 0)) problems.push("timeoutMs must be more than 0")
+  if (config.tokenTimeoutMs !== undefined && !(config.tokenTimeoutMs > 0)) problems.push("tokenTimeoutMs must be more than 0")
   if (problems.length > 0) throw new UpstreamConfigError(`invalid upstream client configuration: ${problems.join("; ")}`)
 }
 
@@ -101,7 +104,7 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
   }
   const tokens = createTokenManager(
     { tokenUrl: config.tokenUrl, clientId: config.clientId, clientSecret: config.clientSecret },
-    baseRuntime,
+    { ...baseRuntime, timeoutMs: config.tokenTimeoutMs ?? config.timeoutMs },
   )
   const call = createCaller({ ...baseRuntime, redact: tokens.redact }, tokens, { ...DEFAULT_RETRY_POLICY, ...config.retry })
 

@@ -199,6 +199,18 @@ describe("token manager", () => {
     expect(upstream.requests).toHaveLength(0)
   })
 
+  it("a token request waits tokenTimeoutMs when it is set, the API's calls their own timeoutMs", async () => {
+    const client = createUpstreamClient(testConfig(clock, upstream, { timeoutMs: 1000, tokenTimeoutMs: 7000 }))
+    upstream.tokenScript.push({ kind: "network" }, { kind: "network" }, { kind: "hang" })
+    const started = clock.now()
+    const error = await client.listProfiles().catch((e: unknown) => e)
+    expect(error).toMatchObject({ name: "UpstreamTimeoutError", timeoutMs: 7000, outcome: "rejected" })
+    expect(clock.now() - started).toBeGreaterThanOrEqual(7000)
+    upstream.script.push({ kind: "hang" }, { kind: "hang" }, { kind: "hang" })
+    const read = await client.listProfiles().catch((e: unknown) => e)
+    expect(read).toMatchObject({ name: "UpstreamTimeoutError", timeoutMs: 1000 })
+  })
+
   it("keeps using a still-valid token when its early refresh fails", async () => {
     const config = testConfig(clock, upstream)
     const client = createUpstreamClient(config)
