@@ -3,7 +3,9 @@ import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import {
+  conversionCreateIntent,
   failWaitingIntents,
+  failureOutcome,
   insertAdmittedIntent,
   intentByRef,
   intentIdByRef,
@@ -11,13 +13,88 @@ import {
   recordFinalStatus,
   recordPolicyChange,
   releaseApprovedIntent,
+  sameRequest,
+  settleIntent,
 } from "@/lib/console/intents"
 import type { Database } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { requestRejected } from "@/lib/problem"
+import { UpstreamProblemError, UpstreamTimeoutError } from "@/lib/upstream"
 import { createTestDatabase, testDrivers } from "@/test/db"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
+
+/**
+ * Whether a ref_id sent again is the same submission (the first record back) or another
+ * one (a 409, nothing sent): what operations and submission decide with sameRequest.
+ */
+describe("sameRequest: a ref_id sent again", () => {
+  const first = { profile_id: "p1", quote_id: "q1", quote_amount: "10.00", ref_id: "r1", metadata: { desk: "fx", note: "n" } }
+
+  it("is the same submission when it says the same thing: amounts by value, fields in any order", () => {
+    expect(sameRequest(first, { ...first })).toBe(true)
+    expect(sameRequest(first, { ...first, quote_amount: "10" })).toBe(true)
+    expect(sameRequest(first, { metadata: { note: "n", desk: "fx" }, ref_id: "r1", quote_amount: "10.000", quote_id: "q1", profile_id: "p1" })).toBe(true)
+    // A field left out and a field given as undefined say the same thing.
+    expect(sameRequest({ ...first, account_id: undefined }, first)).toBe(true)
+    expect(sameRequest({ amount: "5", list: [{ a: 1, b: null }] }, { list: [{ b: null, a: 1 }], amount: "5.00" })).toBe(true)
+  })
+
+  it("is another submission when the amount differs, even by a cent", () => {
+    expect(sameRequest(first, { ...first, quote_amount: "10.01" })).toBe(false)
+    expect(sameRequest({ amount: "1.00" }, { amount: "1.001" })).toBe(false)
+  })
+
+  it("is another submission when the first gave base_amount and the retry quote_amount (or the reverse)", () => {
+    const base = { quote_id: "q1", base_amount: "10.00" }
+    const quote = { quote_id: "q1", quote_amount: "10.00" }
+    expect(sameRequest(base, quote)).toBe(false)
+    expect(sameRequest(quote, base)).toBe(false)
+    expect(sameRequest({ amount: "10" }, {})).toBe(false)
+    expect(sameRequest({}, { amount: "10" })).toBe(false)
+    // An amount that is not text is never the same as one that is.
+    expect(sameRequest({ amount: "10" }, { amount: 10 })).toBe(false)
+    expect(sameRequest({ amount: 10 }, { amount: "10" })).toBe(false)
+  })
+
+  it("is another submission when anything else differs: quote, side, profile, metadata", () => {
+    expect(sameRequest(first, { ...first, quote_id: "q2" })).toBe(false)
+    expect(sameRequest(first, { ...first, profile_id: "p2" })).toBe(false)
+    expect(sameRequest({ ...first, side: "BUY" }, { ...first, side: "SELL" })).toBe(false)
+    expect(sameRequest(first, { ...first, metadata: { desk: "fx" } })).toBe(false)
+    expect(sameRequest(first, { ...first, metadata: { desk: "fx", note: "N" } })).toBe(false)
+    expect(sameRequest(first, { ...first, extra: "x" })).toBe(false)
+    expect(sameRequest({ ...first, metadata: null }, first)).toBe(false)
+    expect(sameRequest({ ...first, metadata: null }, { ...first, metadata: null })).toBe(true)
+  })
+
+  it("tells lists from objects and lists apart element by element", () => {
+    expect(sameRequest({ ids: [1, 12] }, { ids: [11, 2] })).toBe(false)
+    expect(sameRequest({ ids: ["a"] }, { ids: { 0: "a" } })).toBe(false)
+    expect(sameRequest({ ids: [] }, { ids: {} })).toBe(false)
+    expect(sameRequest({ ids: ["a", "b"] }, { ids: ["b", "a"] })).toBe(false)
+    expect(sameRequest({ n: 1 }, { n: "1" })).toBe(false)
+  })
+})
+
+describe("failureOutcome", () => {
+  it("FAILED when the service refused the request, UNKNOWN when it may have applied it, with the attempts made", () => {
+    const refused = new UpstreamProblemError({ type: "about:blank", title: "Bad Request", status: 400, detail: "bad" })
+    refused.attempts = 2
+    expect(failureOutcome(refused)).toMatchObject({ state: "FAILED", attempts: 2, problem: { status: 400, detail: "bad" } })
+    const timeout = new UpstreamTimeoutError(400, { outcome: "unknown", mutating: true })
+    timeout.attempts = 3
+    expect(failureOutcome(timeout)).toMatchObject({ state: "UNKNOWN", attempts: 3 })
+  })
+
+  it("the console's own failure is UNKNOWN: the request may have left", () => {
+    expect(failureOutcome(new Error("boom"))).toEqual({
+      state: "UNKNOWN",
+      attempts: 1,
+      problem: { type: "about:blank", title: "Internal Server Error", status: 500, code: "internal_error", detail: "the console failed while sending" },
+    })
+  })
+})
 
 describe.each(testDrivers())("the intents module on %s", (driver) => {
   let database: Database
@@ -131,5 +208,53 @@ describe.each(testDrivers())("the intents module on %s", (driver) => {
     expect(await db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))).toEqual([
       expect.objectContaining({ operation: "update_policy", targetId: "policy", state: "SUCCEEDED", request: { before: { a: 1 }, after: { a: 2 } }, resolvedAt: at }),
     ])
+  })
+
+  it("settling: success always wins, a failure only replaces PENDING or UNKNOWN, attempts add up", async () => {
+    const { db } = database
+    const refId = randomUUID()
+    const { intent } = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: null, refId, request: { ref_id: refId } })
+    expect(intent.attempts).toBe(0)
+    const problem = { title: "Service Unavailable" }
+    await settleIntent(db, intent.id, { state: "UNKNOWN", problem, attempts: 3 })
+    let row = await intentByRef(db, "create_conversion", refId)
+    expect(row).toMatchObject({ state: "UNKNOWN", problem, attempts: 3, resolvedAt: null })
+    await settleIntent(db, intent.id, { state: "SUCCEEDED", recordId: "c-1", recordStatus: "SETTLED", attempts: 1, profileId: "p9" })
+    row = await intentByRef(db, "create_conversion", refId)
+    expect(row).toMatchObject({ state: "SUCCEEDED", recordId: "c-1", recordStatus: "SETTLED", problem: null, attempts: 4, profileId: "p9" })
+    expect(row?.resolvedAt).toBeInstanceOf(Date)
+    expect(row?.updatedAt).toEqual(row?.resolvedAt)
+    // A failure learned later never replaces a placed record.
+    await settleIntent(db, intent.id, { state: "FAILED", problem, attempts: 1 })
+    expect(await intentByRef(db, "create_conversion", refId)).toMatchObject({ state: "SUCCEEDED", recordId: "c-1", attempts: 4 })
+
+    const other = randomUUID()
+    const opened = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: "p1", refId: other, request: { ref_id: other } })
+    await settleIntent(db, opened.intent.id, { state: "SUCCEEDED", recordId: "c-2", recordStatus: "PENDING", attempts: 1 })
+    expect(await intentByRef(db, "create_conversion", other)).toMatchObject({ profileId: "p1", recordId: "c-2" })
+
+    const failed = randomUUID()
+    const third = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: null, refId: failed, request: { ref_id: failed } })
+    await settleIntent(db, third.intent.id, { state: "FAILED", problem, attempts: 1 })
+    row = await intentByRef(db, "create_conversion", failed)
+    expect(row).toMatchObject({ state: "FAILED", problem, attempts: 1 })
+    expect(row?.resolvedAt).toBeInstanceOf(Date)
+    // Known to have failed: an UNKNOWN learned afterwards changes nothing.
+    await settleIntent(db, third.intent.id, { state: "UNKNOWN", problem: { title: "later" }, attempts: 1 })
+    expect(await intentByRef(db, "create_conversion", failed)).toMatchObject({ state: "FAILED", problem, attempts: 1 })
+  })
+
+  it("a conversion's create intent is found by its ref_id, with how it stands and the API that placed it", async () => {
+    const { db } = database
+    const refId = randomUUID()
+    expect(await conversionCreateIntent(db, refId)).toBeNull()
+    const { intent } = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: "p1", refId, request: { ref_id: refId }, upstreamApi: "orchestrations" })
+    expect(await conversionCreateIntent(db, refId)).toEqual({ state: "PENDING", recordId: null, upstreamApi: "orchestrations" })
+    await settleIntent(db, intent.id, { state: "SUCCEEDED", recordId: "o-1", recordStatus: "COMPLETED", attempts: 1 })
+    expect(await conversionCreateIntent(db, refId)).toEqual({ state: "SUCCEEDED", recordId: "o-1", upstreamApi: "orchestrations" })
+    // An execution's intent is not a conversion's.
+    const execution = randomUUID()
+    await openIntent(db, { staff: trader, operation: "create_execution", profileId: "p1", refId: execution, request: {} })
+    expect(await conversionCreateIntent(db, execution)).toBeNull()
   })
 })

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest"
 import type { z } from "zod"
-import { METADATA_MAX_LENGTH, METADATA_MAX_PAIRS, characterCount, metadataSchema } from "@/lib/schemas/metadata"
+import {
+  METADATA_MAX_LENGTH,
+  METADATA_MAX_PAIRS,
+  type MetadataRow,
+  characterCount,
+  isFilledRow,
+  metadataRowsSchema,
+  metadataSchema,
+  rowsToMetadata,
+} from "@/lib/schemas/metadata"
 
 function issues(schema: z.ZodType, input: unknown): string[] {
   const result = schema.safeParse(input)
@@ -111,5 +120,50 @@ describe("metadataSchema", () => {
       ": keys must not be empty",
       "c: values are at most 100 characters",
     ])
+  })
+})
+
+describe("the metadata editor's rows", () => {
+  const rows = (count: number): MetadataRow[] => Array.from({ length: count }, (_, i) => ({ key: `key${i + 1}`, value: `value ${i + 1}` }))
+  const blank: MetadataRow = { key: "", value: "" }
+
+  it("accepts 6 filled rows and any number of blank ones; refuses a 7th filled row", () => {
+    expect(issues(metadataRowsSchema, [...rows(6), blank, blank])).toEqual([])
+    expect(issues(metadataRowsSchema, rows(7))).toEqual([": at most 6 pairs (got 7)"])
+    expect(issues(metadataRowsSchema, [])).toEqual([])
+  })
+
+  it("a row with only a value, or only a key, counts as filled", () => {
+    expect(isFilledRow(blank)).toBe(false)
+    expect(isFilledRow({ key: "k", value: "" })).toBe(true)
+    expect(isFilledRow({ key: "", value: "v" })).toBe(true)
+    expect(issues(metadataRowsSchema, [...rows(6), { key: "", value: "v" }])).toEqual([
+      ": at most 6 pairs (got 7)",
+      "6.key: keys must not be empty",
+    ])
+  })
+
+  it("accepts keys and values of exactly 100 characters and refuses 101, under the row's own input", () => {
+    const at = { key: "k".repeat(100), value: "😀".repeat(100) }
+    expect(issues(metadataRowsSchema, [at])).toEqual([])
+    expect(issues(metadataRowsSchema, [blank, { key: "k".repeat(101), value: "v".repeat(101) }])).toEqual([
+      "1.key: keys are at most 100 characters",
+      "1.value: values are at most 100 characters",
+    ])
+    expect(issues(metadataRowsSchema, [{ key: "k", value: "😀".repeat(101) }])).toEqual(["0.value: values are at most 100 characters"])
+  })
+
+  it("refuses a blank key, a __proto__ key and a key given twice, each under its row", () => {
+    expect(issues(metadataRowsSchema, [{ key: "  ", value: "v" }])).toEqual(["0.key: keys must not be empty"])
+    expect(issues(metadataRowsSchema, [{ key: "__proto__", value: "v" }])).toEqual(["0.key: __proto__ cannot be used as a key"])
+    expect(issues(metadataRowsSchema, [{ key: "desk", value: "a" }, blank, { key: "desk", value: "b" }])).toEqual(["2.key: each key only once"])
+    // Blank rows are not keys: two of them are not a repeated key.
+    expect(issues(metadataRowsSchema, [blank, blank, { key: "desk", value: "a" }])).toEqual([])
+  })
+
+  it("sends the filled rows as an object, and nothing when every row is blank", () => {
+    expect(rowsToMetadata([blank, { key: "desk", value: "fx" }, { key: "note", value: "" }])).toEqual({ desk: "fx", note: "" })
+    expect(rowsToMetadata([blank, blank])).toBeUndefined()
+    expect(rowsToMetadata([])).toBeUndefined()
   })
 })

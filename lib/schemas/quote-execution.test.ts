@@ -226,6 +226,37 @@ describe("quoteExecutionCreateSchema", () => {
   })
 })
 
+describe("the console's body: the reviewed quote", () => {
+  const body = { quote_id: QUOTE_ID, ref_id: "r-1", quote_amount: "10.00" }
+  const reviewed = { market: "BTCUSD", side: "BUY", price: "64250.15" }
+
+  it("parses the quote as the maker reviewed it: its price becomes an approval request's limit price", () => {
+    expect(consoleQuoteExecutionCreateSchema.parse({ ...body, reviewed_quote: reviewed })).toEqual({ ...body, reviewed_quote: reviewed })
+    expect(consoleQuoteExecutionCreateSchema.parse({ ...body, reviewed_quote: { market: "ETHUSD", side: "SELL", price: ".5" } }).reviewed_quote).toEqual({
+      market: "ETHUSD",
+      side: "SELL",
+      price: ".5",
+    })
+    expect(consoleQuoteExecutionCreateSchema.parse(body)).toEqual(body)
+  })
+
+  it("refuses a market, side or price the service would not have quoted, naming the field", () => {
+    const bad = (change: Record<string, unknown>) => issues(consoleQuoteExecutionCreateSchema, { ...body, reviewed_quote: { ...reviewed, ...change } })
+    expect(bad({ market: "btcusd" })).toEqual(["reviewed_quote.market: must be a market like BTCUSD"])
+    expect(bad({ market: "BTC" })).toEqual(["reviewed_quote.market: must be a market like BTCUSD"])
+    expect(bad({ market: "ABCDEFGHIJKLMNOPQ" })).toEqual(["reviewed_quote.market: must be a market like BTCUSD"])
+    expect(bad({ market: "XBTCUSD" }).concat(bad({ market: "ABCDEFGHIJKLMNOP" }))).toEqual([])
+    expect(bad({ market: 5 })).toEqual(["reviewed_quote.market: must be a market like BTCUSD"])
+    expect(bad({ side: "buy" })).toEqual(["reviewed_quote.side: must be BUY or SELL"])
+    expect(bad({ price: "5." })).toEqual(["reviewed_quote.price: must be a decimal string"])
+    expect(bad({ price: "-5" })).toEqual(["reviewed_quote.price: must be a decimal string"])
+    expect(bad({ price: "5 " })).toEqual(["reviewed_quote.price: must be a decimal string"])
+    expect(bad({ price: " 5" })).toEqual(["reviewed_quote.price: must be a decimal string"])
+    expect(bad({ price: 5 })).toEqual(["reviewed_quote.price: must be a decimal string"])
+    expect(bad({ extra: true })).toEqual(['reviewed_quote: Unrecognized key: "extra"'])
+  })
+})
+
 describe("quoteExecutionListQuerySchema", () => {
   it("has the service's sides and statuses", () => {
     expect(EXECUTION_SIDES).toEqual(["BUY", "SELL"])

@@ -1,0 +1,41 @@
+// Mutation testing of the money path (`npm run test:mutation`, see docs/testing.md).
+// `npx stryker run --mutate lib/money.ts --testFiles lib/money.test.ts` runs one file by hand;
+// `scripts/mutation.mjs` runs every file of `targets` against its own tests.
+
+/** Each mutated file and the test files that must catch its mutants. */
+export const targets = {
+  "lib/money.ts": ["lib/money.test.ts", "lib/schemas/money.test.ts"],
+  "lib/schemas/money.ts": ["lib/schemas/money.test.ts"],
+  "lib/schemas/metadata.ts": ["lib/schemas/metadata.test.ts"],
+  "lib/schemas/quote-execution.ts": ["lib/schemas/quote-execution.test.ts"],
+  "lib/schemas/conversion.ts": ["lib/schemas/conversion.test.ts"],
+  "lib/schemas/approvals.ts": ["lib/schemas/approvals.test.ts"],
+  "lib/console/intents.ts": ["lib/console/intents.test.ts"],
+  "lib/console/policy.ts": ["lib/console/policy.test.ts"],
+  "lib/console/reconciler.ts": ["lib/console/reconciler.test.ts"],
+  "lib/console/operations.ts": ["lib/console/operations.test.ts"],
+  "lib/console/submission.ts": ["lib/console/submission.test.ts"],
+  "lib/console/approvals/state.ts": ["lib/console/approvals/state.test.ts"],
+  "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts"],
+  "lib/console/approvals/expiry.ts": ["lib/console/approvals/decisions.test.ts"],
+  "lib/console/approvals/reads.ts": ["lib/console/approvals/decisions.test.ts"],
+}
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.config.ts", related: false },
+  checkers: ["typescript"],
+  tsconfigFile: "tsconfig.json",
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  coverageAnalysis: "perTest",
+  // The machine is shared: two test processes at most.
+  concurrency: 2,
+  timeoutMS: 30_000,
+  reporters: ["clear-text", "html", "progress"],
+  htmlReporter: { fileName: "reports/mutation/index.html" },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+  ignorePatterns: [".next*", ".data", "e2e", "test-results", "playwright-report", "reports", "public", "*.tsbuildinfo"],
+  mutate: Object.keys(targets),
+}
