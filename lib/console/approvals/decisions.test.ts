@@ -134,6 +134,13 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     if (submission.kind !== "request") throw new Error("expected a request")
     const expiresAt = new Date(submission.request.expires_at)
     expect(expiresAt.getTime() - new Date(submission.request.created_at).getTime()).toBe(TEST_POLICY.request_ttl_minutes * 60_000)
+    // A millisecond before its time it still waits; at its time it has expired.
+    const justBefore = await getApproval(h.db, submission.request.id, new Date(expiresAt.getTime() - 1))
+    expect(justBefore).toMatchObject({ state: "PENDING", decided_at: null })
+    const atTime = await getApproval(h.db, submission.request.id, expiresAt)
+    expect(atTime).toMatchObject({ state: "EXPIRED", decided_at: expiresAt.toISOString(), placement: "NOT_SENT" })
+    const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.id, submission.request.id))
+    expect(intent).toMatchObject({ state: "FAILED", problem: { code: "request_expired" } })
     const after = () => new Date(expiresAt.getTime() + 1)
     const late = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, now: after }).catch((e: unknown) => e)
     expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" } })

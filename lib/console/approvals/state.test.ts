@@ -64,6 +64,35 @@ describe("the request state machine", () => {
     })
   }
 
+  it("each refusal tells the person why, in words", () => {
+    const detail = (from: ApprovalState, action: ApprovalAction, actor: Staff | null, extra: { reason?: string; at?: Date } = {}) => {
+      try {
+        transition(from, action, ctx(actor, extra))
+      } catch (error) {
+        return problemOf(error)
+      }
+      throw new Error("expected a refusal")
+    }
+    expect(detail("PENDING", "price_moved", null)).toMatchObject({ detail: "Only an approved request can end PRICE_MOVED; this one is PENDING.", meta: { state: "PENDING" } })
+    expect(detail("REJECTED", "approve", checker)).toMatchObject({ detail: "This request is REJECTED; only a PENDING request can be changed.", meta: { state: "REJECTED" } })
+    expect(detail("PENDING", "expire", null)).toMatchObject({ detail: "This request has not expired yet.", meta: { state: "PENDING" } })
+    expect(detail("PENDING", "withdraw", checker).detail).toBe("Only the person who asked can withdraw a request.")
+    expect(detail("PENDING", "withdraw", maker, { at: later })).toMatchObject({ detail: "This request has expired.", meta: { state: "EXPIRED" } })
+    expect(detail("PENDING", "approve", checker, { at: later })).toMatchObject({ detail: "This request has expired.", meta: { state: "EXPIRED" } })
+    expect(detail("PENDING", "approve", support).detail).toContain("Approving and rejecting need the trader or admin role.")
+    expect(detail("PENDING", "approve", null).status).toBe(403)
+    expect(detail("PENDING", "approve", maker).detail).toBe("You asked for this order; someone else must approve it.")
+    expect(detail("PENDING", "reject", maker, { reason: "x" }).detail).toBe("You asked for this order; withdraw it instead of rejecting it.")
+    expect(detail("PENDING", "reject", checker).meta).toEqual({ fields: { reason: "give a reason for the rejection" } })
+  })
+
+  it("a request expires at its expiry time, not a millisecond later", () => {
+    const justBefore = new Date(later.getTime() - 1)
+    expect(transition("PENDING", "approve", ctx(checker, { at: justBefore }))).toBe("APPROVED")
+    expect(transition("PENDING", "withdraw", ctx(maker, { at: justBefore }))).toBe("WITHDRAWN")
+    expect(transition("PENDING", "expire", ctx(null, { at: later }))).toBe("EXPIRED")
+  })
+
   it("the limit price sits the tolerance away from the reviewed price, against the maker", () => {
     expect(limitPrice("BUY", "100.00", "0.5").toFixed()).toBe("100.5")
     expect(limitPrice("SELL", "100.00", "0.5").toFixed()).toBe("99.5")
@@ -71,5 +100,7 @@ describe("the request state machine", () => {
     expect(withinLimit("BUY", "100.51", "100.5")).toBe(false)
     expect(withinLimit("SELL", "99.5", "99.5")).toBe(true)
     expect(withinLimit("SELL", "99.49", "99.5")).toBe(false)
+    expect(limitPrice("BUY", "64250.15", "0.25").toFixed()).toBe("64410.775375")
+    expect(limitPrice("SELL", "200", "0").toFixed()).toBe("200")
   })
 })
