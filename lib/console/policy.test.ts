@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import { sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
@@ -20,7 +21,10 @@ import { submitConversion } from "@/lib/console/submission"
 import { toDecimal } from "@/lib/money"
 import { HttpProblem } from "@/lib/problem"
 import { DEFAULT_POLICY, type Policy } from "@/lib/schemas/approvals"
+import { queryRows } from "@/lib/db/rows"
+import { consolePolicy } from "@/lib/db/schema"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { createTestDatabase, testDrivers } from "@/test/db"
 import { insertIntentRows } from "@/test/intents"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
@@ -227,5 +231,42 @@ describe("the policy in a console's database", () => {
       { staff_email: email, currency: "USD", used_today: "30.01", per_day: "2500.00", per_order: "1000.00" },
     ])
     expect(view.usage_today.find((u) => u.staff_email === "someone-else@example.com")).toMatchObject({ used_today: "500.00" })
+  })
+})
+
+// PGlite has one connection, so saves cannot overlap there; on Postgres they can.
+describe.runIf(testDrivers().includes("postgres"))("saving the policy on Postgres", () => {
+  it("a save waits for one in progress, so its audit entry's `before` is the policy that one saved", async () => {
+    const database = await createTestDatabase("postgres")
+    try {
+      const { db } = database
+      const saved: Policy = { ...POLICY, price_tolerance_percent: "1.5" }
+      let commit!: () => void
+      const committing = new Promise<void>((resolve) => (commit = resolve))
+      let written!: () => void
+      const wrote = new Promise<void>((resolve) => (written = resolve))
+      // Another save in progress, as savePolicy makes it: the lock, then the row.
+      const first = db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
+        await tx.insert(consolePolicy).values({ id: 1, policy: saved, updatedAt: new Date(), updatedBy: admin.email })
+        written()
+        await committing
+      })
+      await wrote
+      const second = savePolicy(db, admin, POLICY)
+      // Until the save is seen waiting for a lock (the test's timeout bounds this).
+      for (;;) {
+        const [row] = await queryRows<{ waiting: number }>(db, sql`select count(*)::int as waiting from pg_locks where not granted`)
+        if (row?.waiting) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      commit()
+      await first
+      await second
+      const trail = await listAudit(db, { operation: "update_policy", limit: 1 })
+      expect(trail.items.map((e) => [e.request.before, e.request.after])).toEqual([[saved, POLICY]])
+    } finally {
+      await database.close()
+    }
   })
 })

@@ -49,6 +49,7 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
   const at = now()
   return db.transaction(async (tx) => {
     // One writer at a time, so each audit entry's "before" is the policy it replaced.
+    // Stryker disable next-line all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
     const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
     const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
