@@ -203,10 +203,12 @@ export function sameRequest(a: Record<string, unknown>, b: Record<string, unknow
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+    const record = value as Record<string, unknown>
+    // Keys in code-unit order (sort's default for strings); a key whose value is undefined is left out.
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(",")}}`
   }
   return JSON.stringify(value)
 }
