@@ -178,6 +178,9 @@ describe.each(testDrivers())("the intents module on %s", (driver) => {
     })
     // Not waiting: left as it was.
     expect(await intentByRef(db, "create_execution", sent)).toMatchObject({ state: "PENDING", problem: null })
+    // No ids: nothing moves.
+    await failWaitingIntents(db, [], requestRejected("admin@example.com", "none"), now)
+    expect(await intentByRef(db, "create_execution", waiting)).toMatchObject({ state: "PENDING" })
     // Released once: a second approval's move finds nothing to move.
     await releaseApprovedIntent(db, w, { approved: "twice" }, now)
     expect((await intentByRef(db, "create_execution", waiting))?.request).toEqual({ approved: true })
@@ -235,13 +238,14 @@ describe.each(testDrivers())("the intents module on %s", (driver) => {
 
     const failed = randomUUID()
     const third = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: null, refId: failed, request: { ref_id: failed } })
+    await settleIntent(db, third.intent.id, { state: "UNKNOWN", problem: { title: "first" }, attempts: 1 })
     await settleIntent(db, third.intent.id, { state: "FAILED", problem, attempts: 1 })
     row = await intentByRef(db, "create_conversion", failed)
-    expect(row).toMatchObject({ state: "FAILED", problem, attempts: 1 })
+    expect(row).toMatchObject({ state: "FAILED", problem, attempts: 2 })
     expect(row?.resolvedAt).toBeInstanceOf(Date)
     // Known to have failed: an UNKNOWN learned afterwards changes nothing.
     await settleIntent(db, third.intent.id, { state: "UNKNOWN", problem: { title: "later" }, attempts: 1 })
-    expect(await intentByRef(db, "create_conversion", failed)).toMatchObject({ state: "FAILED", problem, attempts: 1 })
+    expect(await intentByRef(db, "create_conversion", failed)).toMatchObject({ state: "FAILED", problem, attempts: 2 })
   })
 
   it("a conversion's create intent is found by its ref_id, with how it stands and the API that placed it", async () => {

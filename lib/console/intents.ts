@@ -168,7 +168,6 @@ export async function releaseApprovedIntent(tx: Db, id: string, request: Record<
 
 /** Rejected, withdrawn, expired or past its limit price: waiting intents fail, nothing was sent. */
 export async function failWaitingIntents(tx: Db, ids: string[], problem: Problem, now: Date): Promise<void> {
-  if (ids.length === 0) return
   await tx
     .update(consoleIntents)
     .set({ state: "FAILED", problem: { ...problem }, updatedAt: now, resolvedAt: now })
