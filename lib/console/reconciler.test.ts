@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { RECONCILE_AFTER_MS, reconcileIntents } from "@/lib/console/reconciler"
 import type { Database } from "@/lib/db/client"
+import { log } from "@/lib/log"
 import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import { RateLimitedError, UpstreamConfigError, UpstreamProblemError, type UpstreamClient } from "@/lib/upstream"
@@ -68,6 +69,12 @@ describe("the reconciler", () => {
     await database.db.delete(consoleIntents)
     calls = []
     apis = []
+    // Quiet: the log lines are asserted where they matter.
+    vi.spyOn(log, "info").mockImplementation(() => undefined)
+    vi.spyOn(log, "error").mockImplementation(() => undefined)
+  })
+  afterEach(() => {
+    vi.restoreAllMocks()
   })
 
   function deps(script: Script): ConsoleDeps {
@@ -314,5 +321,26 @@ describe("the reconciler", () => {
     const [policy] = await insertIntentRows(database.db, { ...staff, operation: "update_policy", profileId: null, targetId: "policy", state: "PENDING", request: {}, updatedAt: T0 })
     expect((await reconcileIntents(deps({}), { now: at(60_000) })).unresolved).toBe(1)
     expect(await stateOf(policy!.id)).toMatchObject({ state: "UNKNOWN", problem: { code: "internal_error" } })
+  })
+
+  it("logs a run that examined something, and the console's own failure on an intent; a service's refusal is not an error", async () => {
+    const info = vi.spyOn(log, "info").mockImplementation(() => undefined)
+    const error = vi.spyOn(log, "error").mockImplementation(() => undefined)
+    await reconcileIntents(deps({}), { now: at(60_000) })
+    expect(info).not.toHaveBeenCalled()
+
+    const intent = await executionIntent()
+    const endless = { executions: () => Promise.resolve({ items: [], next_page_cursor: "more" }) }
+    await reconcileIntents(deps(endless), { now: at(60_000) })
+    expect(info).toHaveBeenCalledWith("reconciler.ran", { examined: 1, resolved: 0, succeeded: 0, failed: 0, unresolved: 1 })
+    expect(error).toHaveBeenCalledWith("reconciler.intent_failed", {
+      intentId: intent.id,
+      error: "Error: more than 50000 executions since the intent; look-up stopped",
+    })
+
+    error.mockClear()
+    const refused = { executions: () => Promise.reject(new RateLimitedError(5)) }
+    await reconcileIntents(deps(refused), { now: later })
+    expect(error).not.toHaveBeenCalled()
   })
 })
