@@ -24,7 +24,8 @@ export const targets = {
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
-  vitest: { configFile: "vitest.config.ts", related: false },
+  // Runs the test files scripts/mutation.mjs names in MUTATION_TEST_FILES (all of them without it).
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
   checkers: ["typescript"],
   // Written by scripts/mutation.mjs for each file: that file, its tests and what they import
   // (checking every importer of a schema, pages included, took ~10 s a mutant).

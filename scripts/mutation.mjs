@@ -25,10 +25,11 @@ for (const file of asked.length > 0 ? asked : Object.keys(targets)) {
   // does not compile there is not run.
   const tsconfig = { extends: "./tsconfig.json", compilerOptions: { incremental: false, plugins: [] }, include: ["types/**/*.d.ts"], files: [file, ...targets[file]] }
   writeFileSync("tsconfig.mutation.json", `${JSON.stringify(tsconfig, null, 2)}\n`)
+  // The test runner's processes inherit it: vitest.mutation.config.ts runs only these files.
+  process.env.MUTATION_TEST_FILES = targets[file].join(",")
   const results = await new Stryker({
     ...base,
     mutate: [file],
-    testFiles: targets[file],
     reporters: ["html", "progress"],
     htmlReporter: { fileName: `reports/mutation/${slug}.html` },
   }).runMutationTest()

@@ -103,6 +103,11 @@ describe("metadataSchema", () => {
     ])
   })
 
+  it("accepts an object without a prototype, as a plain one", () => {
+    const bare = Object.assign(Object.create(null) as object, { desk: "fx" })
+    expect(metadataSchema.parse(bare)).toEqual({ desk: "fx" })
+  })
+
   it.each<[unknown]>([["text"], [5], [null], [["a", "b"]], [new Date(0)]])("refuses the non-object %j", (value) => {
     expect(issues(metadataSchema, value)).toEqual([": must be an object of text keys and text values"])
   })
