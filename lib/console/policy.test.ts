@@ -60,7 +60,7 @@ describe("the approval policy's rules", () => {
     const saved = normalizePolicy({ ...POLICY, staff_limits: { "Maker@Example.com": { per_order: { USD: "10.00" }, per_day: {} } } })
     expect(saved.staff_limits).toEqual({ "maker@example.com": { per_order: { USD: "10.00" }, per_day: {} } })
     expect(saved.role_limits).toEqual(POLICY.role_limits)
-    expect(problemOf(() => checkLimits(saved, { email: "maker@example.com", role: "trader" }, usd("10.01"), toDecimal(0))).meta).toMatchObject({
+    expect(problemOf(() => checkLimits(saved, { email: "maker@example.com", role: "trader" }, usd("10.01"), toDecimal("0"))).meta).toMatchObject({
       limit: "per_order",
       per_order_limit: "10.00",
     })
