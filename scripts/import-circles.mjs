@@ -7,7 +7,7 @@ import path from "node:path"
 import ts from "typescript"
 
 const root = path.resolve(import.meta.dirname, "..")
-const SKIP = new Set(["node_modules", ".git", ".data", "test-results", "playwright-report", "public"])
+const SKIP = new Set(["node_modules", ".git", ".data", "test-results", "playwright-report", "public", ".stryker-tmp", "reports"])
 const SOURCE = /\.(ts|tsx|mts)$/
 
 function sources(dir) {
