@@ -173,6 +173,16 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(error).toBeInstanceOf(HttpProblem)
     expect((error as HttpProblem).problem.status).toBe(409)
     expect((error as HttpProblem).problem.code).toBe("ref_id_reused")
+    // The same amount under the ref_id but another quote, other metadata, or the amount on the other side: each another request.
+    const other = await heldQuote("SELL")
+    for (const body of [
+      { quote_id: other.id, base_amount: "0.001", ref_id: refId },
+      { quote_id: quote.id, base_amount: "0.001", ref_id: refId, metadata: { desk: "fx" } },
+      { quote_id: quote.id, quote_amount: "0.001", ref_id: refId },
+    ]) {
+      const reused = await placeExecution(h, trader, profileId, body).catch((e: unknown) => e)
+      expect((reused as HttpProblem).problem).toMatchObject({ status: 409, code: "ref_id_reused" })
+    }
     const records = await executionsWithRef(refId)
     expect(records.map((r) => r.base_amount)).toEqual(["0.00100000"])
   })
