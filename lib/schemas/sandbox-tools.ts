@@ -37,10 +37,11 @@ export const FAULT_OPERATIONS = [
   "get",
   "list",
   "cancel",
+  "deliver_webhook",
 ] as const
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number]
 
-export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail", "fail_processing"] as const
+export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail", "fail_processing", "drop"] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
@@ -56,6 +57,12 @@ export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution",
  */
 export const FAILING_OPERATIONS: readonly FaultOperation[] = ["create_orchestration"]
 export const MAX_LATENCY_MS = 120_000
+/**
+ * Webhook deliveries take only these faults: `latency` delays a delivery, `error` fails it
+ * (the receiver is not called; it is retried with backoff), `drop` loses it for good (never
+ * sent, never retried, counted in the event's `undelivered_webhooks`).
+ */
+export const WEBHOOK_FAULTS: readonly FaultKind[] = ["latency", "error", "drop"]
 
 export const faultRuleSchema = z
   .strictObject({
@@ -104,6 +111,12 @@ export const faultRuleSchema = z
         message: `fail_processing applies to ${FAILING_OPERATIONS.join(", ")} only`,
       })
     }
+    if (rule.operation === "deliver_webhook" && !WEBHOOK_FAULTS.includes(rule.fault)) {
+      ctx.addIssue({ code: "custom", path: ["fault"], message: `deliver_webhook takes ${WEBHOOK_FAULTS.join(", ")} only` })
+    }
+    if (rule.fault === "drop" && rule.operation !== "deliver_webhook") {
+      ctx.addIssue({ code: "custom", path: ["operation"], message: "drop applies to deliver_webhook only" })
+    }
     if (rule.fault === "latency" && rule.latency_ms === undefined) {
       ctx.addIssue({ code: "custom", path: ["latency_ms"], message: "is required for latency faults" })
     }
@@ -135,6 +148,30 @@ export const faultSettingsUpdateSchema = z.strictObject({
     .optional(),
   rate_limits: z.boolean({ error: "must be true or false" }).optional(),
   rules: z.array(faultRuleSchema, { error: "must be a list of rules" }).max(50, "at most 50 rules").optional(),
+  orchestration_approval: z.boolean({ error: "must be true or false" }).optional(),
+  deposit_delay_ms: z
+    .number({ error: "must be a whole number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .min(0, "must not be negative")
+    .max(3_600_000, "at most 3600000")
+    .optional(),
+  webhook_url: z
+    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
+    .max(2048, "at most 2048 characters")
+    .nullable()
+    .optional(),
+  webhook_api_key_header: z
+    .string({ error: "must be text" })
+    .regex(/^[A-Za-z0-9-]{1,64}$/, "must be an HTTP header name (letters, digits, dashes; at most 64)")
+    .nullable()
+    .optional(),
+  webhook_api_key: z
+    .string({ error: "must be text" })
+    .min(1, "must not be empty")
+    .max(512, "at most 512 characters")
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .nullable()
+    .optional(),
 })
 export type FaultSettingsUpdate = z.infer<typeof faultSettingsUpdateSchema>
 
@@ -149,6 +186,14 @@ export interface FaultSettings {
   quote_ttl_ms: number
   rate_limits: boolean
   rules: FaultRule[]
+  /** Orchestrations wait in PENDING for the sandbox admin's approve or reject. */
+  orchestration_approval: boolean
+  /** How long a sandbox deposit's transfer stays PENDING (0: it completes at once). */
+  deposit_delay_ms: number
+  webhook_url: string | null
+  webhook_api_key_header: string | null
+  /** Whether a key is set: the key itself is never answered. */
+  webhook_api_key_set: boolean
 }
 
 /**
@@ -161,6 +206,11 @@ export const sandboxSettingsSchema = z.object({
   /** Present when the sandbox can change the quote hold time at runtime. */
   quote_ttl_ms: z.number().int().min(0).optional(),
   rate_limits: z.boolean().optional(),
+  orchestration_approval: z.boolean().optional(),
+  deposit_delay_ms: z.number().int().min(0).optional(),
+  webhook_url: z.string().nullable().optional(),
+  webhook_api_key_header: z.string().nullable().optional(),
+  webhook_api_key_set: z.boolean().optional(),
   rules: z.array(
     z.object({
       operation: z.enum(FAULT_OPERATIONS),
