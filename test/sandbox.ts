@@ -1,7 +1,7 @@
 import { expect } from "vitest"
 import { z } from "zod"
 import type { Database } from "@/lib/db/client"
-import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox/index"
+import { type Sandbox, type SandboxConfig, type SandboxOptions, createSandbox } from "@/lib/sandbox/index"
 import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
 import { FakeClock } from "@/test/clock"
 import { type TestDriver, createTestDatabase } from "@/test/db"
@@ -442,7 +442,11 @@ export interface TestSandbox {
 }
 
 /** A sandbox on a fresh, migrated database of `driver`, called in-process through `fetch`. */
-export async function startTestSandbox(driver: TestDriver, config: Partial<SandboxConfig> = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  driver: TestDriver,
+  config: Partial<SandboxConfig> = {},
+  options: Pick<SandboxOptions, "webhookSend"> = {},
+): Promise<TestSandbox> {
   const database = await createTestDatabase(driver)
   const clock = new FakeClock({ running: true })
   const sandbox = createSandbox({
@@ -451,6 +455,7 @@ export async function startTestSandbox(driver: TestDriver, config: Partial<Sandb
     now: clock.date,
     clientId: "test-client",
     clientSecret: "test-secret-that-is-long-enough",
+    ...options,
   })
   const credentials = await sandbox.ensureClient()
   const client = new SandboxClient("http://sandbox.internal", (r) => sandbox.fetch(r), credentials)

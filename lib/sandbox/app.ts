@@ -1,5 +1,5 @@
 import "server-only"
-import { Hono } from "hono"
+import { Hono, type MiddlewareHandler } from "hono"
 import { BodyTooLarge } from "@/lib/http/bounded-body"
 import { HttpProblem, problemResponse } from "@/lib/problem"
 import { genericProblem } from "@/lib/sandbox/problems"
@@ -47,11 +47,13 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
     await next()
   })
   // The market data the service serves without a token (ticker, prices, markets); everything else needs one.
-  app.use("/v2/*", async (c, next) => {
+  const authenticated = m.authenticated({ rateLimited: true })
+  const v2: MiddlewareHandler<SandboxEnv> = async (c, next) => {
     const path = new URL(c.req.url).pathname.slice("/sandbox/v2".length)
     if (PUBLIC_MARKET_PATHS.some((re) => re.test(path))) return m.anonymous(c, next)
-    return m.authenticated({ rateLimited: true })(c, next)
-  })
+    return authenticated(c, next)
+  }
+  app.use("/v2/*", v2)
   // Never rate limited: the switch that turns limits and faults off must always answer.
   app.use("/admin/*", m.authenticated({ rateLimited: false }), m.scope(SANDBOX_ADMIN_SCOPE))
 
