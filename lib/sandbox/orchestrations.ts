@@ -123,40 +123,39 @@ export class Orchestrations {
    * debited; FAILED, nothing moved, when the source's funds no longer cover it.
    */
   async approve(id: string): Promise<WireOrchestration> {
+    if (!isUuid(id)) throw notFound(`orchestration with id ${id} not found`)
     const now = this.deps.now()
+    const t = sandboxOrchestrations
+    const pending = and(eq(t.id, id.toLowerCase()), eq(t.status, "PENDING"))
+    let row: SandboxOrchestrationRow | undefined
     try {
-      return await this.deps.db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(sandboxOrchestrations)
-          .set({ status: "PROCESSING", processingAt: now, updatedAt: now })
-          .where(and(eq(sandboxOrchestrations.id, id), eq(sandboxOrchestrations.status, "PENDING")))
-          .returning()
-        if (!row) throw await this.notPending(id)
-        await startProcessing(tx, row, now)
-        return wireOrchestration(row)
+      row = await this.deps.db.transaction(async (tx) => {
+        const [started] = await tx.update(t).set({ status: "PROCESSING", processingAt: now, updatedAt: now }).where(pending).returning()
+        if (started) await startProcessing(tx, started, now)
+        return started
       })
     } catch (error) {
       if (!(error instanceof HttpProblem) || error.problem.status !== 403) throw error
-      return this.deps.db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(sandboxOrchestrations)
-          .set({ status: "FAILED", failDetail: error.problem.detail ?? "insufficient funds", updatedAt: now })
-          .where(and(eq(sandboxOrchestrations.id, id), eq(sandboxOrchestrations.status, "PENDING")))
-          .returning()
-        if (!row) throw await this.notPending(id)
-        await emitStatus(tx, row, now)
-        return wireOrchestration(row)
+      row = await this.deps.db.transaction(async (tx) => {
+        const detail = error.problem.detail ?? "insufficient funds"
+        const [failed] = await tx.update(t).set({ status: "FAILED", failDetail: detail, updatedAt: now }).where(pending).returning()
+        if (failed) await emitStatus(tx, failed, now)
+        return failed
       })
     }
+    // Looked up outside the transaction: an embedded database has one connection.
+    if (!row) throw await this.notPending(id)
+    return wireOrchestration(row)
   }
 
   /** The service's dashboard rejecting one (sandbox admin): PENDING → REJECTED, final, nothing moved. */
   async reject(id: string): Promise<WireOrchestration> {
+    if (!isUuid(id)) throw notFound(`orchestration with id ${id} not found`)
     const now = this.deps.now()
     const [row] = await this.deps.db
       .update(sandboxOrchestrations)
       .set({ status: "REJECTED", updatedAt: now })
-      .where(and(eq(sandboxOrchestrations.id, id), eq(sandboxOrchestrations.status, "PENDING")))
+      .where(and(eq(sandboxOrchestrations.id, id.toLowerCase()), eq(sandboxOrchestrations.status, "PENDING")))
       .returning()
     if (!row) throw await this.notPending(id)
     return wireOrchestration(row)
@@ -164,9 +163,7 @@ export class Orchestrations {
 
   /** 404 when there is no such orchestration, 409 when it is not waiting for approval. */
   private async notPending(id: string): Promise<HttpProblem> {
-    const [row] = isUuid(id)
-      ? await this.deps.db.select({ status: sandboxOrchestrations.status }).from(sandboxOrchestrations).where(eq(sandboxOrchestrations.id, id.toLowerCase()))
-      : []
+    const [row] = await this.deps.db.select({ status: sandboxOrchestrations.status }).from(sandboxOrchestrations).where(eq(sandboxOrchestrations.id, id.toLowerCase()))
     if (!row) return notFound(`orchestration with id ${id} not found`)
     return genericProblem(409, `orchestration ${id} is ${row.status}, not PENDING: only one waiting for approval can be approved or rejected`, { status: row.status })
   }
