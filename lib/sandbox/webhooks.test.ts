@@ -26,10 +26,10 @@ describe.each(testDrivers())("sandbox webhooks on %s", (driver) => {
   let answer = 200
   beforeAll(async () => {
     t = await startTestSandbox(driver, {}, {
-      webhookSend: async (url, init) => {
+      webhookSend: (url, init) => {
         const headers = Object.fromEntries(new Headers(init.headers).entries())
-        received.push({ url, headers, body: JSON.parse(String(init.body)) as Record<string, unknown> })
-        return new Response(null, { status: answer })
+        received.push({ url, headers, body: JSON.parse(typeof init.body === "string" ? init.body : "null") as Record<string, unknown> })
+        return Promise.resolve(new Response(null, { status: answer }))
       },
     })
   })
