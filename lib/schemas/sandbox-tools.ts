@@ -4,6 +4,7 @@ import { CONVERSIONS_APIS } from "@/lib/schemas/constants"
 import { FIAT_ASSETS, SEED_MARKETS, STABLECOINS, assetDecimals, parseMarket } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { amountSchema } from "@/lib/schemas/money"
+import { serviceSettingsReadShape, serviceSettingsShape } from "@/lib/schemas/sandbox-service-settings"
 
 /**
  * The sandbox admin contract, the one place it is written: the bodies and answers of the
@@ -148,30 +149,7 @@ export const faultSettingsUpdateSchema = z.strictObject({
     .optional(),
   rate_limits: z.boolean({ error: "must be true or false" }).optional(),
   rules: z.array(faultRuleSchema, { error: "must be a list of rules" }).max(50, "at most 50 rules").optional(),
-  orchestration_approval: z.boolean({ error: "must be true or false" }).optional(),
-  deposit_delay_ms: z
-    .number({ error: "must be a whole number of milliseconds" })
-    .int("must be a whole number of milliseconds")
-    .min(0, "must not be negative")
-    .max(3_600_000, "at most 3600000")
-    .optional(),
-  webhook_url: z
-    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
-    .max(2048, "at most 2048 characters")
-    .nullable()
-    .optional(),
-  webhook_api_key_header: z
-    .string({ error: "must be text" })
-    .regex(/^[A-Za-z0-9-]{1,64}$/, "must be an HTTP header name (letters, digits, dashes; at most 64)")
-    .nullable()
-    .optional(),
-  webhook_api_key: z
-    .string({ error: "must be text" })
-    .min(1, "must not be empty")
-    .max(512, "at most 512 characters")
-    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
-    .nullable()
-    .optional(),
+  ...serviceSettingsShape,
 })
 export type FaultSettingsUpdate = z.infer<typeof faultSettingsUpdateSchema>
 
@@ -206,11 +184,7 @@ export const sandboxSettingsSchema = z.object({
   /** Present when the sandbox can change the quote hold time at runtime. */
   quote_ttl_ms: z.number().int().min(0).optional(),
   rate_limits: z.boolean().optional(),
-  orchestration_approval: z.boolean().optional(),
-  deposit_delay_ms: z.number().int().min(0).optional(),
-  webhook_url: z.string().nullable().optional(),
-  webhook_api_key_header: z.string().nullable().optional(),
-  webhook_api_key_set: z.boolean().optional(),
+  ...serviceSettingsReadShape,
   rules: z.array(
     z.object({
       operation: z.enum(FAULT_OPERATIONS),
