@@ -1,7 +1,7 @@
 import { expect } from "vitest"
 import { z } from "zod"
 import type { Database } from "@/lib/db/client"
-import { type Sandbox, type SandboxConfig, createSandbox } from "@/lib/sandbox/index"
+import { type Sandbox, type SandboxConfig, type SandboxOptions, createSandbox } from "@/lib/sandbox/index"
 import { SANDBOX_SCOPES } from "@/lib/schemas/scopes"
 import { FakeClock } from "@/test/clock"
 import { type TestDriver, createTestDatabase } from "@/test/db"
@@ -31,6 +31,17 @@ export const OPENAPI_MARKETS = [
 ] as const
 
 const decimal = z.string().regex(DECIMAL, "format: decimal")
+/** The Transfer's amount pattern `^[0-9]*\.?[0-9]+$`. */
+const UNSIGNED_DECIMAL = /^[0-9]*\.?[0-9]+$/
+const TRANSFER_TYPES = [
+  "INTERNAL_TRANSFER_DEBIT", "INTERNAL_TRANSFER_CREDIT", "CRYPTO_DEPOSIT", "CRYPTO_WITHDRAWAL", "WIRE_DEPOSIT", "WIRE_WITHDRAWAL",
+  "SEN_DEPOSIT", "SEN_WITHDRAWAL", "BANK_DEPOSIT", "BANK_WITHDRAWAL", "PAXOS_TRANSFER_DEBIT", "PAXOS_TRANSFER_CREDIT", "SIGNET_DEPOSIT",
+  "SIGNET_WITHDRAWAL", "CBIT_WITHDRAWAL", "CBIT_DEPOSIT", "CUBIX_DEPOSIT", "CUBIX_WITHDRAWAL", "RTP_DEPOSIT",
+] as const
+const CRYPTO_NETWORK_ENUM = [
+  "BITCOIN", "ETHEREUM", "BITCOIN_CASH", "LITECOIN", "SOLANA", "POLYGON_POS", "BASE", "ARBITRUM_ONE", "STELLAR", "INK", "XLAYER",
+  "AVALANCHE", "DOGECOIN", "SUI", "ROBINHOOD", "BNB",
+] as const
 const dateTime = z.string().regex(RFC3339_UTC, "RFC 3339 UTC date-time")
 const stringMap = z.record(z.string(), z.string())
 
@@ -93,9 +104,9 @@ export const openapi = {
     source_asset: z.string(),
     destination_asset: z.string(),
     source_amount: decimal,
-    source_transfer: z.strictObject({ transfer_id: z.string(), status: z.enum(["PENDING", "PROCESSING", "COMPLETED", "FAILED"]) }),
-    destination_transfer: z.strictObject({ transfer_id: z.string(), status: z.enum(["PENDING", "PROCESSING", "COMPLETED", "FAILED"]) }),
-    status: z.enum(["PROCESSING", "COMPLETED", "FAILED"]),
+    source_transfer: z.strictObject({ transfer_id: z.string(), status: z.enum(["PENDING", "PROCESSING", "COMPLETED", "FAILED"]) }).optional(),
+    destination_transfer: z.strictObject({ transfer_id: z.string(), status: z.enum(["PENDING", "PROCESSING", "COMPLETED", "FAILED"]) }).optional(),
+    status: z.enum(["PROCESSING", "COMPLETED", "FAILED", "PENDING", "REJECTED"]),
     fail_reason: z.strictObject({ detail: z.string() }).optional(),
     source: z.strictObject({ profile: z.strictObject({ profile_id: z.string() }) }),
     destination: z.strictObject({ profile: z.strictObject({ profile_id: z.string() }) }),
@@ -112,6 +123,42 @@ export const openapi = {
     account_id: z.string().optional(),
   }),
   ProfileBalance: z.strictObject({ asset: z.string().min(1), available: decimal, trading: decimal }),
+  /** paxos-v2-events-transfers: Event. */
+  Event: z.strictObject({
+    id: z.string().regex(UUID),
+    type: z.string().min(1),
+    object_type: z.string().min(1),
+    object: z.record(z.string(), z.unknown()),
+    created_at: dateTime,
+    undelivered_webhooks: z.number().int().min(0).max(2_147_483_647),
+  }),
+  /** paxos-v2-events-transfers: Transfer (its required fields, enums and patterns). */
+  Transfer: z.strictObject({
+    id: z.string().regex(UUID),
+    customer_id: z.string(),
+    profile_id: z.string(),
+    identity_id: z.string().optional(),
+    ref_id: z.string().optional(),
+    amount: z.string().regex(UNSIGNED_DECIMAL),
+    total: z.string().regex(UNSIGNED_DECIMAL),
+    fee: z.string().regex(UNSIGNED_DECIMAL),
+    asset: z.string().min(1),
+    balance_asset: z.string().optional(),
+    direction: z.enum(["CREDIT", "DEBIT"]),
+    type: z.enum(TRANSFER_TYPES),
+    status: z.enum(["PENDING", "COMPLETED", "FAILED"]),
+    created_at: dateTime,
+    updated_at: dateTime,
+    metadata: stringMap.optional(),
+    destination_address: z.string().optional(),
+    crypto_network: z.enum(CRYPTO_NETWORK_ENUM).optional(),
+    crypto_tx_hash: z.string().optional(),
+    crypto_tx_index: z.string().optional(),
+    account_id: z.string().optional(),
+    group_id: z.string().optional(),
+    memo: z.string().optional(),
+  }),
+  InitiateSandboxFiatDepositResponse: z.strictObject({}),
   CreateSandboxDepositResponse: z.strictObject({ activity_id: z.string().optional() }),
   Problem: z.strictObject({
     type: z.string().refine((v) => v === "about:blank" || URL.canParse(v), "format: uri"),
@@ -183,10 +230,16 @@ export const responses = {
     items: z.array(openapi.StablecoinConversion),
     next_page_cursor: z.string().optional(),
   }),
-  ListOrchestrationsResponse: z.strictObject({
-    orchestrations: z.array(openapi.Orchestration),
-    next_page_cursor: z.string().optional(),
-  }),
+  /** The newer reference: `items`, and the deprecated `orchestrations` (the sandbox answers both, same content). */
+  ListOrchestrationsResponse: z
+    .strictObject({
+      items: z.array(openapi.Orchestration),
+      orchestrations: z.array(openapi.Orchestration),
+      next_page_cursor: z.string().optional(),
+    })
+    .refine((page) => JSON.stringify(page.items) === JSON.stringify(page.orchestrations), "items and orchestrations differ"),
+  ListEventsResponse: z.strictObject({ events: z.array(openapi.Event), next_page_cursor: z.string().optional() }),
+  ListTransfersResponse: z.strictObject({ items: z.array(openapi.Transfer), next_page_cursor: z.string().optional() }),
   /** RFC 6749 §5.1. */
   TokenResponse: z.strictObject({
     access_token: z.string().min(20),
@@ -205,6 +258,11 @@ export const responses = {
     quote_ttl_ms: z.number().int().min(1),
     rate_limits: z.boolean(),
     rules: z.array(z.record(z.string(), z.unknown())),
+    orchestration_approval: z.boolean(),
+    deposit_delay_ms: z.number().int().min(0),
+    webhook_url: z.string().nullable(),
+    webhook_api_key_header: z.string().nullable(),
+    webhook_api_key_set: z.boolean(),
   }),
 }
 
@@ -229,6 +287,12 @@ function successSchema(method: string, path: string): z.ZodType | null {
     ["GET", /^\/v2\/orchestration\/orchestrations$/, responses.ListOrchestrationsResponse],
     ["GET", /^\/v2\/orchestration\/orchestrations\/[^/]+$/, openapi.Orchestration],
     ["POST", /^\/v2\/sandbox\/profiles\/[^/]+\/deposit$/, openapi.CreateSandboxDepositResponse],
+    ["POST", /^\/v2\/sandbox\/fiat-deposits$/, openapi.InitiateSandboxFiatDepositResponse],
+    ["GET", /^\/v2\/events$/, responses.ListEventsResponse],
+    ["GET", /^\/v2\/events\/[^/]+$/, openapi.Event],
+    ["GET", /^\/v2\/transfer\/transfers$/, responses.ListTransfersResponse],
+    ["GET", /^\/v2\/transfer\/transfers\/[^/]+$/, openapi.Transfer],
+    ["POST", /^\/admin\/orchestrations\/[^/]+\/(approve|reject)$/, openapi.Orchestration],
     ["GET", /^\/v2\/markets$/, marketData.ListMarketsResponse],
     ["GET", /^\/v2\/markets\/[^/]+\/ticker$/, marketData.TickerRecord],
     ["GET", /^\/v2\/markets\/[^/]+\/historical-prices$/, marketData.ListHistoricalPricesResponse],
@@ -265,7 +329,7 @@ export function expectValidResponse(method: string, path: string, status: number
 export function expectNoNumericAmounts(body: unknown) {
   const walk = (value: unknown, key: string) => {
     if (typeof value === "number") {
-      expect(["status", "total_count", "expires_in", "seed", "settle_delay_ms", "rate", "latency_ms", "token_ttl_s", "quote_ttl_ms"]).toContain(key)
+      expect(["status", "total_count", "expires_in", "seed", "settle_delay_ms", "rate", "latency_ms", "token_ttl_s", "quote_ttl_ms", "undelivered_webhooks", "deposit_delay_ms"]).toContain(key)
     } else if (Array.isArray(value)) value.forEach((v) => walk(v, key))
     else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, k)
   }
@@ -378,7 +442,11 @@ export interface TestSandbox {
 }
 
 /** A sandbox on a fresh, migrated database of `driver`, called in-process through `fetch`. */
-export async function startTestSandbox(driver: TestDriver, config: Partial<SandboxConfig> = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  driver: TestDriver,
+  config: Partial<SandboxConfig> = {},
+  options: Pick<SandboxOptions, "webhookSend"> = {},
+): Promise<TestSandbox> {
   const database = await createTestDatabase(driver)
   const clock = new FakeClock({ running: true })
   const sandbox = createSandbox({
@@ -387,6 +455,7 @@ export async function startTestSandbox(driver: TestDriver, config: Partial<Sandb
     now: clock.date,
     clientId: "test-client",
     clientSecret: "test-secret-that-is-long-enough",
+    ...options,
   })
   const credentials = await sandbox.ensureClient()
   const client = new SandboxClient("http://sandbox.internal", (r) => sandbox.fetch(r), credentials)

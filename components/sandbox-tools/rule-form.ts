@@ -22,6 +22,7 @@ export const OPERATION_LABELS: Record<FaultOperation, string> = {
   get: "Get one record",
   list: "List records and balances",
   cancel: "Cancel conversion",
+  deliver_webhook: "Webhook delivery",
 }
 
 export const FAULT_LABELS: Record<FaultKind, string> = {
@@ -31,6 +32,7 @@ export const FAULT_LABELS: Record<FaultKind, string> = {
   hang: "Hang",
   commit_then_fail: "Commit then fail",
   fail_processing: "Fail processing",
+  drop: "Drop (webhooks)",
 }
 
 export const FAULT_HINTS: Record<FaultKind, string> = {
@@ -40,6 +42,7 @@ export const FAULT_HINTS: Record<FaultKind, string> = {
   hang: "Never answers, until the caller gives up (504 after 2 minutes).",
   commit_then_fail: "Stores the record, then answers an error or drops the connection: the caller can't tell it went through.",
   fail_processing: "Accepts the orchestration (PROCESSING), then it ends FAILED with its source refunded when it falls due.",
+  drop: "Loses a webhook delivery for good: never sent, never retried (the event counts it as undelivered).",
 }
 
 export { COMMIT_OPERATIONS, FAILING_OPERATIONS, FAULT_ERROR_STATUSES, FAULT_KINDS, FAULT_OPERATIONS, MAX_LATENCY_MS }

@@ -1,5 +1,5 @@
 import "server-only"
-import { Hono } from "hono"
+import { Hono, type MiddlewareHandler } from "hono"
 import { BodyTooLarge } from "@/lib/http/bounded-body"
 import { HttpProblem, problemResponse } from "@/lib/problem"
 import { genericProblem } from "@/lib/sandbox/problems"
@@ -8,9 +8,11 @@ import { OAuthError } from "@/lib/sandbox/oauth"
 import { adminRoutes } from "@/lib/sandbox/routes/admin"
 import { type SandboxEnv, type SandboxServices, middleware } from "@/lib/sandbox/routes/context"
 import { conversionRoutes } from "@/lib/sandbox/routes/conversions"
-import { depositRoutes } from "@/lib/sandbox/routes/deposits"
+import { depositRoutes, fiatDepositRoutes } from "@/lib/sandbox/routes/deposits"
+import { eventRoutes } from "@/lib/sandbox/routes/events"
+import { transferRoutes } from "@/lib/sandbox/routes/transfers"
 import { executionRoutes } from "@/lib/sandbox/routes/executions"
-import { marketRoutes } from "@/lib/sandbox/routes/markets"
+import { PUBLIC_MARKET_PATHS, marketRoutes } from "@/lib/sandbox/routes/markets"
 import { oauthRoutes } from "@/lib/sandbox/routes/oauth"
 import { orchestrationRoutes } from "@/lib/sandbox/routes/orchestrations"
 import { profileRoutes } from "@/lib/sandbox/routes/profiles"
@@ -44,7 +46,14 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
     await s.ready()
     await next()
   })
-  app.use("/v2/*", m.authenticated({ rateLimited: true }))
+  // The market data the service serves without a token (ticker, prices, markets); everything else needs one.
+  const authenticated = m.authenticated({ rateLimited: true })
+  const v2: MiddlewareHandler<SandboxEnv> = async (c, next) => {
+    const path = new URL(c.req.url).pathname.slice("/sandbox/v2".length)
+    if (PUBLIC_MARKET_PATHS.some((re) => re.test(path))) return m.anonymous(c, next)
+    return authenticated(c, next)
+  }
+  app.use("/v2/*", v2)
   // Never rate limited: the switch that turns limits and faults off must always answer.
   app.use("/admin/*", m.authenticated({ rateLimited: false }), m.scope(SANDBOX_ADMIN_SCOPE))
 
@@ -55,6 +64,9 @@ export function createSandboxApp(s: SandboxServices): Hono<SandboxEnv> {
   app.route("/v2/conversion/stablecoins", conversionRoutes(s, m))
   app.route("/v2/orchestration/orchestrations", orchestrationRoutes(s, m))
   app.route("/v2/sandbox/profiles/:profileId/deposit", depositRoutes(s, m))
+  app.route("/v2/sandbox/fiat-deposits", fiatDepositRoutes(s, m))
+  app.route("/v2/events", eventRoutes(s, m))
+  app.route("/v2/transfer/transfers", transferRoutes(s, m))
   app.route("/v2", marketRoutes(s, m))
   app.route("/admin", adminRoutes(s))
   return app

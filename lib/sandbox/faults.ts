@@ -12,6 +12,7 @@ type FaultOutcome =
   | { kind: "hang" }
   | { kind: "commit_then_fail"; status: number | "drop" }
   | { kind: "fail_processing" }
+  | { kind: "drop" }
 
 interface FaultDecision {
   latencyMs: number
@@ -59,6 +60,9 @@ export class FaultInjector {
           break
         case "fail_processing":
           decision.outcome = { kind: "fail_processing" }
+          break
+        case "drop":
+          decision.outcome = { kind: "drop" }
           break
       }
     })

@@ -103,8 +103,13 @@ export function wireConversion(row: SandboxConversionRow): WireConversion {
 
 export type WireOrchestration = Record<string, unknown> & { id: string; status: string }
 
-/** Transfer status of each leg: both complete together; a failure stops the source leg and never starts the destination's. */
+/**
+ * Transfer status of each leg: both complete together; a failure stops the source leg and
+ * never starts the destination's. One waiting for approval, or rejected, has no transfers.
+ */
 const TRANSFER_STATUS = {
+  PENDING: null,
+  REJECTED: null,
   PROCESSING: { source: "PROCESSING", destination: "PENDING" },
   COMPLETED: { source: "COMPLETED", destination: "COMPLETED" },
   FAILED: { source: "FAILED", destination: "PENDING" },
@@ -122,15 +127,18 @@ export function wireOrchestration(row: SandboxOrchestrationRow): WireOrchestrati
     source_asset: row.sourceAsset,
     destination_asset: row.destinationAsset,
     source_amount: plain(row.sourceAmount),
-    source_transfer: { transfer_id: row.sourceTransferId, status: legs.source },
-    destination_transfer: { transfer_id: row.destinationTransferId, status: legs.destination },
     status: row.status,
     source: { profile: { profile_id: row.sourceProfileId } },
     destination: { profile: { profile_id: row.destinationProfileId } },
     created_at: timestamp(row.createdAt),
     updated_at: timestamp(row.updatedAt),
   }
+  if (legs) {
+    out.source_transfer = { transfer_id: row.sourceTransferId, status: legs.source }
+    out.destination_transfer = { transfer_id: row.destinationTransferId, status: legs.destination }
+  }
   if (row.status === "FAILED") out.fail_reason = { detail: row.failDetail ?? "the orchestration failed" }
+  if (row.orchestrationRuleId !== null) out.orchestration_rule_id = row.orchestrationRuleId
   if (row.metadata !== null) out.metadata = row.metadata
   return out
 }

@@ -163,8 +163,17 @@ describe.each(testDrivers())("the sandbox over HTTP on %s", (driver) => {
           { operation: "quotes", fault: "latency", rate: 0.5, latency_ms: 200 },
         ],
       }
-      // The answer adds the quote hold time, which the console's sandbox page can change too.
-      const answer = { ...example, quote_ttl_ms: TEST_CONFIG.quoteTtlMs }
+      // The answer adds the quote hold time, which the console's sandbox page can change too,
+      // and the settings of approval at the service, deposits and webhooks (the key itself never).
+      const answer = {
+        ...example,
+        quote_ttl_ms: TEST_CONFIG.quoteTtlMs,
+        orchestration_approval: false,
+        deposit_delay_ms: 0,
+        webhook_url: null,
+        webhook_api_key_header: null,
+        webhook_api_key_set: false,
+      }
       const put = await faults(example)
       expect(put.status).toBe(200)
       expect(put.body).toEqual(answer)

@@ -17,6 +17,9 @@ import { QuoteBook } from "@/lib/sandbox/quotes"
 import { RateLimiter } from "@/lib/sandbox/rate-limit"
 import { SettingsStore } from "@/lib/sandbox/settings"
 import { SettlementWorker } from "@/lib/sandbox/settlement"
+import { EventLog } from "@/lib/sandbox/events"
+import { Transfers } from "@/lib/sandbox/transfers"
+import { type WebhookSend, WebhookWorker } from "@/lib/sandbox/webhooks"
 
 export interface SandboxConfig extends SandboxSettings {
   /** Seed of the price walk and of fault decisions (default 1); PUT /sandbox/admin/faults can change it. */
@@ -30,6 +33,8 @@ export interface SandboxOptions {
   clientId?: string
   clientSecret?: string
   credentialsFile?: string
+  /** How webhooks are POSTed (global fetch by default; tests pass a receiver). */
+  webhookSend?: WebhookSend
 }
 
 export interface Sandbox {
@@ -41,6 +46,8 @@ export interface Sandbox {
   startWorkers(): void
   /** One settlement pass, for tests: returns how many records it settled. */
   settleDue(): Promise<number>
+  /** One webhook delivery pass, for tests: returns how many deliveries succeeded. */
+  deliverWebhooks(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -49,7 +56,7 @@ export { isDroppedConnection } from "@/lib/sandbox/faults"
 /**
  * The embedded sandbox: a faithful, stateful implementation of the service interface
  * (OAuth, quotes, profiles, balances, quote executions, stablecoin conversions,
- * orchestrations, sandbox deposits) plus fault injection, on the given database (tables `sandbox_*`, which the
+ * orchestrations, sandbox deposits, transfers, events and webhooks) plus fault injection, on the given database (tables `sandbox_*`, which the
  * caller has migrated). Paths: /sandbox/oauth2/token, /sandbox/v2/…, /sandbox/admin/….
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
@@ -72,9 +79,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   })
   const executions = new QuoteExecutions({ db, now, quotes, profiles, maxExecutionUsd: config.maxExecutionUsd })
   const conversions = new Conversions({ db, now, profiles, maxConversionUsd: config.maxConversionUsd })
-  const orchestrations = new Orchestrations({ db, now, profiles, maxConversionUsd: config.maxConversionUsd })
-  const worker = new SettlementWorker(db, now, settings, { executions, conversions, orchestrations }, (error) =>
+  const orchestrations = new Orchestrations({ db, now, profiles, maxConversionUsd: config.maxConversionUsd }, settings)
+  const deposits = new Deposits({ db, now, profiles, settings })
+  const worker = new SettlementWorker(db, now, settings, { executions, conversions, orchestrations, deposits }, (error) =>
     logError("sandbox.settlement_failed", { error: describeError(error) }),
+  )
+  const faults = new FaultInjector()
+  const webhooks = new WebhookWorker(db, now, settings, faults, options.webhookSend ?? ((url, init) => fetch(url, init)), lifetime.signal, (error) =>
+    logError("sandbox.webhook_failed", { error: describeError(error) }),
   )
 
   let readyPromise: Promise<void> | undefined
@@ -100,9 +112,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     executions,
     conversions,
     orchestrations,
-    deposits: new Deposits({ db, now, profiles }),
+    deposits,
+    events: new EventLog(db),
+    transfers: new Transfers(db),
     settings,
-    faults: new FaultInjector(),
+    faults,
     limiter: new RateLimiter(),
     worker,
     lifetime: lifetime.signal,
@@ -153,7 +167,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     startWorkers() {
       void ready().then(
         () => {
-          if (!lifetime.signal.aborted) worker.start()
+          if (lifetime.signal.aborted) return
+          worker.start()
+          webhooks.start()
         },
         (error: unknown) => logError("sandbox.start_failed", { error: describeError(error) }),
       )
@@ -164,9 +180,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return worker.settleDue()
     },
 
+    async deliverWebhooks() {
+      await ready()
+      return webhooks.deliverDue()
+    },
+
     async stop() {
       lifetime.abort(new DOMException("the sandbox stopped", "AbortError"))
       await worker.stop()
+      await webhooks.stop()
     },
   }
 }

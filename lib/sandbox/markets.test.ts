@@ -72,7 +72,7 @@ describe.each(testDrivers())("market data on %s", (driver) => {
       expect(Object.keys(body.meta?.fields ?? {})).toEqual(["market"])
     })
 
-    it("needs the exchange:historical_prices scope; the other operations only a token", async () => {
+    it("needs the exchange:historical_prices scope; the other operations are public, as at the service", async () => {
       const token = await t.client.token(["exchange:read_quote"])
       const refused = await t.client.request<Problem>("GET", "/v2/markets/BTCUSD/historical-prices?increment=ONE_HOUR", { token })
       expect(refused.status).toBe(403)
@@ -81,7 +81,12 @@ describe.each(testDrivers())("market data on %s", (driver) => {
       }
       const scoped = await t.client.token(["exchange:historical_prices"])
       expect((await t.client.request("GET", "/v2/markets/BTCUSD/historical-prices?increment=ONE_HOUR", { token: scoped })).status).toBe(200)
-      expect((await t.client.request("GET", "/v2/markets", { token: null })).status).toBe(401)
+      expect((await t.client.request("GET", "/v2/markets/BTCUSD/historical-prices?increment=ONE_HOUR", { token: null })).status).toBe(401)
+      for (const path of ["/v2/markets", "/v2/markets/BTCUSD/ticker", "/v2/all-markets/ticker", "/v2/all-markets/prices?markets=BTCUSD"]) {
+        expect((await t.client.request("GET", path, { token: null })).status, path).toBe(200)
+        // A token is not looked at: even a wrong one gets the answer.
+        expect((await t.client.request("GET", path, { token: "not-a-token" })).status, path).toBe(200)
+      }
     })
 
     it("reaches back 90 days, ascending, and its last point is the mid of the quotes held now", async () => {

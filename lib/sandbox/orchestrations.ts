@@ -3,28 +3,79 @@ import { randomUUID } from "node:crypto"
 import { type SQL, and, eq, gt, gte, inArray, lt, lte } from "drizzle-orm"
 import { type SandboxOrchestrationRow, sandboxOrchestrations } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
-import { badRequest, notFound } from "@/lib/sandbox/problems"
+import { badRequest, genericProblem, notFound } from "@/lib/sandbox/problems"
 import type { OrchestrationCreate, OrchestrationListQuery } from "@/lib/schemas/orchestration"
 import { type ConversionDeps, ZERO_UUID, convertedAmount } from "@/lib/sandbox/conversions"
 import { isUuid, readPage } from "@/lib/sandbox/cursor"
 import { type WireOrchestration, wireOrchestration } from "@/lib/sandbox/format"
-import { commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
+import { type Tx, commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
+import { emitEvent } from "@/lib/sandbox/events"
 import { RefIds } from "@/lib/sandbox/ref-ids"
+import type { SettingsStore } from "@/lib/sandbox/settings"
+import { finishTransfer, insertTransfer } from "@/lib/sandbox/transfers"
+import { HttpProblem } from "@/lib/problem"
+
+export interface OrchestrationListAnswer {
+  items: WireOrchestration[]
+  /** Deprecated by the service for `items`: the same content. */
+  orchestrations: WireOrchestration[]
+  next_page_cursor?: string
+}
 
 /** What a list filter may hold at most, as the service documents for each of them. */
 const MAX_FILTER_VALUES = 100
 
+/** `orchestration.processing|completed|failed`, object `orchestration_status_change`. */
+async function emitStatus(tx: Tx, row: SandboxOrchestrationRow, now: Date): Promise<void> {
+  if (row.status !== "PROCESSING" && row.status !== "COMPLETED" && row.status !== "FAILED") return
+  const object: Record<string, unknown> = { id: row.id, ref_id: row.refId, status: row.status }
+  if (row.orchestrationRuleId !== null) object.orchestration_rule_id = row.orchestrationRuleId
+  await emitEvent(tx, { clientId: row.clientId, type: `orchestration.${row.status.toLowerCase()}`, objectType: "orchestration_status_change", object }, now)
+}
+
+/**
+ * PENDING/… → PROCESSING in the caller's transaction: the source debited (committed to
+ * `trading`), its debit transfer PENDING, the `orchestration.processing` event.
+ */
+async function startProcessing(tx: Tx, row: SandboxOrchestrationRow, now: Date): Promise<void> {
+  const amount = toDecimal(row.sourceAmount)
+  await commitFunds(tx, row.sourceProfileId, row.sourceAsset, amount, now)
+  await insertTransfer(
+    tx,
+    {
+      id: row.sourceTransferId,
+      clientId: row.clientId,
+      profileId: row.sourceProfileId,
+      type: "INTERNAL_TRANSFER_DEBIT",
+      direction: "DEBIT",
+      status: "PENDING",
+      asset: row.sourceAsset,
+      amount: amount.toFixed(),
+      refId: row.refId,
+      groupId: row.id,
+      orchestrationId: row.id,
+    },
+    now,
+  )
+  await emitStatus(tx, row, now)
+}
+
 /**
  * Orchestrations, the profile-to-profile conversion flow: 1:1 between USD and a
- * stablecoin, like conversions and on the same ledger. The source is debited at creation
- * (PROCESSING, committed to `trading`); completion credits the destination profile;
- * failure refunds the source. A client sees only its own orchestrations; `ref_id` is
- * required and unique per client.
+ * stablecoin, like conversions and on the same ledger. The source is debited at PROCESSING
+ * (committed to `trading`, an INTERNAL_TRANSFER_DEBIT); completion credits the
+ * destination profile (an INTERNAL_TRANSFER_CREDIT); failure refunds the source. With the
+ * setting `orchestration_approval`, a new one waits in PENDING, nothing moved, until the
+ * sandbox admin approves it (→ PROCESSING) or rejects it (→ REJECTED, final). A client sees
+ * only its own orchestrations; `ref_id` is required and unique per client.
  */
 export class Orchestrations {
   private readonly refIds: RefIds<SandboxOrchestrationRow>
 
-  constructor(private readonly deps: ConversionDeps) {
+  constructor(
+    private readonly deps: ConversionDeps,
+    private readonly settings: SettingsStore,
+  ) {
     this.refIds = new RefIds(deps.db, sandboxOrchestrations, sandboxOrchestrations.clientId, { name: "orchestration", wire: wireOrchestration })
   }
 
@@ -38,6 +89,7 @@ export class Orchestrations {
     const destination = await ctx.profiles.require(input.destination.profile.profile_id, "destination profile")
     await this.refIds.refuseTaken(clientId, input.ref_id)
     const amount = convertedAmount(input.source_amount, "source_amount", "orchestration", ctx.maxConversionUsd)
+    const { orchestration_approval: approval } = await this.settings.get()
     const now = ctx.now()
     const row: SandboxOrchestrationRow = {
       id: randomUUID(),
@@ -47,7 +99,7 @@ export class Orchestrations {
       sourceAmount: amount.toFixed(),
       sourceAsset: input.source_asset,
       destinationAsset: input.destination_asset,
-      status: "PROCESSING",
+      status: approval ? "PENDING" : "PROCESSING",
       refId: input.ref_id,
       identityId: input.identity_id ?? ZERO_UUID,
       accountId: input.account_id ?? ZERO_UUID,
@@ -55,11 +107,65 @@ export class Orchestrations {
       sourceTransferId: randomUUID(),
       destinationTransferId: randomUUID(),
       failDetail,
+      orchestrationRuleId: null,
+      processingAt: approval ? null : now,
       createdAt: now,
       updatedAt: now,
     }
-    await this.refIds.insert(clientId, input.ref_id, row, (tx) => commitFunds(tx, source.id, input.source_asset, amount, now))
+    await this.refIds.insert(clientId, input.ref_id, row, async (tx) => {
+      if (!approval) await startProcessing(tx, row, now)
+    })
     return wireOrchestration(row)
+  }
+
+  /**
+   * The service's dashboard approving one (sandbox admin): PENDING → PROCESSING, the source
+   * debited; FAILED, nothing moved, when the source's funds no longer cover it.
+   */
+  async approve(id: string): Promise<WireOrchestration> {
+    if (!isUuid(id)) throw notFound(`orchestration with id ${id} not found`)
+    const now = this.deps.now()
+    const t = sandboxOrchestrations
+    const pending = and(eq(t.id, id.toLowerCase()), eq(t.status, "PENDING"))
+    let row: SandboxOrchestrationRow | undefined
+    try {
+      row = await this.deps.db.transaction(async (tx) => {
+        const [started] = await tx.update(t).set({ status: "PROCESSING", processingAt: now, updatedAt: now }).where(pending).returning()
+        if (started) await startProcessing(tx, started, now)
+        return started
+      })
+    } catch (error) {
+      if (!(error instanceof HttpProblem) || error.problem.status !== 403) throw error
+      row = await this.deps.db.transaction(async (tx) => {
+        const detail = error.problem.detail ?? "insufficient funds"
+        const [failed] = await tx.update(t).set({ status: "FAILED", failDetail: detail, updatedAt: now }).where(pending).returning()
+        if (failed) await emitStatus(tx, failed, now)
+        return failed
+      })
+    }
+    // Looked up outside the transaction: an embedded database has one connection.
+    if (!row) throw await this.notPending(id)
+    return wireOrchestration(row)
+  }
+
+  /** The service's dashboard rejecting one (sandbox admin): PENDING → REJECTED, final, nothing moved. */
+  async reject(id: string): Promise<WireOrchestration> {
+    if (!isUuid(id)) throw notFound(`orchestration with id ${id} not found`)
+    const now = this.deps.now()
+    const [row] = await this.deps.db
+      .update(sandboxOrchestrations)
+      .set({ status: "REJECTED", updatedAt: now })
+      .where(and(eq(sandboxOrchestrations.id, id.toLowerCase()), eq(sandboxOrchestrations.status, "PENDING")))
+      .returning()
+    if (!row) throw await this.notPending(id)
+    return wireOrchestration(row)
+  }
+
+  /** 404 when there is no such orchestration, 409 when it is not waiting for approval. */
+  private async notPending(id: string): Promise<HttpProblem> {
+    const [row] = await this.deps.db.select({ status: sandboxOrchestrations.status }).from(sandboxOrchestrations).where(eq(sandboxOrchestrations.id, id.toLowerCase()))
+    if (!row) return notFound(`orchestration with id ${id} not found`)
+    return genericProblem(409, `orchestration ${id} is ${row.status}, not PENDING: only one waiting for approval can be approved or rejected`, { status: row.status })
   }
 
   /** GET /v2/orchestration/orchestrations/{id} */
@@ -75,7 +181,7 @@ export class Orchestrations {
   }
 
   /** GET /v2/orchestration/orchestrations: newest first by default; list filters match any of their values. */
-  async list(clientId: string, query: OrchestrationListQuery): Promise<{ orchestrations: WireOrchestration[]; next_page_cursor?: string }> {
+  async list(clientId: string, query: OrchestrationListQuery): Promise<OrchestrationListAnswer> {
     const t = sandboxOrchestrations
     const filters: SQL[] = [eq(t.clientId, clientId)]
     for (const [name, values] of Object.entries({
@@ -85,6 +191,7 @@ export class Orchestrations {
       status: query.status,
       orchestration_id: query.orchestration_id,
       orchestration_rule_id: query.orchestration_rule_id,
+      ref_id: query.ref_id,
     })) {
       if (values && values.length > MAX_FILTER_VALUES) throw badRequest({ [name]: `at most ${MAX_FILTER_VALUES} values` })
     }
@@ -94,8 +201,8 @@ export class Orchestrations {
     if (query.source_asset?.length) filters.push(inArray(t.sourceAsset, query.source_asset))
     if (query.destination_asset?.length) filters.push(inArray(t.destinationAsset, query.destination_asset))
     if (query.status?.length) filters.push(inArray(t.status, query.status as SandboxOrchestrationRow["status"][]))
-    // Every orchestration here is ad hoc: none was started by a rule.
-    if (query.orchestration_rule_id?.length) return { orchestrations: [] }
+    if (query.orchestration_rule_id?.length) filters.push(inArray(t.orchestrationRuleId, query.orchestration_rule_id))
+    if (query.ref_id?.length) filters.push(inArray(t.refId, query.ref_id))
     const at = (key: "lt" | "lte" | "eq" | "gte" | "gt") => {
       const value = query[`created_at.${key}`]
       return value === undefined ? undefined : new Date(value)
@@ -107,14 +214,17 @@ export class Orchestrations {
     if (bounds.gte) filters.push(gte(t.createdAt, bounds.gte))
     if (bounds.gt) filters.push(gt(t.createdAt, bounds.gt))
     const page = await readPage(this.deps.db, t, filters, { page_cursor: query.page_cursor, order: query.order ?? "DESC", limit: query.limit ?? 100 })
-    const out: { orchestrations: WireOrchestration[]; next_page_cursor?: string } = { orchestrations: page.items.map(wireOrchestration) }
+    const items = page.items.map(wireOrchestration)
+    // `orchestrations` is deprecated for `items`; the service still answers both, with the same content.
+    const out: OrchestrationListAnswer = { items, orchestrations: items }
     if (page.next_page_cursor) out.next_page_cursor = page.next_page_cursor
     return out
   }
 
   /**
-   * PROCESSING → COMPLETED (the source leaves `trading`, the destination profile is
-   * credited) or, when a fault rule marked it, PROCESSING → FAILED (the source refunded).
+   * PROCESSING → COMPLETED (the source leaves `trading` and its debit transfer completes;
+   * the destination profile is credited by a credit transfer) or, when a fault rule marked
+   * it, PROCESSING → FAILED (the source refunded, its debit transfer FAILED). Each with its events.
    */
   settle(id: string, now: Date): Promise<boolean> {
     return this.deps.db.transaction(async (tx) => {
@@ -133,10 +243,30 @@ export class Orchestrations {
       const amount = toDecimal(row.sourceAmount)
       if (status === "FAILED") {
         await refundFunds(tx, row.sourceProfileId, row.sourceAsset, amount, now)
+        await finishTransfer(tx, row.sourceTransferId, "FAILED", now)
       } else {
         await releaseFunds(tx, row.sourceProfileId, row.sourceAsset, amount, now)
+        await finishTransfer(tx, row.sourceTransferId, "COMPLETED", now)
         await creditFunds(tx, row.destinationProfileId, row.destinationAsset, amount, now)
+        await insertTransfer(
+          tx,
+          {
+            id: row.destinationTransferId,
+            clientId: row.clientId,
+            profileId: row.destinationProfileId,
+            type: "INTERNAL_TRANSFER_CREDIT",
+            direction: "CREDIT",
+            status: "COMPLETED",
+            asset: row.destinationAsset,
+            amount: amount.toFixed(),
+            refId: row.refId,
+            groupId: row.id,
+            orchestrationId: row.id,
+          },
+          now,
+        )
       }
+      await emitStatus(tx, row, now)
       return true
     })
   }

@@ -82,6 +82,13 @@ describe("fault decisions", () => {
     quote_ttl_ms: 30_000,
     rate_limits: false,
     rules,
+    orchestration_approval: false,
+    deposit_delay_ms: 0,
+    webhook_url: null,
+    webhook_api_key_header: null,
+    webhook_api_key_set: false,
+    webhook_api_key: null,
+    webhook_since: null,
     version,
   })
 

@@ -10,6 +10,10 @@ const REFRESH_MS = 1000
 
 export interface RuntimeSettings extends FaultSettings {
   version: number
+  /** The receiver's key (never answered: see publicSettings). */
+  webhook_api_key: string | null
+  /** Events created from then on are delivered to the webhook. */
+  webhook_since: Date | null
 }
 
 interface SettingsDefaults {
@@ -83,6 +87,15 @@ export class SettingsStore {
     if (patch.quote_ttl_ms !== undefined) set.quoteTtlMs = patch.quote_ttl_ms
     if (patch.rate_limits !== undefined) set.rateLimits = patch.rate_limits
     if (patch.rules !== undefined) set.rules = patch.rules
+    if (patch.orchestration_approval !== undefined) set.orchestrationApproval = patch.orchestration_approval
+    if (patch.deposit_delay_ms !== undefined) set.depositDelayMs = patch.deposit_delay_ms
+    if (patch.webhook_api_key_header !== undefined) set.webhookApiKeyHeader = patch.webhook_api_key_header
+    if (patch.webhook_api_key !== undefined) set.webhookApiKey = patch.webhook_api_key
+    if (patch.webhook_url !== undefined) {
+      set.webhookUrl = patch.webhook_url
+      // Events from now on go to the new URL; earlier ones are not replayed to it.
+      set.webhookSince = patch.webhook_url === null ? null : now
+    }
     await this.db
       .update(sandboxSettings)
       .set({ ...set, version: sql`${sandboxSettings.version} + 1`, updatedAt: now })
@@ -104,6 +117,13 @@ export class SettingsStore {
       quote_ttl_ms: row.quoteTtlMs,
       rate_limits: row.rateLimits,
       rules,
+      orchestration_approval: row.orchestrationApproval,
+      deposit_delay_ms: row.depositDelayMs,
+      webhook_url: row.webhookUrl,
+      webhook_api_key_header: row.webhookApiKeyHeader,
+      webhook_api_key_set: row.webhookApiKey !== null,
+      webhook_api_key: row.webhookApiKey,
+      webhook_since: row.webhookSince,
       version: row.version,
     }
     this.loadedAt = performance.now()
@@ -118,5 +138,10 @@ export function publicSettings(settings: RuntimeSettings): FaultSettings {
     quote_ttl_ms: settings.quote_ttl_ms,
     rate_limits: settings.rate_limits,
     rules: settings.rules,
+    orchestration_approval: settings.orchestration_approval,
+    deposit_delay_ms: settings.deposit_delay_ms,
+    webhook_url: settings.webhook_url,
+    webhook_api_key_header: settings.webhook_api_key_header,
+    webhook_api_key_set: settings.webhook_api_key_set,
   }
 }

@@ -1,8 +1,9 @@
 import "server-only"
-import { and, asc, eq, lte, notInArray } from "drizzle-orm"
+import { and, asc, eq, inArray, lte, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
-import { sandboxConversions, sandboxExecutions, sandboxOrchestrations } from "@/lib/db/schema"
+import { sandboxConversions, sandboxExecutions, sandboxOrchestrations, sandboxTransfers } from "@/lib/db/schema"
 import type { Conversions } from "@/lib/sandbox/conversions"
+import { DEPOSIT_TYPES, type Deposits } from "@/lib/sandbox/deposits"
 import type { Orchestrations } from "@/lib/sandbox/orchestrations"
 import type { QuoteExecutions } from "@/lib/sandbox/executions"
 import type { SettingsStore } from "@/lib/sandbox/settings"
@@ -28,7 +29,7 @@ export class SettlementWorker {
     private readonly db: Db,
     private readonly now: () => Date,
     private readonly settings: SettingsStore,
-    private readonly records: { executions: QuoteExecutions; conversions: Conversions; orchestrations: Orchestrations },
+    private readonly records: { executions: QuoteExecutions; conversions: Conversions; orchestrations: Orchestrations; deposits: Deposits },
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -64,19 +65,20 @@ export class SettlementWorker {
    * and the next pass tries it again.
    */
   private async pass(): Promise<number> {
-    const { settle_delay_ms: delay } = await this.settings.get()
-    const { executions, conversions, orchestrations } = this.records
-    const kinds = [
-      { table: sandboxExecutions, pending: "CREATED" as const, records: executions, failed: [] as string[] },
-      { table: sandboxConversions, pending: "CREATED" as const, records: conversions, failed: [] as string[] },
-      { table: sandboxOrchestrations, pending: "PROCESSING" as const, records: orchestrations, failed: [] as string[] },
+    const { settle_delay_ms: delay, deposit_delay_ms: depositDelay } = await this.settings.get()
+    const { executions, conversions, orchestrations, deposits } = this.records
+    const before = (now: Date, ms: number) => new Date(now.getTime() - ms)
+    const kinds: { due: (now: Date, failed: string[]) => Promise<{ id: string }[]>; records: { settle(id: string, now: Date): Promise<boolean> }; failed: string[] }[] = [
+      { due: (now, failed) => dueIds(this.db, sandboxExecutions, before(now, delay), failed), records: executions, failed: [] },
+      { due: (now, failed) => dueIds(this.db, sandboxConversions, before(now, delay), failed), records: conversions, failed: [] },
+      { due: (now, failed) => dueOrchestrations(this.db, before(now, delay), failed), records: orchestrations, failed: [] },
+      { due: (now, failed) => dueDepositIds(this.db, before(now, depositDelay), failed), records: deposits, failed: [] },
     ]
     let settled = 0
     for (;;) {
       const now = this.now()
-      const cutoff = new Date(now.getTime() - delay)
       const due: { id: string }[][] = []
-      for (const { table, pending, failed } of kinds) due.push(await dueIds(this.db, table, pending, cutoff, failed))
+      for (const { due: find, failed } of kinds) due.push(await find(now, failed))
       for (const [index, { records, failed }] of kinds.entries()) {
         for (const { id } of due[index] ?? []) {
           try {
@@ -130,12 +132,34 @@ export class SettlementWorker {
   }
 }
 
-/** A batch of `table`'s records due: `pending` since `cutoff` or before, oldest first, except those that failed this pass. */
-function dueIds(db: Db, table: typeof sandboxExecutions | typeof sandboxConversions | typeof sandboxOrchestrations, pending: "CREATED" | "PROCESSING", cutoff: Date, failed: string[]) {
+/** Orchestrations due: PROCESSING since `cutoff` or before (counted from approval when they waited for one). */
+function dueOrchestrations(db: Db, cutoff: Date, failed: string[]) {
+  const t = sandboxOrchestrations
+  return db
+    .select({ id: t.id })
+    .from(t)
+    .where(and(eq(t.status, "PROCESSING"), lte(t.processingAt, cutoff), failed.length > 0 ? notInArray(t.id, failed) : undefined))
+    .orderBy(asc(t.processingAt))
+    .limit(BATCH)
+}
+
+/** Deposit transfers due: PENDING since `cutoff` or before. */
+function dueDepositIds(db: Db, cutoff: Date, failed: string[]) {
+  const t = sandboxTransfers
+  return db
+    .select({ id: t.id })
+    .from(t)
+    .where(and(eq(t.status, "PENDING"), inArray(t.type, DEPOSIT_TYPES), lte(t.createdAt, cutoff), failed.length > 0 ? notInArray(t.id, failed) : undefined))
+    .orderBy(asc(t.createdAt))
+    .limit(BATCH)
+}
+
+/** A batch of `table`'s records due: CREATED since `cutoff` or before, oldest first, except those that failed this pass. */
+function dueIds(db: Db, table: typeof sandboxExecutions | typeof sandboxConversions, cutoff: Date, failed: string[]) {
   return db
     .select({ id: table.id })
     .from(table)
-    .where(and(eq(table.status, pending), lte(table.createdAt, cutoff), failed.length > 0 ? notInArray(table.id, failed) : undefined))
+    .where(and(eq(table.status, "CREATED"), lte(table.createdAt, cutoff), failed.length > 0 ? notInArray(table.id, failed) : undefined))
     .orderBy(asc(table.createdAt))
     .limit(BATCH)
 }

@@ -12,7 +12,8 @@ import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/pa
  * and the embedded sandbox use. Written from the service's OpenAPI file.
  */
 
-export const ORCHESTRATION_STATUSES = ["PROCESSING", "COMPLETED", "FAILED"] as const
+/** PENDING: waiting for approval at the service (→ PROCESSING, or REJECTED: final, nothing moved). */
+export const ORCHESTRATION_STATUSES = ["PENDING", "PROCESSING", "COMPLETED", "FAILED", "REJECTED"] as const
 export type OrchestrationStatus = (typeof ORCHESTRATION_STATUSES)[number]
 export const TRANSFER_STATUSES = ["PENDING", "PROCESSING", "COMPLETED", "FAILED"] as const
 
@@ -77,6 +78,7 @@ export const ORCHESTRATION_LIST_FILTERS = [
   "status",
   "orchestration_id",
   "orchestration_rule_id",
+  "ref_id",
 ] as const
 export type OrchestrationListFilter = (typeof ORCHESTRATION_LIST_FILTERS)[number]
 

@@ -4,6 +4,7 @@ import { CONVERSIONS_APIS } from "@/lib/schemas/constants"
 import { FIAT_ASSETS, SEED_MARKETS, STABLECOINS, assetDecimals, parseMarket } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { amountSchema } from "@/lib/schemas/money"
+import { serviceSettingsReadShape, serviceSettingsShape } from "@/lib/schemas/sandbox-service-settings"
 
 /**
  * The sandbox admin contract, the one place it is written: the bodies and answers of the
@@ -37,10 +38,11 @@ export const FAULT_OPERATIONS = [
   "get",
   "list",
   "cancel",
+  "deliver_webhook",
 ] as const
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number]
 
-export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail", "fail_processing"] as const
+export const FAULT_KINDS = ["latency", "error", "rate_limit", "hang", "commit_then_fail", "fail_processing", "drop"] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const FAULT_ERROR_STATUSES = [500, 502, 503, 504] as const
@@ -56,6 +58,12 @@ export const COMMIT_OPERATIONS: readonly FaultOperation[] = ["create_execution",
  */
 export const FAILING_OPERATIONS: readonly FaultOperation[] = ["create_orchestration"]
 export const MAX_LATENCY_MS = 120_000
+/**
+ * Webhook deliveries take only these faults: `latency` delays a delivery, `error` fails it
+ * (the receiver is not called; it is retried with backoff), `drop` loses it for good (never
+ * sent, never retried, counted in the event's `undelivered_webhooks`).
+ */
+export const WEBHOOK_FAULTS: readonly FaultKind[] = ["latency", "error", "drop"]
 
 export const faultRuleSchema = z
   .strictObject({
@@ -104,6 +112,12 @@ export const faultRuleSchema = z
         message: `fail_processing applies to ${FAILING_OPERATIONS.join(", ")} only`,
       })
     }
+    if (rule.operation === "deliver_webhook" && !WEBHOOK_FAULTS.includes(rule.fault)) {
+      ctx.addIssue({ code: "custom", path: ["fault"], message: `deliver_webhook takes ${WEBHOOK_FAULTS.join(", ")} only` })
+    }
+    if (rule.fault === "drop" && rule.operation !== "deliver_webhook") {
+      ctx.addIssue({ code: "custom", path: ["operation"], message: "drop applies to deliver_webhook only" })
+    }
     if (rule.fault === "latency" && rule.latency_ms === undefined) {
       ctx.addIssue({ code: "custom", path: ["latency_ms"], message: "is required for latency faults" })
     }
@@ -135,6 +149,7 @@ export const faultSettingsUpdateSchema = z.strictObject({
     .optional(),
   rate_limits: z.boolean({ error: "must be true or false" }).optional(),
   rules: z.array(faultRuleSchema, { error: "must be a list of rules" }).max(50, "at most 50 rules").optional(),
+  ...serviceSettingsShape,
 })
 export type FaultSettingsUpdate = z.infer<typeof faultSettingsUpdateSchema>
 
@@ -149,6 +164,14 @@ export interface FaultSettings {
   quote_ttl_ms: number
   rate_limits: boolean
   rules: FaultRule[]
+  /** Orchestrations wait in PENDING for the sandbox admin's approve or reject. */
+  orchestration_approval: boolean
+  /** How long a sandbox deposit's transfer stays PENDING (0: it completes at once). */
+  deposit_delay_ms: number
+  webhook_url: string | null
+  webhook_api_key_header: string | null
+  /** Whether a key is set: the key itself is never answered. */
+  webhook_api_key_set: boolean
 }
 
 /**
@@ -161,6 +184,7 @@ export const sandboxSettingsSchema = z.object({
   /** Present when the sandbox can change the quote hold time at runtime. */
   quote_ttl_ms: z.number().int().min(0).optional(),
   rate_limits: z.boolean().optional(),
+  ...serviceSettingsReadShape,
   rules: z.array(
     z.object({
       operation: z.enum(FAULT_OPERATIONS),

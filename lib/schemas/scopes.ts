@@ -42,5 +42,11 @@ export const HISTORICAL_PRICES_SCOPE = "exchange:historical_prices"
 /** The embedded sandbox's admin API (fault rules, settings); the console gets a token of its own for it. */
 export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 
+/**
+ * The service's Events and Transfers APIs (`GET /v2/events`, `GET /v2/transfer/transfers`)
+ * and its sandbox fiat deposit (`POST /v2/sandbox/fiat-deposits`).
+ */
+export const EVENT_TRANSFER_SCOPES = ["events:read_event", "transfer:read_transfer", "transfer:write_sandbox_fiat_deposit"] as const
+
 /** Every scope the embedded sandbox grants its clients. */
-export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, SANDBOX_ADMIN_SCOPE]
+export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, ...EVENT_TRANSFER_SCOPES, SANDBOX_ADMIN_SCOPE]

@@ -199,7 +199,7 @@ export const sandboxOrchestrations = pgTable(
     sourceAmount: amount("source_amount").notNull(),
     sourceAsset: text("source_asset").notNull(),
     destinationAsset: text("destination_asset").notNull(),
-    status: text("status").$type<"PROCESSING" | "COMPLETED" | "FAILED">().notNull(),
+    status: text("status").$type<"PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "REJECTED">().notNull(),
     refId: text("ref_id").notNull(),
     identityId: text("identity_id").notNull(),
     accountId: text("account_id").notNull(),
@@ -208,6 +208,10 @@ export const sandboxOrchestrations = pgTable(
     destinationTransferId: uuid("destination_transfer_id").notNull(),
     /** Set at creation when a fault rule decided it fails at settlement; the detail shown then. */
     failDetail: text("fail_detail"),
+    /** Set when a deposit rule started it (the service's "Automate"); none of the sandbox's own do. */
+    orchestrationRuleId: text("orchestration_rule_id"),
+    /** When it became PROCESSING (at creation, or when approved at the service): settlement counts from here. */
+    processingAt: at("processing_at"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
@@ -251,6 +255,17 @@ export const sandboxSettings = pgTable("sandbox_settings", {
   envSettleDelayMs: integer("env_settle_delay_ms").notNull(),
   envQuoteTtlMs: integer("env_quote_ttl_ms").notNull().default(30_000),
   envRateLimits: boolean("env_rate_limits").notNull(),
+  /** Orchestrations wait in PENDING for an approval at the service (sandbox admin approve/reject). */
+  orchestrationApproval: boolean("orchestration_approval").notNull().default(false),
+  /** A sandbox deposit's transfer stays PENDING this long (0: it completes in the request). */
+  depositDelayMs: integer("deposit_delay_ms").notNull().default(0),
+  /** Where events are POSTed, and the API-key header that authenticates the sandbox to the receiver. */
+  webhookUrl: text("webhook_url"),
+  webhookApiKeyHeader: text("webhook_api_key_header"),
+  /** The receiver's key: sent, never answered back (only whether one is set). */
+  webhookApiKey: text("webhook_api_key"),
+  /** Events created from this time on are delivered (set when the URL is set). */
+  webhookSince: at("webhook_since"),
   version: integer("version").notNull().default(1),
   updatedAt: at("updated_at").notNull(),
 })

@@ -31,6 +31,10 @@ export function adminRoutes(s: SandboxServices) {
           assets: SANDBOX_ASSETS,
         }),
       )
+      // POST /sandbox/admin/orchestrations/{id}/approve - the service's dashboard approving one waiting (PENDING → PROCESSING)
+      .post("/orchestrations/:id/approve", async (c) => json(c, await s.orchestrations.approve(c.req.param("id"))))
+      // POST /sandbox/admin/orchestrations/{id}/reject - … or rejecting it (PENDING → REJECTED, nothing moved)
+      .post("/orchestrations/:id/reject", async (c) => json(c, await s.orchestrations.reject(c.req.param("id"))))
       // POST /sandbox/admin/market-moves - jolt an asset's price (quotes held before it may be Rejected)
       .post("/market-moves", async (c) => {
         const move = parseOrThrow(marketMoveSchema, await readJsonObject(c.req.raw))

@@ -7,6 +7,8 @@ import type { FaultOperation } from "@/lib/schemas/sandbox-tools"
 import type { Orchestrations } from "@/lib/sandbox/orchestrations"
 import type { Conversions } from "@/lib/sandbox/conversions"
 import type { Deposits } from "@/lib/sandbox/deposits"
+import type { EventLog } from "@/lib/sandbox/events"
+import type { Transfers } from "@/lib/sandbox/transfers"
 import type { QuoteExecutions } from "@/lib/sandbox/executions"
 import { type FaultInjector, HANG_CAP_MS, sleep } from "@/lib/sandbox/faults"
 import { type OAuthService, type Principal, type SandboxClient, requireScope } from "@/lib/sandbox/oauth"
@@ -30,6 +32,8 @@ export interface SandboxServices {
   conversions: Conversions
   orchestrations: Orchestrations
   deposits: Deposits
+  events: EventLog
+  transfers: Transfers
   settings: SettingsStore
   faults: FaultInjector
   limiter: RateLimiter
@@ -110,6 +114,9 @@ export function middleware(s: SandboxServices) {
         case "fail_processing":
           c.set("failProcessing", true)
           return next()
+        case "drop":
+          // Only webhook deliveries take it (lib/sandbox/webhooks.ts); a request is never dropped by it.
+          return next()
       }
     }
 
@@ -129,13 +136,22 @@ export function middleware(s: SandboxServices) {
       await next()
     }
 
+  /**
+   * A public route (market data): no token checked. Rate limited per process under one
+   * shared key (the service limits by IP; the sandbox does not see one in process).
+   */
+  const anonymous: MiddlewareHandler<SandboxEnv> = async (c, next) => {
+    await rateLimit(c, "anonymous")
+    await next()
+  }
+
   /** After a create stored its record: remember it (for commit-then-fail) and wake the settlement worker. */
   const stored = async (c: Context<SandboxEnv>) => {
     c.set("stored", true)
     s.worker.wakeAfter((await s.settings.get()).settle_delay_ms)
   }
 
-  return { rateLimit, fault, scope, authenticated, stored }
+  return { rateLimit, fault, scope, authenticated, anonymous, stored }
 }
 
 export type Middleware = ReturnType<typeof middleware>

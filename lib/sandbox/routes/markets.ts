@@ -4,9 +4,13 @@ import { MarketData } from "@/lib/sandbox/markets"
 import { type Middleware, type SandboxServices, json, router } from "@/lib/sandbox/routes/context"
 import { listParam } from "@/lib/sandbox/validation"
 
+/** Paths below /v2 the service answers without a token: List Markets, the tickers, List Prices. */
+export const PUBLIC_MARKET_PATHS: readonly RegExp[] = [/^\/markets\/?$/, /^\/markets\/[^/]+\/ticker\/?$/, /^\/all-markets\/ticker\/?$/, /^\/all-markets\/prices\/?$/]
+
 /**
- * /sandbox/v2/markets and /sandbox/v2/all-markets: the service's market data. Only List
- * Historical Prices asks for a scope (`exchange:historical_prices`); the others need a token.
+ * /sandbox/v2/markets and /sandbox/v2/all-markets: the service's market data. List
+ * Historical Prices asks for a token with scope `exchange:historical_prices`; the others
+ * are public, as at the service (no token needed; a token sent is not checked).
  */
 export function marketRoutes(s: SandboxServices, m: Middleware) {
   const data = new MarketData(s.quotes, s.now, async () => (await s.settings.get()).seed)
