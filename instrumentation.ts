@@ -4,6 +4,8 @@ import "@/lib/zod-config"
 // module import: `next build` imports route modules and must not open a database.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return
+  const { installShutdown } = await import("@/lib/console/shutdown")
+  installShutdown()
   const { startBackgroundWork } = await import("@/lib/console/runtime")
   await startBackgroundWork()
 }
