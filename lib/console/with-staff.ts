@@ -26,7 +26,8 @@ import {
   unauthenticated,
   validationFailed,
 } from "@/lib/problem"
-import type { Problem } from "@/lib/schemas/problem"
+import { PROBLEM_CONTENT_TYPE, type Problem } from "@/lib/schemas/problem"
+import { annotate, inSpan } from "@/lib/tracing"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export interface StaffContext<P> {
@@ -118,6 +119,7 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
       if (!staff) {
         return deny(unauthenticated("Sign in to use the console."), { req, requestId, who: "anonymous", why: "no valid session" })
       }
+      annotate({ "console.role": staff.role })
       if (!roleAtLeast(staff.role, minimumRole)) {
         return deny(roleRequired(minimumRole, staff.role), {
           req,
@@ -154,10 +156,22 @@ export function measured<P extends RouteParams>(
 ): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
     const started = performance.now()
-    const response = await handler(req, route)
     const params: RouteParams = (await Promise.resolve(route?.params).catch(() => undefined)) ?? {}
-    recordRequest(routePattern(req.nextUrl.pathname, params), req.method, response.status, (performance.now() - started) / 1000)
-    return response
+    const pattern = routePattern(req.nextUrl.pathname, params)
+    return inSpan(`console ${req.method} ${pattern}`, { "http.route": pattern, "http.request.method": req.method }, async (span) => {
+      const response = await handler(req, route)
+      recordRequest(pattern, req.method, response.status, (performance.now() - started) / 1000)
+      span.setAttribute("http.response.status_code", response.status)
+      if (span.isRecording()) {
+        // The trace id beside the request id, so a report of either finds the other.
+        response.headers.set("x-trace-id", span.spanContext().traceId)
+        if (response.headers.get("content-type") === PROBLEM_CONTENT_TYPE) {
+          const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null
+          if (typeof body?.code === "string") span.setAttribute("console.problem_code", body.code)
+        }
+      }
+      return response
+    })
   }
 }
 

@@ -68,6 +68,8 @@ export interface Env {
   logLevel: "debug" | "info" | "warn" | "error" | "silent"
   /** On SIGTERM, how long writes in flight are waited for. */
   shutdownTimeoutMs: number
+  /** OpenTelemetry: where traces go (OTLP/HTTP); unset, none are made. */
+  tracing: { endpoint: string; serviceName: string } | undefined
   sandbox: SandboxSettings & { clientId: string | undefined; clientSecret: string | undefined; port: number }
 }
 
@@ -209,6 +211,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     demoPasswordIsDefault: raw.DEMO_PASSWORD === undefined,
     logLevel: raw.LOG_LEVEL,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: raw.OTEL_SERVICE_NAME } : undefined,
     sandbox: {
       clientId: raw.SANDBOX_CLIENT_ID,
       clientSecret: raw.SANDBOX_CLIENT_SECRET,

@@ -228,6 +228,12 @@ export const SECTIONS = {
     }),
   },
   "Running": {
+    OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({
+      description:
+        "OpenTelemetry: traces of console requests, service calls, intent writes and placements go to `<this>/v1/traces` over OTLP/HTTP (e.g. `http://otel-collector:4318`)",
+      whenUnset: "no traces: OpenTelemetry's SDK is not even loaded",
+    }),
+    OTEL_SERVICE_NAME: text({ description: "the `service.name` of the console's spans", default: "treasury-console" }),
     SHUTDOWN_TIMEOUT_MS: int({
       description:
         "on SIGTERM: how long the instance waits for the writes it has taken (placements in flight) before it exits; new writes are refused meanwhile and its leases are given up at once, in milliseconds",
