@@ -10,37 +10,38 @@ const RELEASE_MS = 1500
 /** After the writes are done: time for their answers to be written before a forced exit. */
 const ANSWER_GRACE_MS = 1000
 
-let drainedCleanly = false
+type SignalListener = (signal: NodeJS.Signals) => void
 
 /**
  * Graceful shutdown on SIGTERM (and SIGINT), installed once per server process from
- * instrumentation.ts. Next's own handler, when there is one, stops accepting connections
- * and exits once the requests in flight are answered; beside it, this one
+ * instrumentation.ts. Next's own handler (installed before this one) stops accepting
+ * connections and exits once the requests in flight are answered; this one takes its
+ * place and calls it at the right moment:
  *  1. marks the instance as shutting down: readiness answers 503 and new writes are
  *     refused (503 `shutting_down`, nothing done), so callers take them elsewhere;
  *  2. gives the quotes lease and the instance row up at once, so another instance polls
  *     quotes on its next tick instead of after the lease lapses;
- *  3. waits for the writes already taken (placements in flight) up to SHUTDOWN_TIMEOUT_MS;
- *  4. exits 0 when they all finished (1 when some were cut short), forcing the exit if
- *     nothing else has exited by then.
+ *  3. hands over to Next's handler: no new connections, the requests in flight answered;
+ *  4. waits for the writes already taken (placements in flight) up to SHUTDOWN_TIMEOUT_MS
+ *     and exits 0 when they all finished (1 when some were cut short).
  */
 export function installShutdown(): void {
   const installed = globalThis as unknown as { __consoleShutdownInstalled?: boolean }
   if (installed.__consoleShutdownInstalled) return
   installed.__consoleShutdownInstalled = true
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    // Next's handler, if any, was installed before this one: without one, this one exits.
-    const alone = process.listenerCount(signal) === 0
-    process.once(signal, () => void shutdown(signal, alone))
+    const next = process.listeners(signal) as SignalListener[]
+    for (const listener of next) process.removeListener(signal, listener)
+    process.once(signal, () => void shutdown(signal, next))
   }
-  // Next exits 143 (128 + SIGTERM) once its server has closed: a shutdown that drained
-  // cleanly is a clean stop, and says so.
-  process.on("exit", () => {
-    if (drainedCleanly) process.exitCode = 0
+  // Next exits 128 + the signal's number once its server has closed: with every write
+  // taken finished by then, the stop was clean, and says so.
+  process.on("exit", (code) => {
+    if (shuttingDown() && writesInFlight() === 0 && (code === 143 || code === 130)) process.exitCode = 0
   })
 }
 
-async function shutdown(signal: string, alone: boolean): Promise<void> {
+async function shutdown(signal: NodeJS.Signals, next: SignalListener[]): Promise<void> {
   if (shuttingDown()) return
   beginShutdown()
   const timeoutMs = env().shutdownTimeoutMs
@@ -50,10 +51,11 @@ async function shutdown(signal: string, alone: boolean): Promise<void> {
   if (runtime) {
     await withinOrNull(() => Promise.all([runtime.quotes.stop(), runtime.instance.stop()]), RELEASE_MS, "console.shutdown_release_failed")
   }
+  for (const listener of next) listener(signal)
   const drained = await writesSettled(Math.max(0, timeoutMs - (Date.now() - started)))
-  drainedCleanly = drained
   log.info("console.stopped", { signal, drained, writesLeft: writesInFlight(), ms: Date.now() - started })
   const exit = () => process.exit(drained ? 0 : 1)
-  if (alone || !drained) exit()
+  // Next's handler exits once the answers are written; without one, or past the deadline, this one does.
+  if (next.length === 0 || !drained) exit()
   else setTimeout(exit, ANSWER_GRACE_MS).unref()
 }
