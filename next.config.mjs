@@ -24,9 +24,23 @@ const apiCsp = "default-src 'self'; frame-ancestors 'none'; object-src 'none'; b
 const nextConfig = {
   // Lets parallel work trees or benchmark runs build side by side (default .next).
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // The image (Dockerfile) runs `<distDir>/standalone/server.js`: the server with only the
+  // node_modules it needs. `npm start` (next start) still serves the same build.
+  output: "standalone",
+  // Read at run time from the working directory, so not found by the tracer: the migrations.
+  outputFileTracingIncludes: { "/*": ["./lib/db/migrations/**/*"] },
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "bcryptjs"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pg",
+    "bcryptjs",
+    // OpenTelemetry: the API (no-ops unless traces are on) and the SDK, which instrumentation.ts loads only then.
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+  ],
   typedRoutes: false,
   experimental: {
     // What Next buffers of a body for proxy.ts (pages, and API paths holding a %): at most the
@@ -42,6 +56,8 @@ const nextConfig = {
       { source: "/:path*", headers: securityHeaders },
       // One rule for the three areas: Next matches every rule against every request.
       { source: "/:area(api|sandbox|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: apiCsp }] },
+      // The files proxy.ts does not see (public/, and /favicon.ico, which is a 404 page): found or not.
+      { source: "/:file(icon\\.svg|logo\\.svg|robots\\.txt|favicon\\.ico)", headers: [{ key: "Content-Security-Policy", value: apiCsp }] },
       {
         source: "/:path*",
         has: [{ type: "header", key: "x-forwarded-proto", value: "https" }],

@@ -1,5 +1,6 @@
 import "server-only"
 import { env } from "@/lib/env"
+import { activeTraceId } from "@/lib/tracing"
 
 type Level = "debug" | "info" | "warn" | "error"
 const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
@@ -34,7 +35,8 @@ export function redact(value: unknown, depth = 0): unknown {
 function write(level: Level, event: string, fields: Record<string, unknown>) {
   const threshold = ORDER[env().logLevel]
   if (ORDER[level] < threshold) return
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(redact(fields) as object) })
+  const traceId = activeTraceId()
+  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(traceId ? { traceId } : {}), ...(redact(fields) as object) })
   if (level === "error" || level === "warn") process.stderr.write(line + "\n")
   else process.stdout.write(line + "\n")
 }

@@ -155,6 +155,21 @@ export function rateLimited(detail: string, retryAfterSeconds: number): HttpProb
   return consoleProblem("rate_limited", detail, {}, { "retry-after": String(retryAfterSeconds) })
 }
 
+/** The database cannot do the work now (unreachable, out of connections, past a timeout): nothing was done, try again. */
+export function databaseUnavailable(retryAfterSeconds: number): HttpProblem {
+  return consoleProblem(
+    "database_unavailable",
+    "The console's database is not answering in time; nothing was done. Try again in a moment.",
+    {},
+    { "retry-after": String(retryAfterSeconds) },
+  )
+}
+
+/** This instance is shutting down: a write is refused before anything is done; another instance takes it. */
+export function shuttingDown(retryAfterSeconds: number): HttpProblem {
+  return consoleProblem("shutting_down", "This console instance is shutting down; nothing was done. Send it again.", {}, { "retry-after": String(retryAfterSeconds) })
+}
+
 export function internalError(requestId: string): HttpProblem {
   return consoleProblem("internal_error", `Something went wrong on the console's side. Quote request id ${requestId} when reporting it.`, {
     meta: { request_id: requestId },

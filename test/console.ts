@@ -1,4 +1,5 @@
 import type { Database } from "@/lib/db/client"
+import type { DatabaseLimits } from "@/lib/env"
 import type { Staff } from "@/lib/auth/roles"
 import { openIntent } from "@/lib/console/intents"
 import { type ConsoleDeps, type Placed, createConversion, executeQuote } from "@/lib/console/operations"
@@ -41,13 +42,15 @@ export const FAST_SANDBOX: SandboxConfig = {
 export async function createConsoleHarness(
   options: {
     driver?: TestDriver
+    /** Postgres: the bounds of its connections (none unless given). */
+    limits?: DatabaseLimits
     sandbox?: Partial<SandboxConfig>
     timeoutMs?: number
     /** The conversion API of the console's client (default stablecoin-conversions). */
     conversionsApi?: ConversionsApi | (() => Promise<ConversionsApi>)
   } = {},
 ): Promise<ConsoleHarness> {
-  const database = await createTestDatabase(options.driver ?? "pglite")
+  const database = await createTestDatabase(options.driver ?? "pglite", options.limits)
   const sandbox = createSandbox({ db: database.db, config: { ...FAST_SANDBOX, ...options.sandbox } })
   const credentials = await sandbox.ensureClient()
   const client = () =>

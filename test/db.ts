@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { type Database, openDatabase } from "@/lib/db/client"
-import { testDatabaseUrl } from "@/lib/env"
+import { type DatabaseLimits, testDatabaseUrl } from "@/lib/env"
 
 export type TestDriver = "pglite" | "postgres"
 
@@ -14,14 +14,14 @@ export function testDrivers(): TestDriver[] {
  * A fresh, migrated database for one test file. On Postgres each call creates its own
  * database (dropped again by `close`), so runs never see each other's rows.
  */
-export async function createTestDatabase(driver: TestDriver): Promise<Database> {
+export async function createTestDatabase(driver: TestDriver, limits?: DatabaseLimits): Promise<Database> {
   if (driver === "pglite") {
     const database = await openDatabase({})
     await database.migrate()
     return database
   }
   const empty = await createEmptyPostgresDatabase()
-  const database = await openDatabase({ url: empty.url })
+  const database = await openDatabase({ url: empty.url, limits })
   await database.migrate()
   return {
     ...database,

@@ -33,8 +33,8 @@ interface Call {
 }
 
 const APP_API = path.resolve(import.meta.dirname)
-/** Routes outside withStaff on purpose: next-auth's own endpoints, the health check, and metrics (withBearerToken, tested beside it). */
-const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/metrics"])
+/** Routes outside withStaff on purpose: next-auth's own endpoints, the health checks, and metrics (withBearerToken, tested beside it). */
+const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics"])
 
 let runtime: ConsoleRuntime
 let profileId: string

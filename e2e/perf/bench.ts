@@ -38,6 +38,7 @@ import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
+import { SHUTDOWN_FULL, SHUTDOWN_SMOKE, shutdownSection } from "./shutdown"
 import { measureStartup } from "./startup"
 import { countConsoleTokens, measureTokensAndFanout } from "./tokens"
 import { measureThroughput } from "./throughput"
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -176,6 +177,11 @@ async function main(): Promise<void> {
   // Scale-out (e2e/perf/scale.ts): three production instances on one Postgres.
   if (only.has("scale")) {
     await scaleSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SCALE_SMOKE : SCALE_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+  }
+
+  // Graceful shutdown (e2e/perf/shutdown.ts): SIGTERM during a burst, two instances on one Postgres.
+  if (only.has("shutdown")) {
+    await shutdownSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

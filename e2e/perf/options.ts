@@ -3,7 +3,7 @@
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { scaleDatabaseServer } from "./postgres"
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown"] as const
 export type Phase = (typeof PHASES)[number]
 
 export interface Args {
@@ -21,8 +21,8 @@ export interface Args {
 }
 
 export function parseArgs(argv: string[]): Args {
-  // scale needs a Postgres server: it runs by default only when one is configured.
-  const only = new Set<Phase>(PHASES.filter((p) => p !== "scale" || scaleDatabaseServer()))
+  // scale and shutdown need a Postgres server: they run by default only when one is configured.
+  const only = new Set<Phase>(PHASES.filter((p) => (p !== "scale" && p !== "shutdown") || scaleDatabaseServer()))
   const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto" }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]

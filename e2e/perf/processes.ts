@@ -55,6 +55,8 @@ export interface Server {
   pid: number
   logFile: string
   exited: boolean
+  /** The exit code once exited (null: ended by a signal, or still running). */
+  exitCode: number | null
   /** Stops the process group: SIGTERM, then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>
   logTail(lines?: number): string
@@ -80,12 +82,18 @@ export function startProcess(options: {
   child.stderr?.pipe(log, { end: false })
   const pid = child.pid
   if (pid === undefined) throw new Error(`${options.name}: could not start ${options.command}`)
-  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", (code) => {
+      server.exitCode = code
+      resolve()
+    }),
+  )
   const server: Server = {
     name: options.name,
     pid,
     logFile,
     exited: false,
+    exitCode: null,
     async stop(graceMs = 10_000) {
       if (server.exited) return
       signalGroup(pid, "SIGTERM")

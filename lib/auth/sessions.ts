@@ -3,6 +3,7 @@ import { and, desc, eq, gte, lt, or } from "drizzle-orm"
 import { directoryRole } from "@/lib/auth/directory"
 import { type Role, type Staff, isRole } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
+import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { type ConsoleSession, consoleAuthEvents, consoleSessions } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 
@@ -15,6 +16,8 @@ export const SESSION_ABSOLUTE_S = 8 * 60 * 60
  * instance (or a row deleted by hand) stops here within this time.
  */
 export const SESSION_RECHECK_MS = 2000
+/** While the database is not answering, a session seen valid this recently is still trusted. */
+export const SESSION_UNAVAILABLE_GRACE_MS = 60_000
 /** last_seen_at is written at most this often per session. */
 const TOUCH_EVERY_MS = 60_000
 const SWEEP_EVERY_MS = 60_000
@@ -144,7 +147,14 @@ export async function resolveSession(db: Db, id: unknown, now = Date.now()): Pro
   // most one touch) of the session, instead of one each.
   const pending = inflight.get(id)
   if (pending) return pending
-  const check = checkSession(db, id, now).finally(() => inflight.delete(id))
+  const check = checkSession(db, id, now)
+    .catch((error: unknown) => {
+      // The database is not answering: a session this instance saw valid a moment ago stays
+      // valid meanwhile (reads that need no database keep working; writes fail on their own).
+      if (hit?.staff && now - hit.checkedAt < SESSION_UNAVAILABLE_GRACE_MS && isDatabaseUnavailable(error)) return hit.staff
+      throw error
+    })
+    .finally(() => inflight.delete(id))
   inflight.set(id, check)
   return check
 }

@@ -10,6 +10,7 @@ import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { UpstreamClient } from "@/lib/upstream"
+import { inSpan } from "@/lib/tracing"
 
 /**
  * Where the intent a create is placed under comes from: the one its admission has just
@@ -74,7 +75,7 @@ function coalesce<T>(
     return existing.placed as Promise<Placed<T>>
   }
   const table = inFlight
-  const placed = run().finally(() => table.delete(key))
+  const placed = inSpan("console.intent.place", { "console.ref_id": refId }, run).finally(() => table.delete(key))
   table.set(key, { request, placed })
   return placed
 }

@@ -106,6 +106,11 @@ export async function bannerConversionsApi(): Promise<ConversionsApi> {
   }
 }
 
+/** The runtime if this process has started building it (a shutdown has nothing to stop otherwise). */
+export function builtRuntime(): Promise<ConsoleRuntime> | undefined {
+  return globalForRuntime.__consoleRuntime
+}
+
 /** The process's console runtime: database, service client, quote cache, sandbox. */
 export function consoleRuntime(): Promise<ConsoleRuntime> {
   globalForRuntime.__consoleRuntime ??= build()

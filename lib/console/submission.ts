@@ -28,6 +28,7 @@ import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
 import type { Conversion, Quote, QuoteExecution } from "@/lib/schemas/records"
+import { inSpan } from "@/lib/tracing"
 
 /**
  * The submission path every create takes, approval or not: price it, admit it (its
@@ -140,7 +141,11 @@ async function submit<T>(
     if (again) return again
     throw error
   }
-  const admission = await admit(deps.db, full, now)
+  const admission = await inSpan("console.intent.write", { "console.operation": gate.operation, "console.ref_id": gate.refId }, async (span) => {
+    const admitted = await admit(deps.db, full, now)
+    span.setAttribute("console.admitted", admitted.admitted)
+    return admitted
+  })
   if (admission.admitted === "send") return { kind: "placed", placed: await place(writtenIntent(admission.intent)) }
   const existing = await resubmitted(deps, gate, place, now)
   if (!existing) throw new Error("intent vanished after it was written")

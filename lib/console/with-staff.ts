@@ -5,8 +5,10 @@ import { ZodError } from "zod"
 import { FOREIGN_HOST_DETAIL, foreignHostReason } from "@/lib/auth/host"
 import { roleAtLeast, type Role, type Staff } from "@/lib/auth/roles"
 import { staffFromRequest } from "@/lib/auth/session"
+import { shuttingDown, trackWrite } from "@/lib/console/draining"
 import { CONSOLE_BODY_LIMIT, queryObject } from "@/lib/console/http"
 import { type ConsoleRuntime, consoleRuntime } from "@/lib/console/runtime"
+import { DATABASE_RETRY_AFTER_S, databaseErrorCode, isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
 import { log } from "@/lib/log"
@@ -14,15 +16,18 @@ import { recordRequest, routePattern } from "@/lib/metrics"
 import {
   HttpProblem,
   bodyTooLarge,
+  databaseUnavailable,
   forbiddenHost,
   forbiddenOrigin,
   internalError,
   problemResponse,
   roleRequired,
+  shuttingDown as shuttingDownProblem,
   unauthenticated,
   validationFailed,
 } from "@/lib/problem"
-import type { Problem } from "@/lib/schemas/problem"
+import { PROBLEM_CONTENT_TYPE, type Problem } from "@/lib/schemas/problem"
+import { annotate, inSpan } from "@/lib/tracing"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 export interface StaffContext<P> {
@@ -60,6 +65,8 @@ export function validationProblem(error: ZodError): Problem {
     .join("; ")
   return validationFailed(fields, detail).problem
 }
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
 /** The console's own origin, as the browser sees it. */
 function siteOrigin(req: NextRequest): string {
@@ -112,6 +119,7 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
       if (!staff) {
         return deny(unauthenticated("Sign in to use the console."), { req, requestId, who: "anonymous", why: "no valid session" })
       }
+      annotate({ "console.role": staff.role })
       if (!roleAtLeast(staff.role, minimumRole)) {
         return deny(roleRequired(minimumRole, staff.role), {
           req,
@@ -124,8 +132,15 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
       if (crossSite) {
         return deny(forbiddenOrigin("Cross-site requests are refused."), { req, requestId, who: staff.email, why: crossSite })
       }
-      const runtime = await consoleRuntime()
-      const response = await handler({ req, params: await route.params, query: queryObject(req), staff, requestId, runtime })
+      const write = !SAFE_METHODS.has(req.method)
+      // Shutting down: a write not yet taken is refused before anything is done, so its
+      // caller sends it (same ref_id) to another instance; one taken is finished first.
+      if (write && shuttingDown()) return problemResponse(shuttingDownProblem(1), { "x-request-id": requestId, connection: "close" })
+      const handled = (async () => {
+        const runtime = await consoleRuntime()
+        return handler({ req, params: await route.params, query: queryObject(req), staff, requestId, runtime })
+      })()
+      const response = await (write ? trackWrite(handled) : handled)
       response.headers.set("x-request-id", requestId)
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
       return response
@@ -141,10 +156,22 @@ export function measured<P extends RouteParams>(
 ): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
     const started = performance.now()
-    const response = await handler(req, route)
     const params: RouteParams = (await Promise.resolve(route?.params).catch(() => undefined)) ?? {}
-    recordRequest(routePattern(req.nextUrl.pathname, params), req.method, response.status, (performance.now() - started) / 1000)
-    return response
+    const pattern = routePattern(req.nextUrl.pathname, params)
+    return inSpan(`console ${req.method} ${pattern}`, { "http.route": pattern, "http.request.method": req.method }, async (span) => {
+      const response = await handler(req, route)
+      recordRequest(pattern, req.method, response.status, (performance.now() - started) / 1000)
+      span.setAttribute("http.response.status_code", response.status)
+      if (span.isRecording()) {
+        // The trace id beside the request id, so a report of either finds the other.
+        response.headers.set("x-trace-id", span.spanContext().traceId)
+        if (response.headers.get("content-type") === PROBLEM_CONTENT_TYPE) {
+          const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null
+          if (typeof body?.code === "string") span.setAttribute("console.problem_code", body.code)
+        }
+      }
+      return response
+    })
   }
 }
 
@@ -166,6 +193,15 @@ export function errorResponse(
       log.warn("upstream.failed", { requestId, what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`, error: error.name, status: answer.problem.status })
     }
     return problemResponse(answer.problem, { ...headers, ...answer.headers })
+  }
+  if (isDatabaseUnavailable(error)) {
+    log.warn("database.unavailable", {
+      requestId,
+      what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
+      error: error instanceof Error ? error.name : "unknown",
+      code: databaseErrorCode(error),
+    })
+    return problemResponse(databaseUnavailable(DATABASE_RETRY_AFTER_S), headers)
   }
   if (ctx.req.signal.aborted) {
     // The client went away: nothing failed on the console's side.

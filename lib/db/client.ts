@@ -10,6 +10,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite"
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator"
 import pg from "pg"
 import * as schema from "@/lib/db/schema"
+import type { DatabaseLimits } from "@/lib/env"
 import { ensurePrivateDir } from "@/lib/private-dir"
 
 export type Schema = typeof schema
@@ -29,9 +30,23 @@ export const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib", "db", "migratio
  * Opens a database: node-postgres when `url` is given, else PGlite on `dataDir`
  * (created if missing), or in memory when neither is given.
  */
-export async function openDatabase(options: { url?: string | undefined; dataDir?: string | undefined }): Promise<Database> {
+export async function openDatabase(options: { url?: string | undefined; dataDir?: string | undefined; limits?: DatabaseLimits | undefined }): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: 10, application_name: "treasury-console" })
+    const limits = options.limits
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: limits?.poolMax ?? 10,
+      application_name: "treasury-console",
+      // Bounded: a request waits this long for a connection (new, or a free one of the pool),
+      // the server cancels a statement past its timeout, and a lock wait past its own.
+      ...(limits
+        ? {
+            connectionTimeoutMillis: limits.connectTimeoutMs,
+            statement_timeout: limits.statementTimeoutMs,
+            lock_timeout: limits.lockTimeoutMs,
+          }
+        : {}),
+    })
     // A pooled client that errors while idle must not crash the process.
     pool.on("error", () => undefined)
     const db = drizzlePg(pool, { schema, casing: "snake_case" })
@@ -158,11 +173,15 @@ const MIGRATION_LOCK = 7_301_245_001
 async function migrateLocked(pool: pg.Pool): Promise<void> {
   const client = await pool.connect()
   try {
+    // Migrations may wait for another instance's and take their time: no statement or lock
+    // timeout on this session until they are done (RESET restores the connection's own).
+    await client.query("set statement_timeout = 0; set lock_timeout = 0")
     await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK])
     try {
       await migratePg(drizzlePg(client, { schema, casing: "snake_case" }), { migrationsFolder: MIGRATIONS_FOLDER })
     } finally {
       await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK])
+      await client.query("reset statement_timeout; reset lock_timeout")
     }
   } finally {
     client.release()
@@ -175,13 +194,20 @@ const globalForDb = globalThis as unknown as { __consoleDatabase?: Promise<Datab
  * The process's one database, opened and migrated on first use and kept on globalThis:
  * the dev server reloads modules, and two PGlite instances on one folder corrupt it.
  */
-export function getDatabase(config: { url: string | undefined; dataDir: string }): Promise<Database> {
+export function getDatabase(config: { url: string | undefined; dataDir: string; limits?: DatabaseLimits }): Promise<Database> {
   globalForDb.__consoleDatabase ??= (async () => {
     const database = await openDatabase({
       url: config.url,
+      limits: config.limits,
       dataDir: config.url ? undefined : path.join(config.dataDir, "pglite"),
     })
-    await database.migrate()
+    try {
+      await database.migrate()
+    } catch (error) {
+      // Unreachable or refusing: the next request opens a new pool, this one must not linger.
+      await database.close().catch(() => undefined)
+      throw error
+    }
     return database
   })()
   globalForDb.__consoleDatabase.catch(() => {

@@ -8,7 +8,7 @@ import { type Env, type Purpose, parseEnv } from "./parse"
  * so a build or a server start with a bad environment stops there.
  */
 
-export { ConfigError, type ConsoleUser, type Env, type Role, type SandboxSettings, configurationWarnings, parseEnv } from "./parse"
+export { ConfigError, type ConsoleUser, type DatabaseLimits, type Env, type Role, type SandboxSettings, configurationWarnings, parseEnv } from "./parse"
 export { DEFAULT_DEMO_PASSWORD } from "./vars"
 
 let cached: Env | undefined

@@ -19,6 +19,14 @@ export interface SandboxSettings {
   maxConversionUsd: number
 }
 
+/** How long Postgres work may take: waiting for a connection, running a statement, waiting for a lock. */
+export interface DatabaseLimits {
+  poolMax: number
+  connectTimeoutMs: number
+  statementTimeoutMs: number
+  lockTimeoutMs: number
+}
+
 export interface Env {
   nodeEnv: "development" | "production" | "test"
   /** sandbox: the embedded service with demo users; upstream: the real service. */
@@ -36,6 +44,8 @@ export interface Env {
   /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
   metricsToken: string | undefined
   databaseUrl: string | undefined
+  /** Bounds of every Postgres connection (PGlite, in process, has none). */
+  databaseLimits: DatabaseLimits
   dataDir: string
   nextAuthSecret: string | undefined
   nextAuthUrl: string | undefined
@@ -56,6 +66,10 @@ export interface Env {
   /** True when DEMO_PASSWORD is unset and the built-in development default is in use. */
   demoPasswordIsDefault: boolean
   logLevel: "debug" | "info" | "warn" | "error" | "silent"
+  /** On SIGTERM, how long writes in flight are waited for. */
+  shutdownTimeoutMs: number
+  /** OpenTelemetry: where traces go (OTLP/HTTP); unset, none are made. */
+  tracing: { endpoint: string; serviceName: string } | undefined
   sandbox: SandboxSettings & { clientId: string | undefined; clientSecret: string | undefined; port: number }
 }
 
@@ -172,6 +186,12 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,
+    databaseLimits: {
+      poolMax: raw.DATABASE_POOL_MAX,
+      connectTimeoutMs: raw.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: raw.DATABASE_LOCK_TIMEOUT_MS,
+    },
     dataDir: raw.DATA_DIR,
     nextAuthSecret: raw.NEXTAUTH_SECRET,
     nextAuthUrl: raw.NEXTAUTH_URL,
@@ -190,6 +210,8 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     demoPassword: raw.DEMO_PASSWORD ?? DEFAULT_DEMO_PASSWORD,
     demoPasswordIsDefault: raw.DEMO_PASSWORD === undefined,
     logLevel: raw.LOG_LEVEL,
+    shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: raw.OTEL_SERVICE_NAME } : undefined,
     sandbox: {
       clientId: raw.SANDBOX_CLIENT_ID,
       clientSecret: raw.SANDBOX_CLIENT_SECRET,

@@ -158,6 +158,26 @@ export const SECTIONS = {
       description: "local state: PGlite files, the generated auth secret, the sandbox's client (made 0700, its files 0600)",
       default: ".data",
     }),
+    DATABASE_POOL_MAX: int({ description: "Postgres: connections each instance may hold", default: 10, min: 1, max: 200 }),
+    DATABASE_CONNECT_TIMEOUT_MS: int({
+      description:
+        "Postgres: how long a request waits for a connection (a new one, or a free one of the pool) before it is refused with 503 `database_unavailable`, in milliseconds",
+      default: 2000,
+      min: 100,
+      max: 60_000,
+    }),
+    DATABASE_STATEMENT_TIMEOUT_MS: int({
+      description: "Postgres: the longest one statement may run before the server cancels it, in milliseconds (migrations are exempt)",
+      default: 5000,
+      min: 100,
+      max: 600_000,
+    }),
+    DATABASE_LOCK_TIMEOUT_MS: int({
+      description: "Postgres: the longest one statement may wait for a lock (a locked table or row), in milliseconds (migrations are exempt)",
+      default: 2000,
+      min: 100,
+      max: 600_000,
+    }),
   },
   "Staff sign-in": {
     NEXTAUTH_SECRET: text({
@@ -205,6 +225,21 @@ export const SECTIONS = {
       description: "bearer token Prometheus sends to `GET /api/metrics`, at least 24 characters",
       whenUnset: "no metrics endpoint (404)",
       rule: atLeast(24),
+    }),
+  },
+  "Running": {
+    OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({
+      description:
+        "OpenTelemetry: traces of console requests, service calls, intent writes and placements go to `<this>/v1/traces` over OTLP/HTTP (e.g. `http://otel-collector:4318`)",
+      whenUnset: "no traces: OpenTelemetry's SDK is not even loaded",
+    }),
+    OTEL_SERVICE_NAME: text({ description: "the `service.name` of the console's spans", default: "treasury-console" }),
+    SHUTDOWN_TIMEOUT_MS: int({
+      description:
+        "on SIGTERM: how long the instance waits for the writes it has taken (placements in flight) before it exits; new writes are refused meanwhile and its leases are given up at once, in milliseconds",
+      default: 10_000,
+      min: 0,
+      max: 120_000,
     }),
   },
   "The embedded sandbox": {
@@ -261,6 +296,7 @@ export const VARIABLES = {
   ...SECTIONS["Staff sign-in"],
   ...SECTIONS["Single sign-on (OpenID Connect)"],
   ...SECTIONS["Logging and metrics"],
+  ...SECTIONS["Running"],
   ...SECTIONS["The embedded sandbox"],
   ...SECTIONS["Set by Next.js"],
 }

@@ -29,6 +29,8 @@ export const CONSOLE_PROBLEM_CODES = {
   upstream_unavailable: 502,
   upstream_misconfigured: 502,
   quotes_unavailable: 503,
+  database_unavailable: 503,
+  shutting_down: 503,
   upstream_timeout: 504,
   // Outcomes of approval requests, stored on their intents (the approval and intent pages show them).
   request_expired: 409,

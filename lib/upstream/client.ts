@@ -132,6 +132,10 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
   }
 
   return {
+    async ensureToken() {
+      await tokens.get(scopes, "token")
+    },
+
     async listQuotes(markets) {
       const url = apiUrl("/quotes", { markets })
       return (await call({ ...read, op: "listQuotes", url, schema: quoteListSchema })).value.items

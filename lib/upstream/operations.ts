@@ -98,4 +98,6 @@ export interface UpstreamClient
     SandboxOperations {
   conversionsApi(): Promise<ConversionsApi>
   conversionsVia(api: ConversionsApi): ConversionOperations
+  /** Resolves once the client holds a token for its scopes (the cached one, or a new one). */
+  ensureToken(): Promise<void>
 }

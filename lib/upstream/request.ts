@@ -15,6 +15,7 @@ import { bucketForPath } from "@/lib/upstream/rate-limiter"
 import type { TokenManager } from "@/lib/upstream/token-manager"
 import { reasonPhrase } from "@/lib/schemas/problem"
 import { type Exchange, exchange, parseJson, parseRetryAfter, type Runtime } from "@/lib/upstream/transport"
+import { injectTraceContext, inSpan } from "@/lib/tracing"
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -199,14 +200,23 @@ export function createCaller(runtime: Runtime, tokens: TokenManager, retryPolicy
   async function send<T>(spec: CallSpec<T>, token: string, attempt: number): Promise<Exchange> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" }
     if (spec.body !== undefined) headers["content-type"] = "application/json"
-    return exchange(runtime, {
-      op: spec.op,
-      method: spec.method,
-      url: spec.url,
-      headers,
-      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-      bucket: bucketForPath(spec.url.pathname),
-      attempt,
+    const refId = (spec.body as { ref_id?: unknown } | undefined)?.ref_id
+    // One span per HTTP exchange: its operation, attempt and status; the ref_id of a create. Never the body.
+    const attributes = { "upstream.operation": spec.op, "http.request.method": spec.method, "upstream.attempt": attempt, "upstream.retry": attempt > 1 }
+    return inSpan(`upstream ${spec.op}`, typeof refId === "string" ? { ...attributes, "upstream.ref_id": refId } : attributes, async (span) => {
+      injectTraceContext(headers)
+      const result = await exchange(runtime, {
+        op: spec.op,
+        method: spec.method,
+        url: spec.url,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        bucket: bucketForPath(spec.url.pathname),
+        attempt,
+      })
+      if (result.kind === "answer") span.setAttribute("http.response.status_code", result.status)
+      else span.setAttribute("upstream.failure", result.kind)
+      return result
     })
   }
 

@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto"
+import { sql } from "drizzle-orm"
+import { NextRequest } from "next/server"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { submitConversion } from "@/lib/console/submission"
+import { errorResponse } from "@/lib/console/with-staff"
+import { openDatabase } from "@/lib/db/client"
+import { isDatabaseUnavailable } from "@/lib/db/unavailable"
+import { testDatabaseUrl } from "@/lib/env"
+import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+
+// Bounded database work on a real Postgres: a locked table, a pool with no free
+// connection, a server that refuses. Each must end in a prompt refusal the console
+// answers 503 database_unavailable (never 500), with nothing sent to the service.
+const LIMITS = { poolMax: 4, connectTimeoutMs: 800, statementTimeoutMs: 3000, lockTimeoutMs: 400 }
+const trader: Staff = { email: "trader@example.com", role: "trader" }
+
+/** The console's answer to a request that failed with `error`. */
+async function answerTo(error: unknown): Promise<{ status: number; code: unknown; retryAfter: string | null }> {
+  const res = errorResponse(error, randomUUID(), { req: new NextRequest("http://localhost/api/conversions", { method: "POST" }), staff: trader })
+  const body = (await res.json()) as { code?: unknown }
+  return { status: res.status, code: body.code, retryAfter: res.headers.get("retry-after") }
+}
+
+async function failureOf(work: Promise<unknown>): Promise<unknown> {
+  try {
+    await work
+  } catch (error) {
+    return error
+  }
+  throw new Error("expected a failure")
+}
+
+describe.skipIf(!testDatabaseUrl())("bounded database work on Postgres", () => {
+  let h: ConsoleHarness
+  let profileId: string
+  let locker: pg.Client
+
+  beforeAll(async () => {
+    h = await createConsoleHarness({ driver: "postgres", limits: LIMITS })
+    profileId = (await h.upstream.listProfiles()).items[0]!.id
+    const pool = (h.db as unknown as { $client: pg.Pool }).$client
+    locker = new pg.Client({ connectionString: (pool.options as { connectionString: string }).connectionString })
+    await locker.connect()
+  }, 120_000)
+  afterAll(async () => {
+    await locker?.end().catch(() => undefined)
+    await h?.close()
+  }, 60_000)
+
+  const conversion = (refId: string) => ({ profile_id: profileId, amount: "3.00", source_asset: "USD" as const, target_asset: "USDP" as const, ref_id: refId })
+  const conversionsWithRef = async (refId: string) => (await h.upstream.listConversions({ ref_id: refId })).items
+
+  it("a create whose intent cannot be written behind a locked table is refused with 503 database_unavailable and Retry-After, nothing sent; it goes through once the lock is gone", async () => {
+    const refId = randomUUID()
+    await locker.query("begin")
+    await locker.query("lock table console_intents in access exclusive mode")
+    try {
+      const error = await failureOf(submitConversion(h, trader, conversion(refId)))
+      expect(isDatabaseUnavailable(error)).toBe(true)
+      expect(await answerTo(error)).toEqual({ status: 503, code: "database_unavailable", retryAfter: "2" })
+      expect(await conversionsWithRef(refId)).toHaveLength(0)
+    } finally {
+      await locker.query("rollback")
+    }
+    const placed = await submitConversion(h, trader, conversion(refId))
+    expect(placed.kind).toBe("placed")
+    expect(await conversionsWithRef(refId)).toHaveLength(1)
+  }, 60_000)
+
+  it("a request that finds every pooled connection taken is refused with 503 once the connect timeout passes, and the pool serves again when one is free", async () => {
+    const pool = (h.db as unknown as { $client: pg.Pool }).$client
+    const held = await Promise.all(Array.from({ length: LIMITS.poolMax }, () => pool.connect()))
+    try {
+      const error = await failureOf(h.db.execute(sql`select 1`))
+      expect(isDatabaseUnavailable(error)).toBe(true)
+      expect((await answerTo(error)).status).toBe(503)
+    } finally {
+      for (const client of held) client.release()
+    }
+    await expect(h.db.execute(sql`select 1`)).resolves.toBeDefined()
+  }, 60_000)
+
+  it("a statement past the statement timeout is cancelled by the server and answered 503", async () => {
+    const error = await failureOf(h.db.execute(sql`select pg_sleep(10)`))
+    expect(isDatabaseUnavailable(error)).toBe(true)
+    expect((await answerTo(error)).code).toBe("database_unavailable")
+  }, 60_000)
+
+  it("a server that refuses connections is unavailable, not a failure of the console", async () => {
+    const refused = await openDatabase({ url: "postgres://postgres@127.0.0.1:1/none", limits: LIMITS })
+    const error = await failureOf(refused.migrate())
+    await refused.close()
+    expect(isDatabaseUnavailable(error)).toBe(true)
+    expect(await answerTo(error)).toMatchObject({ status: 503, code: "database_unavailable" })
+  }, 60_000)
+})
+
+describe("what counts as the database being unavailable", () => {
+  it("a failure of the work itself is not: a unique violation, a syntax error, a plain error", () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false)
+    expect(isDatabaseUnavailable(Object.assign(new Error("syntax"), { code: "42601" }))).toBe(false)
+    expect(isDatabaseUnavailable(new Error("connect ECONNREFUSED in a message only"))).toBe(false)
+  })
+  it("a timeout or refusal is, also wrapped as a cause (as drizzle wraps the driver's errors)", () => {
+    const lock = Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" })
+    expect(isDatabaseUnavailable(new Error("Failed query", { cause: lock }))).toBe(true)
+    expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true)
+    expect(isDatabaseUnavailable(Object.assign(new Error("refused"), { code: "ECONNREFUSED" }))).toBe(true)
+  })
+})
