@@ -11,6 +11,12 @@ export interface Funds {
   available: string | undefined
 }
 
+/** The pre-trade checks of an order under review: its verdict, and its payment against the balance. */
+export interface ReviewChecks {
+  verdict: PreTradeVerdict
+  funds: Funds
+}
+
 function fiat(value: Decimal): string {
   return value.toFixed(FIAT_DECIMALS)
 }

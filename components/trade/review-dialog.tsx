@@ -9,9 +9,9 @@ import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
-import { type Funds, PreTradeChecks } from "@/components/forms/pre-trade-checks"
+import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
 import { type ExecutionAmounts, formatAmount, toDecimal } from "@/lib/money"
-import { type PreTradeVerdict, retypedMatches } from "@/lib/pre-trade"
+import { retypedMatches } from "@/lib/pre-trade"
 import type { Quote } from "@/lib/schemas/records"
 
 /** What the operator is about to confirm: one body, one ref_id, one held quote. */
@@ -25,11 +25,7 @@ export interface Review {
   movedFrom: string | null
 }
 
-/** The pre-trade checks of the order under review (see components/forms/pre-trade-checks). */
-export interface ReviewChecks {
-  verdict: PreTradeVerdict
-  funds: Funds
-}
+export type { ReviewChecks }
 
 /** Where a submission resumed after a reload stands: asked about by itself, or said by the console to be not placed. */
 export type Resumption = "checking" | "not-placed" | null
