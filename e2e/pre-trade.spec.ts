@@ -139,3 +139,30 @@ test("after a definite refusal Confirm is off and Enter goes to Edit order: one 
     expect(posts()).toBe(1)
   })
 })
+
+test.describe("conversions (finding 5)", () => {
+  test("no 7th metadata row; Review says why it does not open; a 99,999,999,999 USD conversion cannot be confirmed", async ({ page }) => {
+    await page.goto("/conversions/new")
+    await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Treasury" })
+    await page.getByLabel("From (source asset)").selectOption("USD")
+    await page.getByLabel("To (target asset)").selectOption("USDP")
+    const add = page.getByRole("button", { name: "Add metadata" })
+    for (let i = 1; i <= 6; i++) await add.click()
+    await expect(add).toBeDisabled()
+    await expect(page.getByLabel("Key 7", { exact: true })).toHaveCount(0)
+    for (let i = 6; i >= 1; i--) await page.getByRole("button", { name: `Remove metadata row ${i}` }).click()
+
+    await page.getByLabel(/^Amount/).fill("12.345")
+    await page.getByRole("button", { name: "Review" }).click()
+    await expect(page.getByTestId("review-blocked")).toContainText("Fix Amount first")
+    await expect(page.getByRole("dialog")).toHaveCount(0)
+
+    await page.getByLabel(/^Amount/).fill("99999999999")
+    await page.getByRole("button", { name: "Review" }).click()
+    const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+    await expect(dialog.getByTestId("review-checks-verdict")).toHaveText("Over your limit per order of 50,000.00 USD: the console will refuse it.")
+    await expect(dialog.getByTestId("shortfall")).toContainText("Insufficient funds")
+    await expect(dialog.getByTestId("review-checks-approval")).toContainText("Needed")
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+  })
+})

@@ -1,3 +1,6 @@
+"use client"
+
+import { useEffect, useRef } from "react"
 import { Amount } from "@/components/ui/amount"
 import { cn } from "@/components/ui/cn"
 import { Decimal, FIAT_DECIMALS, formatAmount, toDecimal, tryDecimal } from "@/lib/money"
@@ -75,8 +78,14 @@ export function PreTradeChecks({
   const short = available !== null && needed.gt(available) ? needed.sub(available) : null
   const line = verdictLine(verdict, short !== null)
   const used = facts ? toDecimal(facts.used_today) : null
+  // A refusal to come is not left below the fold: it scrolls into view when it appears.
+  const box = useRef<HTMLDivElement>(null)
+  const danger = line.tone === "danger" || line.tone === "warning"
+  useEffect(() => {
+    if (danger) box.current?.scrollIntoView({ block: "nearest" })
+  }, [danger])
   return (
-    <div className={cn("rounded-md border px-3 py-2 text-sm", TONE[line.tone])} data-testid={testId}>
+    <div ref={box} className={cn("rounded-md border px-3 py-2 text-sm", TONE[line.tone])} data-testid={testId}>
       <p className="font-semibold" data-testid={`${testId}-verdict`} role={line.tone === "danger" ? "alert" : undefined}>
         {line.text}
       </p>

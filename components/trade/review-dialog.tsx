@@ -300,6 +300,7 @@ function Retype({ amount, asset, value, onChange, onEnter }: { amount: string; a
         }}
         aria-describedby="retype-hint"
         data-testid="retype-amount"
+        data-autofocus
       />
       <p id="retype-hint" className="mt-1 text-xs" data-testid="retype-hint">
         {value.trim() === "" ? "Confirm opens once it matches." : matches ? "Matches." : "Does not match the amount under review."}
