@@ -285,7 +285,7 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept e
         if (found.placed === true) settle({ kind: "placed", record: found.record, via: "placed-earlier" })
         else if (found.placed === false) {
           setRefId(newRefId())
-          answer({ kind: "open", notPlaced: current.resumed }, current.resumed)
+          answer(current.resumed ? { kind: "open", notPlaced: true } : { kind: "open" }, current.resumed)
         } else settle({ ...current, checkError: found.error })
       })
       .finally(() => {
