@@ -176,9 +176,25 @@ test.describe("four eyes", () => {
       await form.getByTestId("amount").fill("150")
       await trader.getByTestId("review-button").click()
       const dialog = trader.getByRole("dialog")
-      await dialog.getByTestId("confirm-button").click()
-      const refusal = dialog.getByRole("alert").filter({ hasText: "daily limit" })
-      await expect(refusal).toContainText(`Your daily limit is ${limit} USD (UTC day); you have used ${today} USD today and this order adds 150.00 USD.`)
+      // The review says it before Confirm, with the numbers, and Confirm is off.
+      const { formatAmount } = await import("@/lib/money")
+      await expect(dialog.getByTestId("review-checks-verdict")).toContainText(
+        `Over your daily limit of ${formatAmount(limit)} USD (${formatAmount(today)} used today): the console will refuse it.`,
+      )
+      await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+      await expect(dialog.getByTestId("edit-order")).toBeFocused()
+      // The server refuses the same order too, with the numbers.
+      const quoteId = (await dialog.getByTestId("review-quote-id").textContent()) ?? ""
+      const profiles = (await (await trader.request.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
+      const treasury = profiles.items.find((p) => p.nickname === "Treasury")?.id ?? ""
+      const sent = await trader.request.post(`/api/profiles/${treasury}/quote-executions`, {
+        headers: { origin: origin() },
+        data: { quote_id: quoteId, quote_amount: "150.00", ref_id: crypto.randomUUID() },
+      })
+      expect(sent.status()).toBe(422)
+      const refusal = (await sent.json()) as { code: string; detail: string }
+      expect(refusal.code).toBe("limit_exceeded")
+      expect(refusal.detail).toBe(`Your daily limit is ${formatAmount(limit)} USD (UTC day); you have used ${formatAmount(today)} USD today and this order adds 150.00 USD.`)
       await trader.context().close()
 
       const admin = await pageAs(browser, "admin")

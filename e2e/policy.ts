@@ -19,7 +19,7 @@ export async function putPolicy(admin: APIRequestContext, policy: Record<string,
 }
 
 /**
- * Runs `body` under a policy that asks for no approval and sets no limits, then puts the
+ * Runs `body` under a policy that asks for no approval, sets no limits and no retype size, then puts the
  * policy back: for tests of the service's own refusals (its maximum, insufficient funds),
  * which the console's limits would otherwise stop first.
  */
@@ -29,6 +29,7 @@ export async function withoutPolicyLimits<T>(baseURL: string, body: () => Promis
   await putPolicy(admin, {
     ...before,
     approval_thresholds: { execution: {}, conversion: {} },
+    retype_amount_over: {},
     role_limits: {},
     staff_limits: {},
   })

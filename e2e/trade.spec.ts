@@ -3,7 +3,7 @@ import { executionAmounts } from "@/lib/money"
 import { expectNoSeriousA11yViolations } from "./axe"
 import { openDesk, review, startTrade } from "./desk"
 import { storageStateOf } from "./helpers"
-import { withoutPolicyLimits } from "./policy"
+import { moveMarket, withoutPolicyLimits } from "./policy"
 
 // The trade desk against the embedded sandbox: real quotes, real executions, real
 // settlement (1.5 s delay on the e2e server). Nothing is mocked; a few tests withhold
@@ -184,28 +184,21 @@ test.describe("trader", () => {
     expect(problem.meta?.fields?.base_amount).toBe("at most 8 decimals")
   })
 
-  test("7 metadata pairs and a 101-character key are refused", async ({ page }, testInfo) => {
+  test("a 7th metadata pair is never offered, and a 101-character key is refused", async ({ page }, testInfo) => {
     await openDesk(page, { market: "BTCUSD" })
     const form = await startTrade(page, "BUY", "crypto", "0.001")
     const add = form.getByRole("button", { name: "Add metadata" })
-    for (let i = 1; i <= 7; i++) {
+    for (let i = 1; i <= 6; i++) {
       await add.click()
       await form.getByLabel(`Key ${i}`, { exact: true }).fill(`key${i}`)
       await form.getByLabel(`Value ${i}`, { exact: true }).fill(`value ${i}`)
     }
-    await expect(form.getByTestId("metadata-count")).toHaveText("7 of 6")
-    await expect(form.getByText("at most 6 pairs (got 7)")).toBeVisible()
-    // A blank row is not sent, so it does not count.
-    await add.click()
-    await expect(form.getByLabel("Key 8", { exact: true })).toBeVisible()
-    await expect(form.getByTestId("metadata-count")).toHaveText(/^7 of 6 \(blank rows are not sent\)$/)
-    await page.getByTestId("review-button").click()
-    await expect(page.getByTestId("review")).toHaveCount(0)
-    await snap(page, testInfo, "seven metadata pairs refused")
+    await expect(form.getByTestId("metadata-count")).toHaveText("6 of 6")
+    await expect(add).toBeDisabled()
+    await expect(form.getByTestId("metadata-full")).toHaveText("6 pairs is the most a record takes.")
+    await expect(form.getByLabel("Key 7", { exact: true })).toHaveCount(0)
+    await snap(page, testInfo, "six metadata pairs, no seventh")
 
-    await form.getByRole("button", { name: "Remove metadata row 7" }).click()
-    await expect(form.getByText("at most 6 pairs (got 7)")).toHaveCount(0)
-    await expect(form.getByTestId("metadata-count")).toHaveText(/^6 of 6 /)
     await form.getByLabel("Key 6", { exact: true }).fill("k".repeat(101))
     await expect(form.getByText("101 / 100")).toBeVisible()
     await expect(form.getByText("keys are at most 100 characters")).toBeVisible()
@@ -260,14 +253,21 @@ test.describe("trader", () => {
       await expect(dialog.getByRole("timer")).toHaveText("Expired")
       await snap(page, testInfo, "quote expired")
 
+      // The market moves while the quote is expired: the fresh quote has another price.
+      const oldPrice = (await dialog.getByTestId("review-price").textContent()) ?? ""
+      await moveMarket(origin(), "ETH", "1")
       await dialog.getByTestId("fresh-quote").click()
       await expect(dialog.getByTestId("review-quote-id")).not.toHaveText(oldQuote ?? "")
       await expect(dialog.getByTestId("review-base-amount")).toContainText(amount("0.01250000", "ETH"))
       await expect(dialog.getByTestId("review-ref-id")).toHaveText(refId ?? "")
+      // The moved price is highlighted, says what it was, and takes a deliberate second confirm.
+      await expect(dialog.getByTestId("review-price-moved")).toContainText(`was ${oldPrice.replace(/\s*USD per ETH$/, "")}`)
+      await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+      await expect(dialog.getByTestId("accept-price")).toBeFocused()
+      await snap(page, testInfo, "fresh quote, price moved")
+      await page.keyboard.press("Enter")
       await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
-      // "Get a fresh quote" is gone now: the keyboard moved on to Confirm.
       await expect(dialog.getByTestId("confirm-button")).toBeFocused()
-      await snap(page, testInfo, "fresh quote")
       const newQuote = await dialog.getByTestId("review-quote-id").textContent()
       await dialog.getByTestId("confirm-button").click()
       const result = page.getByTestId("result")
@@ -417,9 +417,11 @@ test.describe("trader", () => {
     const dialog = await review(page)
     await dialog.getByTestId("confirm-button").click()
     await expect(dialog.getByRole("alert")).toContainText("Check the form")
-    // The refused Confirm keeps the keyboard focus (it is never natively disabled while in flight).
-    await expect(dialog.getByTestId("confirm-button")).toBeFocused()
-    await dialog.getByRole("button", { name: "Cancel" }).click()
+    // A definite refusal: the same body is not offered again; the keyboard goes to "Edit order".
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+    await expect(dialog.getByTestId("edit-order")).toBeFocused()
+    await page.keyboard.press("Enter")
+    await expect(form.getByTestId("amount")).toBeFocused()
     await expect(form.getByText("Amount in USD: above the maximum 50000 USD per execution", { exact: true })).toBeVisible()
     // Tied to the input for screen readers, without the wire name.
     const input = form.getByTestId("amount")
@@ -511,7 +513,7 @@ test.describe("trader", () => {
     expect(posts).toBe(1)
   })
 
-  test("a reload after a request that never arrived shows it is not placed yet, and places nothing until asked", async ({ page }, testInfo) => {
+  test("a reload after a request that never arrived checks by itself, then says Not placed, and places nothing until asked", async ({ page }, testInfo) => {
     await openDesk(page, { profile: "Treasury", market: "LTCUSD" })
     await startTrade(page, "BUY", "fiat", "130.00")
     const dialog = await review(page)
@@ -529,14 +531,18 @@ test.describe("trader", () => {
     })
     await page.reload()
     const resumed = page.getByRole("dialog")
-    await expect(resumed.getByTestId("review-resumed")).toContainText("nothing is sent again unless you choose “Place it now”")
-    await expect(resumed.getByTestId("unknown-outcome-note")).toContainText("Not placed yet, as far as the console can tell: place it now?")
-    await expect(resumed.getByTestId("unknown-outcome-note")).not.toContainText("never")
+    // One state at a time: first "Checking…", asked again by itself, with nothing to send.
+    await expect(resumed.getByRole("heading", { name: "Checking whether it was placed…" })).toBeVisible()
+    await expect(resumed.getByTestId("review-resumed")).toContainText("nothing is sent again")
     await expect(resumed.getByTestId("review-ref-id")).toHaveText(refId)
-    // The keyboard starts on the button that only asks.
-    await expect(resumed.getByTestId("check-button")).toBeFocused()
-    await snap(page, testInfo, "resumed: not placed yet")
-    await page.waitForTimeout(2000)
+    await expect(resumed.getByTestId("confirm-button")).toHaveCount(0)
+    await expect(resumed.getByTestId("review-resumed")).toContainText(/asked \d+ times/, { timeout: 15_000 })
+    await snap(page, testInfo, "resumed: checking")
+    // The console has no intent for it 30 s after it was sent: it never arrived, and the page says so.
+    await expect(resumed.getByRole("heading", { name: "Not placed" })).toBeVisible({ timeout: 45_000 })
+    await expect(resumed.getByTestId("review-resumed")).toContainText("The console says this order was not placed.")
+    await expect(resumed.getByTestId("confirm-button")).toHaveText("Place it now")
+    await snap(page, testInfo, "resumed: not placed")
     expect(posts).toBe(0)
     const profile = await profileNamed(page.request, "Treasury")
     expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(0)

@@ -89,6 +89,7 @@ async function pendingRequestId(maker?: string): Promise<string> {
 
 const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/me/limits": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   ...Object.fromEntries(
     (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) => [
       `${method} /api/[...path]`,

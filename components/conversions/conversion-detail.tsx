@@ -1,6 +1,5 @@
 "use client"
 
-import { useQueryClient } from "@tanstack/react-query"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { useEffect, useRef, useState } from "react"
@@ -9,14 +8,12 @@ import { RecordLinks } from "@/components/intents/record-links"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
-import { Dialog } from "@/components/ui/dialog"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
-import { useCancelConversionMutation, useConversionLookupQuery, useConversionQuery } from "@/lib/queries/conversions"
-import { conversionKeys, profileKeys } from "@/lib/queries/keys"
+import { useConversionLookupQuery, useConversionQuery } from "@/lib/queries/conversions"
 import { useBalancesQuery, useProfilesQuery } from "@/lib/queries/profiles"
-import { existingRecord } from "@/lib/queries/submission"
-import { type Conversion, conversionSchema } from "@/lib/schemas/records"
+import type { Conversion } from "@/lib/schemas/records"
+import { CancelConversion } from "./cancel-conversion"
 import { ConversionRecord } from "./conversion-record"
 
 function problemStatus(error: unknown): number | null {
@@ -90,11 +87,6 @@ function ProfileBalances({ conversion }: { conversion: Conversion }) {
  */
 export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boolean }) {
   const query = useConversionQuery(id)
-  const cancel = useCancelConversionMutation()
-  const queryClient = useQueryClient()
-  const [confirming, setConfirming] = useState<Conversion | null>(null)
-  const [cancelError, setCancelError] = useState<unknown>(null)
-  const [cancelledNow, setCancelledNow] = useState(false)
   // Each answer to a cancel moves the keyboard to the record: the dialog closes, and the
   // button it would hand the focus back to is gone once the record is no longer CREATED.
   const [answers, setAnswers] = useState(0)
@@ -132,60 +124,14 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
 
   const conversion = query.data
 
-  function confirmCancel() {
-    if (!confirming || cancel.isPending) return
-    cancel.mutate(confirming.id, {
-      onSuccess: () => {
-        setConfirming(null)
-        setCancelError(null)
-        setCancelledNow(true)
-        setAnswers((n) => n + 1)
-      },
-      onError: (error) => {
-        setConfirming(null)
-        setCancelError(error)
-        setAnswers((n) => n + 1)
-        // A refused cancel carries the fresh record.
-        const fresh = existingRecord(error, conversionSchema)
-        if (fresh) queryClient.setQueryData(conversionKeys.detail(fresh.id), fresh)
-        void query.refetch()
-        if (conversion.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(conversion.profile_id) })
-      },
-    })
-  }
-
-  const refusal = cancelError ? describeError(cancelError) : null
   return (
     <div className="space-y-4">
-      {cancelledNow && conversion.status === "CANCELLED" ? (
-        <Alert tone="success" title="Conversion cancelled">
-          <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} /> went back to the profile&apos;s available balance.
-        </Alert>
-      ) : null}
-      {refusal ? (
-        <Alert tone="danger" title={problemStatus(cancelError) === 409 ? "Not cancelled: it is no longer pending" : `Not cancelled: ${refusal.title}`}>
-          <p data-testid="cancel-problem">{refusal.detail}</p>
-          {problemStatus(cancelError) === 409 ? <p className="mt-1">The record below is fresh from the service.</p> : null}
-        </Alert>
-      ) : null}
-
       <RecordLinks profileId={conversion.profile_id} />
 
-      <ConversionRecord conversion={conversion} heading="Details" headingRef={recordHeading} />
+      {/* One timeline on this page: the record's story below names who asked, who approved and who cancelled. */}
+      <ConversionRecord conversion={conversion} heading="Details" headingRef={recordHeading} timeline={false} />
 
-      {canCancel && conversion.status === "CREATED" ? (
-        <div>
-          <Button
-            variant="danger"
-            onClick={() => {
-              setCancelError(null)
-              setConfirming(conversion)
-            }}
-          >
-            Cancel conversion
-          </Button>
-        </div>
-      ) : null}
+      {canCancel ? <CancelConversion conversion={conversion} onAnswered={() => setAnswers((n) => n + 1)} /> : null}
 
       <ProfileBalances conversion={conversion} />
 
@@ -197,43 +143,6 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         </p>
       ) : null}
 
-      <Dialog
-        open={confirming !== null}
-        onClose={() => {
-          if (!cancel.isPending) setConfirming(null)
-        }}
-        title="Cancel this conversion?"
-        footer={
-          <>
-            <Button variant="secondary" held={cancel.isPending} onClick={() => setConfirming(null)}>
-              Keep it
-            </Button>
-            <Button variant="danger" busy={cancel.isPending} onClick={confirmCancel}>
-              Cancel conversion
-            </Button>
-          </>
-        }
-      >
-        {confirming ? (
-          <div className="space-y-3 text-sm">
-            <p>
-              <Amount value={confirming.amount} asset={confirming.source_asset} minPlaces={2} /> → {confirming.target_asset} will not settle, and the{" "}
-              {confirming.source_asset} goes back to the profile&apos;s available balance.
-            </p>
-            <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
-              <dt className="font-medium text-slate-600">Conversion id</dt>
-              <dd className="break-all font-mono text-xs">{confirming.id}</dd>
-              <dt className="font-medium text-slate-600">ref_id</dt>
-              <dd className="break-all font-mono text-xs">{confirming.ref_id ?? "—"}</dd>
-            </dl>
-            {conversion.status !== "CREATED" ? (
-              <Alert tone="warning" title={`It is now ${conversion.status}`}>
-                The service will most likely refuse to cancel it.
-              </Alert>
-            ) : null}
-          </div>
-        ) : null}
-      </Dialog>
     </div>
   )
 }

@@ -1,6 +1,7 @@
 "use client"
 
 import { zodResolver } from "@hookform/resolvers/zod"
+import { useQueryClient } from "@tanstack/react-query"
 import { useEffect, useRef, useState } from "react"
 import { useForm, useWatch } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
@@ -9,7 +10,10 @@ import { ProfilePicker } from "@/components/profile/profile-picker"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { conversionSize } from "@/lib/limits"
+import { preTradeVerdict } from "@/lib/pre-trade"
 import { lookupConversionSubmission, useCreateConversionMutation } from "@/lib/queries/conversions"
+import { preTradeKeys, usePreTradeFactsQuery } from "@/lib/queries/limits"
 import { useBalancesQuery, useSelectedProfile } from "@/lib/queries/profiles"
 import { sessionStore } from "@/lib/queries/pending-submission"
 import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
@@ -31,6 +35,17 @@ import {
   fieldMessage,
 } from "./form-model"
 import { type PendingConversion, pendingConversions } from "./pending-conversion"
+
+const FIELD_LABELS: Record<string, string> = {
+  profile_id: "Profile",
+  source_asset: "Source asset",
+  target_asset: "Target asset",
+  amount: "Amount",
+  metadata: "Metadata",
+  identity_id: "Identity id",
+  account_id: "Account id",
+  recipient_profile_id: "Recipient profile id",
+}
 
 /**
  * Create a stablecoin conversion, exactly once per submission (see lib/queries/submission):
@@ -64,6 +79,7 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
   // A refusal is shown until the next Review: it belongs to the last attempt.
   const [refusalShown, setRefusalShown] = useState(false)
   const { mutateAsync } = useCreateConversionMutation()
+  const queryClient = useQueryClient()
   const recordHeading = useRef<HTMLHeadingElement>(null)
   const reviewButton = useRef<HTMLButtonElement>(null)
   // Where the keyboard goes once the form is back on screen (the button that was pressed is gone).
@@ -74,6 +90,7 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
   const { errors } = formState
 
   const onAnswer = (state: SubmissionState<ConversionBody, Conversion | ApprovalRequest>) => {
+    void queryClient.invalidateQueries({ queryKey: preTradeKeys.all })
     if (askingOnResume && resume) {
       setAskingOnResume(false)
       if (state.kind === "open") {
@@ -132,7 +149,11 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
   const balances = useBalancesQuery(profileId)
   const profileName = (id: string | undefined) => profiles.find((p) => p.id === id)?.nickname
 
-  const onReview = handleSubmit((values) => {
+  // Why Review did not open, named once above the button (each field says its rule under it).
+  const [blockedBy, setBlockedBy] = useState<string[]>([])
+  const onReview = handleSubmit(
+    (values) => {
+    setBlockedBy([])
     clearErrors("root")
     const checked = checkedConversionBody(values, refId)
     if (!checked.ok) {
@@ -145,7 +166,20 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
     setReview(checked.body)
     // Kept from here, so the send (and a reload before its answer) has it: a reload at this step starts the form again.
     submission.keep(checked.body, { values: { ...getValues(), profile_id: checked.body.profile_id } })
-  })
+    },
+    (invalid) => setBlockedBy(Object.keys(invalid).map((field) => FIELD_LABELS[field] ?? field)),
+  )
+  const facts = usePreTradeFactsQuery()
+  const checks = review
+    ? {
+        verdict: preTradeVerdict("conversion", conversionSize(review), facts.data),
+        funds: {
+          asset: review.source_asset,
+          needed: review.amount,
+          available: balances.data ? (balances.data.find((b) => b.asset === review.source_asset)?.available ?? "0") : undefined,
+        },
+      }
+    : null
 
   function startOver() {
     focusNext.current = "amount"
@@ -201,6 +235,13 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
         <UnknownOutcome unknown={state} sending={submission.sending} checking={submission.checking} onRetry={submission.retry} onCheck={submission.check} />
       ) : null}
 
+      {blockedBy.length > 0 ? (
+        <Alert tone="danger" title="Review did not open">
+          <span data-testid="review-blocked">
+            Fix {blockedBy.join(", ")} first: each says why under it.
+          </span>
+        </Alert>
+      ) : null}
       <div className="flex gap-3">
         <Button ref={reviewButton} type="submit" disabled={!profileId || state.kind === "unknown" || submission.checking}>
           Review
@@ -216,6 +257,7 @@ function ConversionSubmissionForm({ resume }: { resume: PendingConversion | null
         review={review}
         sending={submission.sending}
         notPlacedYet={notPlacedYet}
+        checks={notPlacedYet ? null : checks}
         profileName={profileName}
         onBack={notPlacedYet ? discard : () => setReview(null)}
         onConfirm={submission.submit}

@@ -9,12 +9,20 @@ import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import type { SubmissionState } from "@/lib/queries/submission"
 import type { Conversion } from "@/lib/schemas/records"
 import type { ConversionBody } from "./form-model"
+import { useConversionQuery } from "@/lib/queries/conversions"
+import { CancelConversion } from "./cancel-conversion"
 import { LiveConversion } from "./live-conversion"
 
 type Placed = Extract<SubmissionState<ConversionBody, Conversion>, { kind: "placed" }>
 type Unknown = Extract<SubmissionState<ConversionBody, Conversion>, { kind: "unknown" }>
 
 const TITLES = { created: "Conversion", existing: "The existing conversion", "placed-earlier": "Conversion" } as const
+
+/** Cancel while the conversion (followed live by LiveConversion, the same query) is still CREATED. */
+function LiveCancel({ initial }: { initial: Conversion }) {
+  const query = useConversionQuery(initial.id, { initialData: initial })
+  return <CancelConversion conversion={query.data ?? initial} />
+}
 
 /** The conversion a submission placed (or found), followed live; it replaces the form. */
 export function PlacedConversion({ placed, headingRef, onNew }: { placed: Placed; headingRef: Ref<HTMLHeadingElement>; onNew: () => void }) {
@@ -35,6 +43,8 @@ export function PlacedConversion({ placed, headingRef, onNew }: { placed: Placed
       )}
       <RecoveredAfter recordId={record.id} />
       <LiveConversion initial={record} heading={TITLES[placed.via]} headingRef={headingRef} />
+      {/* It can still be cancelled while it waits to settle: the card says so, and offers it. */}
+      <LiveCancel initial={record} />
       <div className="flex flex-wrap gap-3">
         <Link
           href={`/conversions/${encodeURIComponent(record.id)}`}

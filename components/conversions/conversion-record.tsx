@@ -61,9 +61,12 @@ export function ConversionRecord({
   conversion,
   heading = "Conversion",
   headingRef,
+  timeline = true,
 }: {
   conversion: Conversion
   heading?: string
+  /** Its status steps; off where the page shows the record's whole story instead. */
+  timeline?: boolean
   /** For moving the keyboard here after an action (the heading becomes focusable from script). */
   headingRef?: Ref<HTMLHeadingElement>
 }) {
@@ -158,10 +161,12 @@ export function ConversionRecord({
             )}
           </Row>
         </dl>
-        <div>
-          <h3 className="mb-3 text-sm font-semibold text-slate-800">Timeline</h3>
-          <ConversionTimeline conversion={conversion} />
-        </div>
+        {timeline ? (
+          <div>
+            <h3 className="mb-3 text-sm font-semibold text-slate-800">Timeline</h3>
+            <ConversionTimeline conversion={conversion} />
+          </div>
+        ) : null}
       </div>
     </section>
   )

@@ -1,5 +1,6 @@
 "use client"
 
+import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
@@ -10,6 +11,7 @@ export function ConversionReview({
   review,
   sending,
   notPlacedYet = false,
+  checks,
   profileName,
   onBack,
   onConfirm,
@@ -18,6 +20,8 @@ export function ConversionReview({
   sending: boolean
   /** Sent before a reload, and not placed as far as the console can tell: offered again with the same ref_id. */
   notPlacedYet?: boolean
+  /** The pre-trade checks (size against the limits and threshold, amount against the balance); Confirm is off over a limit. */
+  checks: ReviewChecks | null
   profileName: (id: string | undefined) => string | undefined
   onBack: () => void
   onConfirm: (body: ConversionBody) => void
@@ -34,8 +38,8 @@ export function ConversionReview({
           <Button variant="secondary" held={sending} onClick={onBack}>
             {notPlacedYet ? "Discard it" : "Back"}
           </Button>
-          <Button busy={sending} onClick={() => review && onConfirm(review)}>
-            {notPlacedYet ? "Place it now" : "Confirm conversion"}
+          <Button busy={sending} disabled={Boolean(checks?.verdict.breach)} onClick={() => review && !checks?.verdict.breach && onConfirm(review)} data-testid="confirm-button">
+            {notPlacedYet ? "Place it now" : checks?.verdict.needsApproval ? "Submit for approval" : "Confirm conversion"}
           </Button>
         </>
       }
@@ -47,6 +51,7 @@ export function ConversionReview({
           same ref_id.
         </p>
       ) : null}
+      {review && checks ? <PreTradeChecks verdict={checks.verdict} funds={checks.funds} testId="review-checks" /> : null}
       {review ? (
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm" data-testid="review">
           <dt className="font-medium text-slate-600">Profile</dt>

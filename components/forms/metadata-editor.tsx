@@ -99,9 +99,17 @@ export function MetadataEditor<T extends WithMetadata>({
           {listMessage}
         </p>
       ) : null}
-      <Button variant="secondary" size="sm" onClick={() => append({ key: "", value: "" })}>
-        Add metadata
-      </Button>
+      {/* Six rows hold every pair the service takes: a seventh is never offered. */}
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="secondary" size="sm" onClick={() => append({ key: "", value: "" })} disabled={fields.length >= METADATA_MAX_PAIRS} aria-describedby={fields.length >= METADATA_MAX_PAIRS ? "metadata-full" : undefined}>
+          Add metadata
+        </Button>
+        {fields.length >= METADATA_MAX_PAIRS ? (
+          <span id="metadata-full" className="text-xs text-slate-600" data-testid="metadata-full">
+            {METADATA_MAX_PAIRS} pairs is the most a record takes.
+          </span>
+        ) : null}
+      </div>
     </fieldset>
   )
 }

@@ -92,7 +92,12 @@ export function timelineEvents(stories: IntentStory[], record: RecordTimes | nul
   const events = stories.flatMap(intentEvents)
   if (record?.created_at) events.push({ at: record.created_at, title: "Record created at the service", source: "service", tone: "neutral" })
   if (record?.settled_at) events.push({ at: record.settled_at, title: "Settled", source: "service", tone: "good" })
-  if (record?.cancelled_at) events.push({ at: record.cancelled_at, title: "Cancelled", source: "service", tone: "bad" })
+  if (record?.cancelled_at) {
+    // Who cancelled it: the staff member whose cancel the service accepted, when it went through this console.
+    const cancel = stories.find((s) => s.operation === "cancel_conversion" && s.state === "SUCCEEDED")
+    const who = cancel ? `${cancel.staff_email} (${cancel.staff_role})` : "not through this console"
+    events.push({ at: record.cancelled_at, title: "Cancelled", who, source: "service", tone: "bad" })
+  }
   const ended = ["COMPLETED", "FAILED"]
   if (record && !record.settled_at && !record.cancelled_at && ended.includes(record.status) && record.updated_at) {
     events.push({ at: record.updated_at, title: record.status === "COMPLETED" ? "Completed" : "Failed", source: "service", tone: record.status === "COMPLETED" ? "good" : "bad" })

@@ -10,12 +10,14 @@ import {
   amountLabel,
   estimateAmounts,
   paymentOf,
-  shortfallOf,
 } from "@/components/trade/execute-model"
-import { Alert } from "@/components/ui/alert"
+import { PreTradeChecks } from "@/components/forms/pre-trade-checks"
+import { rememberUnit } from "@/components/trade/unit-memory"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input } from "@/components/ui/field"
-import { formatAmount } from "@/lib/money"
+import { executionSize } from "@/lib/limits"
+import { preTradeVerdict } from "@/lib/pre-trade"
+import { usePreTradeFactsQuery } from "@/lib/queries/limits"
 import { useBalancesQuery } from "@/lib/queries/profiles"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -51,6 +53,7 @@ export const AmountPreview = memo(function AmountPreview({
 }) {
   const [mode, amount] = useWatch({ control, name: ["mode", "amount"] })
   const balances = useBalancesQuery(profileId)
+  const facts = usePreTradeFactsQuery()
   const amounts = estimateAmounts(quote, mode, amount)
   if (!amounts) {
     return (
@@ -60,8 +63,9 @@ export const AmountPreview = memo(function AmountPreview({
     )
   }
   const payment = paymentOf(quote, amounts)
-  const shortfall = balances.data ? shortfallOf(payment, balances.data) : null
   const buying = quote.side === "BUY"
+  const verdict = preTradeVerdict("execution", executionSize(mode === "crypto" ? { base_amount: amounts.base_amount } : { quote_amount: amounts.quote_amount }, quote), facts.data)
+  const available = balances.data ? (balances.data.find((b) => b.asset === payment.asset)?.available ?? "0") : undefined
   return (
     <div className="space-y-2">
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="estimate" aria-live="polite">
@@ -79,14 +83,7 @@ export const AmountPreview = memo(function AmountPreview({
           ? `The ${quote.quote_asset} amount is rounded ${buying ? "up" : "down"} to 2 decimals, as the service computes it.`
           : `The ${quote.base_asset} amount is rounded ${buying ? "down" : "up"} to 8 decimals, as the service computes it.`}
       </p>
-      {shortfall ? (
-        <Alert tone="warning" title="Insufficient funds" className="mt-2">
-          <span data-testid="shortfall">
-            This needs {formatAmount(shortfall.needed)} {shortfall.asset}; the profile has {formatAmount(shortfall.available)} {shortfall.asset} available. The
-            service will refuse it.
-          </span>
-        </Alert>
-      ) : null}
+      <PreTradeChecks verdict={verdict} funds={{ asset: payment.asset, needed: payment.amount, available }} other={{ amount: amounts.base_amount, asset: quote.base_asset }} />
     </div>
   )
 })
@@ -111,21 +108,68 @@ export function ModeChoice({ register, quote }: { register: UseFormRegister<Exec
   )
 }
 
+/** Remembers the unit the amount is typed in, per market (components/trade/unit-memory). */
+export function UnitMemory({ control, market }: { control: Control<ExecuteFormValues>; market: string }) {
+  const mode = useWatch({ control, name: "mode" })
+  const first = useRef(true)
+  useEffect(() => {
+    // Opening the ticket is not a choice: only a change is remembered.
+    if (first.current) {
+      first.current = false
+      return
+    }
+    rememberUnit(market, mode)
+  }, [market, mode])
+  return null
+}
+
 export function AmountField({
   control,
   register,
+  setValue,
   quote,
   error,
 }: {
   control: Control<ExecuteFormValues>
   register: UseFormRegister<ExecuteFormValues>
+  setValue: UseFormSetValue<ExecuteFormValues>
   quote: Quote
   error: string | undefined
 }) {
   const mode = useWatch({ control, name: "mode" })
+  const other = mode === "crypto" ? quote.quote_asset : quote.base_asset
   return (
-    <Field label={amountLabel(mode, quote)} error={error} hint={mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}>
-      {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" {...register("amount")} />}
+    <Field
+      label={amountLabel(mode, quote)}
+      error={error}
+      hint={
+        <>
+          {mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}{" "}
+          <span data-testid="unit-hint">
+            <kbd className="font-mono">U</kbd> switches to {other}.
+          </span>
+        </>
+      }
+    >
+      {(a11y) => (
+        <Input
+          {...a11y}
+          inputMode="decimal"
+          autoComplete="off"
+          spellCheck={false}
+          data-testid="amount"
+          aria-keyshortcuts="U"
+          {...register("amount")}
+          onKeyDown={(event) => {
+            // No amount has a letter in it: U switches the unit, the figure stays as typed.
+            if ((event.key === "u" || event.key === "U") && !event.ctrlKey && !event.metaKey && !event.altKey) {
+              event.preventDefault()
+              setValue("mode", mode === "crypto" ? "fiat" : "crypto", { shouldDirty: true })
+              setValue("amount", event.currentTarget.value, { shouldValidate: true })
+            }
+          }}
+        />
+      )}
     </Field>
   )
 }

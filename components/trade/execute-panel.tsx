@@ -7,14 +7,27 @@ import { useForm } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
 import { Countdown } from "@/components/trade/countdown"
-import { AmountField, AmountPreview, BalanceShare, MetadataRevalidation, ModeChoice } from "@/components/trade/execute-fields"
-import { EMPTY_FORM, type ExecuteFormValues, type ExecutionBody, checkedExecutionBody, executeFormSchema, labelledFieldMessage } from "@/components/trade/execute-model"
+import { AmountField, AmountPreview, BalanceShare, MetadataRevalidation, ModeChoice, UnitMemory } from "@/components/trade/execute-fields"
+import {
+  EMPTY_FORM,
+  type ExecuteFormValues,
+  type ExecutionBody,
+  checkedExecutionBody,
+  executeFormSchema,
+  labelledFieldMessage,
+  paymentOf,
+} from "@/components/trade/execute-model"
 import { formFieldOf, needsFreshQuote } from "@/components/trade/outcome"
 import { type PendingSubmission, pendingTrades } from "@/components/trade/pending-submission"
-import { type Review, ReviewDialog } from "@/components/trade/review-dialog"
+import { type Resumption, type Review, type ReviewChecks, ReviewDialog } from "@/components/trade/review-dialog"
+import { rememberedUnit } from "@/components/trade/unit-memory"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
-import { executionAmounts, formatAmount } from "@/lib/money"
+import { executionSize } from "@/lib/limits"
+import { executionAmounts, formatAmount, sameAmount } from "@/lib/money"
+import { preTradeVerdict } from "@/lib/pre-trade"
+import { preTradeKeys, usePreTradeFactsQuery } from "@/lib/queries/limits"
+import { useBalancesQuery } from "@/lib/queries/profiles"
 import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
 import { quoteKeys } from "@/lib/queries/keys"
 import { fetchQuotes } from "@/lib/queries/quotes"
@@ -22,9 +35,22 @@ import { type SubmissionState, useSubmission } from "@/lib/queries/submission"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { type QuoteExecution, type Quote, quoteExecutionSchema } from "@/lib/schemas/records"
 
-function reviewOf(body: ExecutionBody, quote: Quote, profileId: string, profileName: string): Review {
+function reviewOf(body: ExecutionBody, quote: Quote, profileId: string, profileName: string, previous: Quote | null = null): Review {
   const amounts = executionAmounts({ side: quote.side, price: quote.price, base_amount: body.base_amount, quote_amount: body.quote_amount })
-  return { body, quote, amounts, profileId, profileName }
+  const movedFrom = previous && !sameAmount(previous.price, quote.price) ? previous.price : null
+  return { body, quote, amounts, profileId, profileName, movedFrom }
+}
+
+/** The pre-trade checks of the order under review: its size against the limits and thresholds, its payment against the balance. */
+function useReviewChecks(review: Review | null): ReviewChecks | null {
+  const facts = usePreTradeFactsQuery()
+  const balances = useBalancesQuery(review?.profileId ?? null)
+  if (!review) return null
+  const payment = paymentOf(review.quote, review.amounts)
+  return {
+    verdict: preTradeVerdict("execution", executionSize(review.body, review.quote), facts.data),
+    funds: { asset: payment.asset, needed: payment.amount, available: balances.data ? (balances.data.find((b) => b.asset === payment.asset)?.available ?? "0") : undefined },
+  }
 }
 
 /**
@@ -54,7 +80,12 @@ export function ExecutePanel({
   const queryClient = useQueryClient()
   const { base_asset: baseAsset, quote_asset: quoteAsset } = quote
   const schema = useMemo(() => executeFormSchema({ base_asset: baseAsset, quote_asset: quoteAsset }), [baseAsset, quoteAsset])
-  const form = useForm<ExecuteFormValues>({ mode: "onChange", resolver: zodResolver(schema), defaultValues: resume?.values ?? EMPTY_FORM })
+  const form = useForm<ExecuteFormValues>({
+    mode: "onChange",
+    resolver: zodResolver(schema),
+    // The unit is the one last used on this market.
+    defaultValues: resume?.values ?? { ...EMPTY_FORM, mode: rememberedUnit(quote.market) },
+  })
   const { register, control, handleSubmit, formState, setError, getValues, setFocus, setValue, trigger } = form
 
   // Opening the form puts the keyboard where the next keystroke goes: the amount. The amount,
@@ -77,6 +108,8 @@ export function ExecutePanel({
   const forProfile = review?.profileId ?? profileId
 
   const onAnswer = (state: SubmissionState<ExecutionBody, QuoteExecution | ApprovalRequest>) => {
+    // Used today changes with every order that was placed or now waits.
+    void queryClient.invalidateQueries({ queryKey: preTradeKeys.all })
     if (state.kind !== "placed") return
     setReview(null)
     onExecuted(state.record, state.via === "existing" ? state.error : undefined)
@@ -94,14 +127,14 @@ export function ExecutePanel({
   const { refId, state, keep, showFieldRules } = submission
 
   const openReview = useCallback(
-    (values: ExecuteFormValues, forQuote: Quote) => {
+    (values: ExecuteFormValues, forQuote: Quote, previous: Quote | null = null) => {
       const draft = checkedExecutionBody(values, forQuote.id, refId)
       if (!draft.ok) {
         showFieldRules(draft.fields)
         return
       }
       setFreshError(null)
-      setReview(reviewOf(draft.body, forQuote, profileId, profileName))
+      setReview(reviewOf(draft.body, forQuote, profileId, profileName, previous))
       keep(draft.body, { profileId, quote: forQuote, values: getValues() })
     },
     [profileId, profileName, refId, keep, showFieldRules, getValues],
@@ -109,6 +142,8 @@ export function ExecutePanel({
 
   const confirm = () => {
     if (!review || submission.sending || submission.checking) return
+    // A refused body is not sent again, nor one the console will refuse.
+    if (state.kind !== "unknown" && (refused || checks?.verdict.breach)) return
     // After an unknown outcome this is "Try again": the same body with the same ref_id.
     if (state.kind === "unknown") submission.retry()
     else submission.submit(review.body)
@@ -118,6 +153,12 @@ export function ExecutePanel({
     submission.drop()
     setReview(null)
     setResumed(false)
+  }
+
+  // Back to the ticket with the figures kept, the keyboard on the amount.
+  const edit = () => {
+    cancel()
+    setTimeout(() => setFocus("amount", { shouldSelect: true }), 0)
   }
 
   const freshQuote = () => {
@@ -135,7 +176,7 @@ export function ExecutePanel({
         }
         onQuoteChange(fresh)
         setResumed(false)
-        openReview(getValues(), fresh)
+        openReview(getValues(), fresh, review.quote)
       })
       .catch((error: unknown) => setFreshError(error))
       .finally(() => setFetchingQuote(false))
@@ -143,6 +184,11 @@ export function ExecutePanel({
 
   // The answer shown in the dialog is the one about the body under review.
   const about = review && (state.kind === "refused" || state.kind === "unknown") && state.body === review.body ? state : null
+  const refusedForQuote = about?.kind === "refused" && needsFreshQuote(about.error)
+  const refused = about?.kind === "refused" && !refusedForQuote
+  const resumption: Resumption =
+    about?.kind === "unknown" && about.resumed ? "checking" : review && state.kind === "open" && state.notPlaced ? "not-placed" : null
+  const checks = useReviewChecks(review)
   const word = quote.side === "BUY" ? "Buy" : "Sell"
   return (
     <Card
@@ -170,13 +216,14 @@ export function ExecutePanel({
         </p>
         <ModeChoice register={register} quote={quote} />
         <div ref={entry} className="space-y-4" data-testid="amount-entry">
-          <AmountField control={control} register={register} quote={quote} error={formState.errors.amount?.message} />
+          <AmountField control={control} register={register} setValue={setValue} quote={quote} error={formState.errors.amount?.message} />
           <BalanceShare control={control} setValue={setValue} quote={quote} profileId={profileId} />
           {/* Room for both sides of the trade and the rounding note from the start: what follows does not move down as the estimate appears. */}
           <div className="min-h-21">
             <AmountPreview control={control} quote={quote} profileId={profileId} />
           </div>
         </div>
+        <UnitMemory control={control} market={quote.market} />
         <MetadataEditor control={control} register={register} errors={formState.errors} />
         <MetadataRevalidation control={control} trigger={trigger} />
         <OnBehalfOf register={register} errors={formState.errors} />
@@ -189,15 +236,20 @@ export function ExecutePanel({
       </form>
       <ReviewDialog
         review={review}
+        checks={checks}
         error={freshError ?? about?.error ?? null}
         checkError={about?.kind === "unknown" ? about.checkError : undefined}
         busy={submission.sending}
         checking={submission.checking}
+        asked={submission.asked}
         outcomeUnknown={about?.kind === "unknown"}
-        needsFreshQuote={about?.kind === "refused" && needsFreshQuote(about.error)}
+        resumption={resumption}
+        needsFreshQuote={refusedForQuote}
+        refused={refused}
         fetchingQuote={fetchingQuote}
         resumed={resumed}
         onCancel={cancel}
+        onEdit={edit}
         onConfirm={confirm}
         onCheck={submission.check}
         onFreshQuote={freshQuote}

@@ -9,7 +9,9 @@ import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
-import type { ExecutionAmounts } from "@/lib/money"
+import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
+import { type ExecutionAmounts, formatAmount, toDecimal } from "@/lib/money"
+import { retypedMatches } from "@/lib/pre-trade"
 import type { Quote } from "@/lib/schemas/records"
 
 /** What the operator is about to confirm: one body, one ref_id, one held quote. */
@@ -19,7 +21,14 @@ export interface Review {
   amounts: ExecutionAmounts
   profileId: string
   profileName: string
+  /** The price of the review this one replaced (a fresh quote), when it differs: highlighted, and confirmed on purpose. */
+  movedFrom: string | null
 }
+
+export type { ReviewChecks }
+
+/** Where a submission resumed after a reload stands: asked about by itself, or said by the console to be not placed. */
+export type Resumption = "checking" | "not-placed" | null
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -33,6 +42,14 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
 }
 
 const SIDE_TEXT = { BUY: "Buy", SELL: "Sell" } as const
+
+/** "+0.20 %": how far the price moved, in percent of the old one. */
+function movement(from: string, to: string): string {
+  const before = toDecimal(from)
+  if (before.isZero()) return ""
+  const change = toDecimal(to).sub(before).div(before).mul(100).toDecimalPlaces(2)
+  return `${change.gte(0) ? "+" : "−"}${formatAmount(change.abs().toFixed(2))} %`
+}
 
 /** Shown from the second second of a send: how long it has waited, and what happens if no answer comes. */
 function SlowCall() {
@@ -72,9 +89,14 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
         {quote.market}
       </Row>
       <Row label="Price">
-        <span data-testid="review-price">
+        <span data-testid="review-price" className={review.movedFrom ? "rounded bg-amber-100 px-1 font-semibold text-amber-950" : undefined}>
           <Amount value={quote.price} asset={`${quote.quote_asset} per ${quote.base_asset}`} />
         </span>
+        {review.movedFrom ? (
+          <span className="block text-xs font-semibold text-amber-900" data-testid="review-price-moved">
+            Moved since you reviewed it: was {formatAmount(review.movedFrom)} {quote.quote_asset} ({movement(review.movedFrom, quote.price)})
+          </span>
+        ) : null}
       </Row>
       <Row label={quote.base_asset}>
         <span data-testid="review-base-amount">
@@ -127,51 +149,94 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
   )
 })
 
+type Focus = "confirm" | "edit" | "accept" | "fresh" | "check" | "retype" | null
+
 /**
  * The footer decides on its own when the quote has expired, so only it re-renders at that
- * moment. Confirm is off while the quote is expired or a request is in flight; after an
- * answer that left the outcome unknown, it becomes "Place it now" with the same body,
- * beside "Check whether it was placed", which only asks.
+ * moment. Confirm is off while the quote is expired, a request is in flight, after a
+ * definite refusal, while the order breaks a limit, while a moved price is not accepted and
+ * while a large amount is not typed again. It reads "Submit for approval" when the order
+ * waits for a second person. After an unknown outcome it becomes "Place it now" with the
+ * same body, beside "Check whether it was placed", which only asks; after a reload it is
+ * offered only once the console has said the order was not placed.
  */
 function ReviewActions({
   expiresAt,
   busy,
   checking,
   outcomeUnknown,
+  resumption,
   needsFreshQuote,
+  refused,
+  breach,
+  approval,
+  priceToAccept,
+  retypePending,
   fetchingQuote,
   onCancel,
+  onEdit,
   onConfirm,
   onCheck,
   onFreshQuote,
+  onAcceptPrice,
 }: {
   expiresAt: string
   busy: boolean
   checking: boolean
   outcomeUnknown: boolean
+  resumption: Resumption
   needsFreshQuote: boolean
+  refused: boolean
+  breach: boolean
+  approval: boolean
+  priceToAccept: boolean
+  retypePending: boolean
   fetchingQuote: boolean
   onCancel: () => void
+  onEdit: () => void
   onConfirm: () => void
   onCheck: () => void
   onFreshQuote: () => void
+  onAcceptPrice: () => void
 }) {
   const expired = useExpired(expiresAt)
   // An unknown outcome is resolved by sending the same body again, expired or not: the
   // ref_id makes the service answer with the record if it was placed.
   const blocked = !outcomeUnknown && (expired || needsFreshQuote)
+  const checkingResumed = resumption === "checking"
+  const stopped = !outcomeUnknown && (refused || breach)
+  const off = blocked || stopped || checkingResumed || (!outcomeUnknown && (priceToAccept || retypePending))
+  const target: Focus = checkingResumed
+    ? null
+    : outcomeUnknown
+      ? "check"
+      : stopped
+        ? "edit"
+        : blocked
+          ? "fresh"
+          : priceToAccept
+            ? "accept"
+            : retypePending
+              ? "retype"
+              : "confirm"
   const confirmRef = useRef<HTMLButtonElement>(null)
+  const editRef = useRef<HTMLButtonElement>(null)
+  const acceptRef = useRef<HTMLButtonElement>(null)
   const freshRef = useRef<HTMLButtonElement>(null)
-  const wasBlocked = useRef(blocked)
-  // The button that had the focus goes away (or is disabled) when `blocked` flips: hand the
-  // focus to the one that takes its place, so a keyboard user is not dropped on the body.
+  const checkRef = useRef<HTMLButtonElement>(null)
+  const was = useRef<Focus>(target)
+  // The keyboard follows what the trader must do next: after a refusal to "Edit order", after
+  // a price move to "Accept the new price", after a fresh quote back to Confirm. Only a change
+  // moves it (the dialog puts it on the first target when it opens).
   useEffect(() => {
-    if (wasBlocked.current === blocked) return
-    wasBlocked.current = blocked
-    const active = document.activeElement
-    const lost = !active || active === document.body || (active instanceof HTMLButtonElement && active.disabled)
-    if (lost) (blocked ? freshRef : confirmRef).current?.focus()
-  }, [blocked])
+    if (was.current === target) return
+    was.current = target
+    const refs = { confirm: confirmRef, edit: editRef, accept: acceptRef, fresh: freshRef, check: checkRef }
+    if (target === "retype") document.querySelector<HTMLElement>("[data-testid=retype-amount]")?.focus()
+    else if (target) refs[target].current?.focus()
+  })
+  const label = outcomeUnknown || resumption === "not-placed" ? "Place it now" : approval ? "Submit for approval" : "Confirm"
+  const auto = (focus: Focus) => (target === focus ? { "data-autofocus": true } : {})
   return (
     <>
       {blocked ? (
@@ -182,69 +247,134 @@ function ReviewActions({
       <Button variant="secondary" onClick={onCancel} held={busy || checking}>
         Cancel
       </Button>
-      {outcomeUnknown ? (
-        <Button variant="secondary" onClick={onCheck} busy={checking} held={busy} data-testid="check-button" data-autofocus>
+      {stopped ? (
+        <Button ref={editRef} variant="secondary" onClick={onEdit} data-testid="edit-order" {...auto("edit")}>
+          Edit order
+        </Button>
+      ) : null}
+      {outcomeUnknown && !checkingResumed ? (
+        <Button ref={checkRef} variant="secondary" onClick={onCheck} busy={checking} held={busy} data-testid="check-button" {...auto("check")}>
           Check whether it was placed
         </Button>
       ) : null}
       {blocked ? (
-        <Button ref={freshRef} variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote">
+        <Button ref={freshRef} variant="secondary" onClick={onFreshQuote} busy={fetchingQuote} data-testid="fresh-quote" {...auto("fresh")}>
           Get a fresh quote
         </Button>
       ) : null}
-      {/* Enter right after opening confirms; after an unknown outcome the keyboard starts on "Check", which only asks. */}
-      <Button
-        ref={confirmRef}
-        onClick={onConfirm}
-        disabled={blocked}
-        busy={busy}
-        held={checking}
-        data-testid="confirm-button"
-        {...(outcomeUnknown ? {} : { "data-autofocus": true })}
-      >
-        {outcomeUnknown ? "Place it now" : "Confirm"}
-      </Button>
+      {priceToAccept && !blocked && !stopped && !outcomeUnknown ? (
+        <Button ref={acceptRef} variant="secondary" onClick={onAcceptPrice} data-testid="accept-price" {...auto("accept")}>
+          Accept the new price
+        </Button>
+      ) : null}
+      {checkingResumed ? null : (
+        <Button ref={confirmRef} onClick={onConfirm} disabled={off} busy={busy} held={checking} data-testid="confirm-button" {...auto("confirm")}>
+          {label}
+        </Button>
+      )}
     </>
+  )
+}
+
+/** A large order's amount, typed again before Confirm: a unit slip does not survive it. */
+function Retype({ amount, asset, value, onChange, onEnter }: { amount: string; asset: string; value: string; onChange: (value: string) => void; onEnter: () => void }) {
+  const matches = retypedMatches(value, amount)
+  return (
+    <div className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
+      <label className="block font-medium" htmlFor="retype-amount">
+        A large order: type the amount again ({asset})
+      </label>
+      <input
+        id="retype-amount"
+        className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-slate-900"
+        inputMode="decimal"
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && matches) {
+            e.preventDefault()
+            onEnter()
+          }
+        }}
+        aria-describedby="retype-hint"
+        data-testid="retype-amount"
+        data-autofocus
+      />
+      <p id="retype-hint" className="mt-1 text-xs" data-testid="retype-hint">
+        {value.trim() === "" ? "Confirm opens once it matches." : matches ? "Matches." : "Does not match the amount under review."}
+      </p>
+    </div>
   )
 }
 
 export function ReviewDialog({
   review,
+  checks,
   error,
   checkError,
   busy,
   checking,
+  asked,
   outcomeUnknown,
+  resumption,
   needsFreshQuote,
+  refused,
   fetchingQuote,
   resumed,
   onCancel,
+  onEdit,
   onConfirm,
   onCheck,
   onFreshQuote,
 }: {
   review: Review | null
+  checks: ReviewChecks | null
   error: unknown
   /** Why asking what became of an unknown outcome could not tell. */
   checkError: unknown
   busy: boolean
   checking: boolean
+  /** How many times a resumed submission has been asked about again. */
+  asked: number
   outcomeUnknown: boolean
+  resumption: Resumption
   needsFreshQuote: boolean
+  /** The service or the console refused this body: it is not sent again. */
+  refused: boolean
   fetchingQuote: boolean
   resumed: boolean
   onCancel: () => void
+  onEdit: () => void
   onConfirm: () => void
   onCheck: () => void
   onFreshQuote: () => void
 }) {
+  // What the trader did in this review: accepted its moved price, typed its amount again.
+  const reviewKey = review ? `${review.body.ref_id}:${review.quote.id}` : ""
+  const [accepted, setAccepted] = useState("")
+  const [retype, setRetype] = useState({ key: "", value: "" })
+  const entered = review ? (review.body.base_amount !== undefined ? { amount: review.amounts.base_amount, asset: review.quote.base_asset } : { amount: review.amounts.quote_amount, asset: review.quote.quote_asset }) : null
+  const needsRetype = Boolean(checks?.verdict.retype) && !outcomeUnknown && resumption === null
+  const retyped = retype.key === reviewKey ? retype.value : ""
+  const retypePending = needsRetype && entered !== null && !retypedMatches(retyped, entered.amount)
+  const priceToAccept = Boolean(review?.movedFrom) && accepted !== reviewKey
+  const breach = Boolean(checks?.verdict.breach)
+  const title = review
+    ? resumption === "checking"
+      ? "Checking whether it was placed…"
+      : resumption === "not-placed"
+        ? "Not placed"
+        : `Confirm: ${SIDE_TEXT[review.quote.side].toLowerCase()} ${review.quote.base_asset}`
+    : "Confirm"
   return (
     <Dialog
       open={review !== null}
       onClose={() => {
         if (!busy && !checking) onCancel()
       }}
-      title={review ? `Confirm: ${SIDE_TEXT[review.quote.side].toLowerCase()} ${review.quote.base_asset}` : "Confirm"}
+      title={title}
       footer={
         review ? (
           <ReviewActions
@@ -252,38 +382,73 @@ export function ReviewDialog({
             busy={busy}
             checking={checking}
             outcomeUnknown={outcomeUnknown}
+            resumption={resumption}
             needsFreshQuote={needsFreshQuote}
+            refused={refused}
+            breach={breach}
+            approval={Boolean(checks?.verdict.needsApproval)}
+            priceToAccept={priceToAccept}
+            retypePending={retypePending}
             fetchingQuote={fetchingQuote}
             onCancel={onCancel}
+            onEdit={onEdit}
             onConfirm={onConfirm}
             onCheck={onCheck}
             onFreshQuote={onFreshQuote}
+            onAcceptPrice={() => setAccepted(reviewKey)}
           />
         ) : null
       }
     >
       {review ? (
         <div className="space-y-3" data-testid="review">
-          {resumed ? (
+          {resumption === "checking" ? (
+            <p role="status" className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="review-resumed">
+              This order was sent before the page reloaded and its answer was never seen. The console is being asked what became of it, again every few
+              seconds{asked > 0 ? ` (asked ${asked + 1} times)` : ""}; nothing is sent again.
+              {checkError ? <span className="mt-1 block text-xs" data-testid="check-problem">Last answer: {describeError(checkError).detail ?? describeError(checkError).title}</span> : null}
+            </p>
+          ) : resumption === "not-placed" ? (
+            <p className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="review-resumed">
+              <strong>The console says this order was not placed.</strong> &ldquo;Place it now&rdquo; sends it with the same figures and reference.
+            </p>
+          ) : resumed ? (
             <p className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="review-resumed">
-              {outcomeUnknown
-                ? "This order was sent before the page reloaded and its answer was never seen. The console is asked what became of it; nothing is sent again unless you choose “Place it now”."
-                : "Resumed from before the page reloaded: same figures, same reference."}
+              Resumed from before the page reloaded: same figures, same reference.
             </p>
           ) : null}
+          {checks ? (
+            <PreTradeChecks
+              verdict={checks.verdict}
+              funds={checks.funds}
+              other={review.body.base_amount !== undefined ? undefined : { amount: review.amounts.base_amount, asset: review.quote.base_asset }}
+              testId="review-checks"
+            />
+          ) : null}
           <ReviewDetails review={review} />
+          {needsRetype && entered ? (
+            <Retype
+              amount={entered.amount}
+              asset={entered.asset}
+              value={retyped}
+              onChange={(value) => setRetype({ key: reviewKey, value })}
+              onEnter={() => {
+                if (!priceToAccept && !breach && !refused) onConfirm()
+              }}
+            />
+          ) : null}
           {error ? <ProblemAlert error={error} /> : null}
           {busy ? <SlowCall /> : null}
-          {checking ? (
+          {checking && resumption !== "checking" ? (
             <p role="status" className="text-sm text-slate-700">
               Asking the console what became of reference {review.body.ref_id}…
             </p>
-          ) : outcomeUnknown && !busy ? (
+          ) : outcomeUnknown && !busy && resumption !== "checking" ? (
             <p className="text-sm text-slate-700" data-testid="unknown-outcome-note">
               {checkError ? <span data-testid="check-problem">{describeError(checkError).detail ?? describeError(checkError).title} </span> : null}
-              <strong>Not placed yet, as far as the console can tell: place it now?</strong> It may also still be on its way. &ldquo;Check whether it was
-              placed&rdquo; only asks. &ldquo;Place it now&rdquo; sends the same order with the same reference: if the first one got through, you get that
-              execution and nothing more; if it did not, it is placed now, for the first time.
+              The console does not know yet whether reference {review.body.ref_id} was placed. &ldquo;Check whether it was placed&rdquo; only asks.
+              &ldquo;Place it now&rdquo; sends the same order with the same reference: if the first one got through, you get that execution and nothing
+              more; if it did not, it is placed now, for the first time.
             </p>
           ) : null}
         </div>

@@ -10,6 +10,7 @@ export const DESK_SHORTCUTS: readonly { keys: string[]; does: string }[] = [
   { keys: ["S"], does: "Sell the selected market" },
   { keys: ["↑", "↓"], does: "Select the previous or next market" },
   { keys: ["1", "…", "9"], does: "Select the market in that row of the grid" },
+  { keys: ["U"], does: "In the amount: switch its unit (BTC ↔ USD); the desk remembers it per market" },
   { keys: ["Enter"], does: "In the amount: review the order; in the review: confirm it" },
   { keys: ["Esc"], does: "Close the review without sending" },
   { keys: ["?"], does: "Show this list" },

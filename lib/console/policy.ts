@@ -4,21 +4,15 @@ import type { Staff } from "@/lib/auth/roles"
 import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
-import { type Decimal, FIAT_DECIMALS, roundUp, toDecimal } from "@/lib/money"
+import { type OrderSize, atOrOverThreshold, conversionSize, executionSize, limitBreach } from "@/lib/limits"
+import { type Decimal, FIAT_DECIMALS, formatAmount, toDecimal } from "@/lib/money"
 import { limitExceeded, validationFailed } from "@/lib/problem"
 import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
-import { parseMarket } from "@/lib/schemas/assets"
-import type { ConversionCreate } from "@/lib/schemas/conversion"
-import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
-import type { Quote } from "@/lib/schemas/records"
 
 export type Clock = () => Date
 
-/** An order's size: the fiat amount the policy counts. */
-export interface OrderSize {
-  amount: Decimal
-  currency: string
-}
+export type { OrderSize }
+export { conversionSize, executionSize }
 
 const POLICY_ROW = 1
 
@@ -73,24 +67,8 @@ export function limitsFor(policy: Policy, staff: Staff): Limits | null {
   return policy.staff_limits[staff.email.toLowerCase()] ?? policy.role_limits[staff.role] ?? null
 }
 
-/** An execution's size: its quote_amount, or base_amount × the price rounded up to cents. */
-export function executionSize(body: Pick<QuoteExecutionCreate, "base_amount" | "quote_amount">, at: Pick<Quote, "market" | "price">): OrderSize {
-  const market = parseMarket(at.market)
-  if (!market) throw new Error(`market ${at.market} has no fiat currency`)
-  const amount = body.quote_amount
-    ? toDecimal(body.quote_amount)
-    : roundUp(toDecimal(body.base_amount ?? "0").mul(toDecimal(at.price)), FIAT_DECIMALS)
-  return { amount, currency: market.quote }
-}
-
-/** A conversion's size is its amount, in USD (stablecoins convert 1:1). */
-export function conversionSize(body: Pick<ConversionCreate, "amount">): OrderSize {
-  return { amount: toDecimal(body.amount), currency: "USD" }
-}
-
 export function needsApproval(policy: Policy, kind: "execution" | "conversion", size: OrderSize): boolean {
-  const threshold = policy.approval_thresholds[kind][size.currency as keyof Policy["approval_thresholds"]["execution"]]
-  return threshold !== undefined && size.amount.gte(toDecimal(threshold))
+  return atOrOverThreshold(policy.approval_thresholds[kind][size.currency as keyof Policy["approval_thresholds"]["execution"]], size)
 }
 
 const CREATES = ["create_execution", "create_conversion"] as const
@@ -121,7 +99,7 @@ export function usedTodayWhere(email: string, currency: string, at: Date): SQL |
 }
 
 function money(value: Decimal, currency: string): string {
-  return `${value.toFixed(FIAT_DECIMALS)} ${currency}`
+  return `${formatAmount(value.toFixed(FIAT_DECIMALS))} ${currency}`
 }
 
 /**
@@ -141,15 +119,16 @@ export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used:
     per_order_limit: perOrder ?? null,
     per_day_limit: perDay ?? null,
   }
-  if (perOrder !== undefined && size.amount.gt(toDecimal(perOrder))) {
-    throw limitExceeded(`This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(toDecimal(perOrder), size.currency)}.`, {
+  const breach = limitBreach({ per_order: perOrder, per_day: perDay }, size, used)
+  if (breach?.limit === "per_order") {
+    throw limitExceeded(`This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(breach.amount, size.currency)}.`, {
       ...meta,
       limit: "per_order",
     })
   }
-  if (perDay !== undefined && used.add(size.amount).gt(toDecimal(perDay))) {
+  if (breach?.limit === "per_day") {
     throw limitExceeded(
-      `Your daily limit is ${money(toDecimal(perDay), size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
+      `Your daily limit is ${money(breach.amount, size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
       { ...meta, limit: "per_day" },
     )
   }

@@ -56,4 +56,15 @@ describe("lookupExecutionSubmission (what became of an execution whose answer wa
     // Neither asked the service's list: the intent log's answer was enough.
     expect(list).not.toHaveBeenCalled()
   })
+
+  it("says 'not placed' when the console has no intent and the service lists nothing, 30 s after it was sent", async () => {
+    const empty = () => Promise.resolve({ items: [], next_page_cursor: "" })
+    const sentAt = new Date("2026-01-31T12:00:00Z")
+    const at = (ms: number) => () => sentAt.getTime() + ms
+    expect((await lookupExecutionSubmission("p1", REF, sentAt, empty, noIntent, at(29_999))).placed).toBe("unknown")
+    expect(await lookupExecutionSubmission("p1", REF, sentAt, empty, noIntent, at(30_000))).toEqual({ placed: false })
+    // An intent still on its way is never "not placed", however long ago it was sent.
+    const inFlight = () => Promise.reject(new ApiProblemError({ type: "about:blank", title: "Conflict", status: 409, detail: "on its way", meta: { in_flight: true } }))
+    expect((await lookupExecutionSubmission("p1", REF, sentAt, empty, inFlight, at(600_000))).placed).toBe("unknown")
+  })
 })

@@ -78,6 +78,9 @@ export function fetchExecutionByRefId(profileId: string, refId: string): Promise
   return apiFetch(`${base(profileId)}/lookup${toQuery({ ref_id: refId })}`, { schema: quoteExecutionSchema })
 }
 
+/** A create with no intent this long after it was sent never reached the console (it writes the intent after sizing the order, which may ask the service for the held quote: seconds on a slow day). */
+export const NEVER_ARRIVED_MS = 30_000
+
 /**
  * What became of an execution submission whose answer never arrived. The console's intent
  * log is asked first: it has the record once placed, and it alone can say "not placed"
@@ -93,12 +96,15 @@ export async function lookupExecutionSubmission(
   sentAt: Date,
   list: (url: string) => Promise<QuoteExecutionPage> = (url) => apiFetch(url, { schema: quoteExecutionPageSchema }),
   ask: (profileId: string, refId: string) => Promise<QuoteExecution> = fetchExecutionByRefId,
+  now: () => number = Date.now,
 ): Promise<EarlierSubmission<QuoteExecution>> {
+  let noIntent = false
   try {
     const record = await ask(profileId, refId)
     if (record.ref_id === refId) return { placed: true, record }
   } catch (error) {
     if (error instanceof ApiProblemError && error.status === 404 && error.problem.meta?.placed === false) return { placed: false }
+    noIntent = error instanceof ApiProblemError && error.status === 404
     // In flight (409): the same ref_id must be sent again, never a new one.
     if (error instanceof ApiProblemError && error.status === 409) return { placed: "unknown", error }
   }
@@ -112,6 +118,9 @@ export async function lookupExecutionSubmission(
       cursor = answer.next_page_cursor || undefined
       if (!cursor) break
     }
+    // The console writes the intent the moment a create reaches it: none, and none listed,
+    // long after it was sent (the page that sent it has reloaded since), means it never arrived.
+    if (noIntent && now() - sentAt.getTime() >= NEVER_ARRIVED_MS) return { placed: false }
     return {
       placed: "unknown",
       error: new Error(`No execution with ref_id ${refId} is listed yet: it was not placed, or it is still on its way.`),

@@ -289,7 +289,8 @@ describe("useSubmission", () => {
       const resumed = renderSubmission({ send, lookup, existing: recordSchema, persist: { store: kept, resume } })
       await answered(() => undefined)
       expect(lookup).toHaveBeenCalledTimes(2)
-      expect(resumed.current.state).toEqual({ kind: "open" })
+      // The console said so: the form may offer "Place it now".
+      expect(resumed.current.state).toEqual({ kind: "open", notPlaced: true })
       expect(stored()).toMatchObject({ refId: body.ref_id, sent: true })
       // Offered again, it is sent with its own ref_id, only on a click.
       expect(send).toHaveBeenCalledTimes(1)

@@ -73,7 +73,8 @@ export type EarlierSubmission<T> =
   | { placed: "unknown"; error: unknown }
 
 export type SubmissionState<TBody, TRecord> =
-  | { kind: "open" }
+  /** `notPlaced`: the console said a submission resumed after a reload was not placed; it may be placed now. */
+  | { kind: "open"; notPlaced?: boolean }
   | { kind: "placed"; record: TRecord; via: "created" | "existing" | "placed-earlier"; error?: unknown }
   | { kind: "refused"; body: TBody; error: unknown; conflict: boolean }
   | {
@@ -138,6 +139,8 @@ export interface Submission<TBody, TRecord, TKept extends PendingBase = PendingB
   state: SubmissionState<TBody, TRecord>
   sending: boolean
   checking: boolean
+  /** How many times a resumed submission's outcome has been asked about again, by itself. */
+  asked: number
   /** Sends `body` (its ref_id is the current one); a second call while one is in flight is dropped. Kept as sent first, when the form persists. */
   submit: (body: TBody) => void
   /** The person asked to send the submission whose outcome is unknown again, with the same ref_id. */
@@ -153,6 +156,9 @@ export interface Submission<TBody, TRecord, TKept extends PendingBase = PendingB
   /** Shows `fields` (field → rule) under the form's fields; answers the ones the form has no field for, as "field: rule". */
   showFieldRules: (fields: Record<string, string>, type?: "server" | "schema") => string[]
 }
+
+/** How often a submission resumed after a reload is asked about again while the console cannot tell. */
+export const RESUME_POLL_MS = 2_000
 
 /** One exactly-once submission (see the top of this module); used by every create form. */
 export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept extends KeptSubmission<TBody> = KeptSubmission<TBody>, TValues extends FieldValues = FieldValues>(
@@ -279,7 +285,7 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept e
         if (found.placed === true) settle({ kind: "placed", record: found.record, via: "placed-earlier" })
         else if (found.placed === false) {
           setRefId(newRefId())
-          answer({ kind: "open" }, current.resumed)
+          answer(current.resumed ? { kind: "open", notPlaced: true } : { kind: "open" }, current.resumed)
         } else settle({ ...current, checkError: found.error })
       })
       .finally(() => {
@@ -295,7 +301,8 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept e
     setRefId(newRefId())
   }, [])
 
-  // A reload found a submission that had left without an answer: ask, never send it again.
+  // A reload found a submission that had left without an answer: ask, never send it again,
+  // and keep asking by itself while the console cannot tell (it may still be on its way).
   const askedOnResume = useRef(false)
   const resumed = resume?.sent === true
   useEffect(() => {
@@ -303,6 +310,16 @@ export function useSubmission<TBody extends { ref_id: string }, TRecord, TKept e
     askedOnResume.current = true
     check()
   }, [resumed, check])
+  const [asked, setAsked] = useState(0)
+  const stillUnknown = state.kind === "unknown" && state.resumed && !checking && !sending
+  useEffect(() => {
+    if (!stillUnknown) return
+    const timer = setTimeout(() => {
+      setAsked((n) => n + 1)
+      check()
+    }, RESUME_POLL_MS)
+    return () => clearTimeout(timer)
+  }, [stillUnknown, state, check])
 
-  return { refId, state, sending, checking, submit, retry, check, startOver, keep, drop, showFieldRules }
+  return { refId, state, sending, checking, asked, submit, retry, check, startOver, keep, drop, showFieldRules }
 }

@@ -29,6 +29,11 @@ export const policySchema = z.strictObject({
     execution: perCurrency,
     conversion: perCurrency,
   }),
+  /**
+   * Orders at or over these sizes ask the trader to type the amount again before Confirm
+   * (a unit slip is caught before it is sent). Left out: the defaults' sizes.
+   */
+  retype_amount_over: perCurrency.optional(),
   /** How far the limit price sits from the reviewed quote's price, against the maker, in percent. */
   price_tolerance_percent: z
     .string({ error: "must be a decimal string like \"0.5\"" })
@@ -51,6 +56,7 @@ export const DEFAULT_POLICY: Policy = {
     execution: { USD: "10000.00", EUR: "9000.00", SGD: "13000.00" },
     conversion: { USD: "10000.00" },
   },
+  retype_amount_over: { USD: "25000.00", EUR: "22500.00", SGD: "32500.00" },
   price_tolerance_percent: "0.5",
   request_ttl_minutes: 240,
   role_limits: {
