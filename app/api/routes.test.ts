@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import fc from "fast-check"
-import { count } from "drizzle-orm"
+import { count, eq, ne } from "drizzle-orm"
 import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { sessionCookie } from "@/test/session"
@@ -386,6 +386,7 @@ describe("routes' answers", () => {
 })
 
 describe("write routes refuse bad bodies before anything reaches the service", () => {
+  const refusals = async () => (await runtime.db.select({ n: count() }).from(consoleIntents).where(eq(consoleIntents.state, "REFUSED")))[0]?.n ?? 0
   const writeRoutes = [
     { key: "POST /api/profiles/[profileId]/quote-executions", schema: consoleQuoteExecutionCreateSchema },
     { key: "POST /api/conversions", schema: consoleConversionCreateSchema },
@@ -403,7 +404,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
         vi.spyOn(runtime.upstream, "sandboxDeposit"),
         vi.spyOn(runtime.upstream, "putFaults"),
       ]
-      const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+      const before = (await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents
       const amountish = fc.oneof(
         fc.constantFrom("", "-1", "0", "0.000000001", "1.234", "1e5", "abc", " ", "1.2.3", "12.345", "9".repeat(40) + ".999"),
         fc.string(),
@@ -448,11 +449,14 @@ describe("write routes refuse bad bodies before anything reaches the service", (
           { requiredKeys: [] },
         ),
       )
+      const refusedBefore = await refusals()
+      let refused = 0
       await fc.assert(
         fc.asyncProperty(bodyArb, async (body) => {
           // What the server receives is the JSON text: {"k": undefined} arrives as {}.
           const wire = JSON.stringify(body) ?? "null"
           fc.pre(!schema.safeParse(JSON.parse(wire)).success)
+          refused++
           const res = await invoke(handler, method, route, { params: { profileId }, body }, { role: "admin", rawBody: wire })
           expect(res.status).toBeGreaterThanOrEqual(400)
           expect(res.status).toBeLessThan(500)
@@ -463,8 +467,10 @@ describe("write routes refuse bad bodies before anything reaches the service", (
         }),
         { numRuns: 300 },
       )
-      const after = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+      const after = (await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents
       expect(after).toBe(before)
+      // Each refused create is on the audit trail, whatever its body held.
+      expect((await refusals()) - refusedBefore).toBe(key.includes("sandbox") ? 0 : refused)
       for (const spy of spies) {
         expect(spy).not.toHaveBeenCalled()
         spy.mockRestore()
@@ -475,7 +481,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
   it("a lone surrogate in any string field of an otherwise valid create is a 400 naming that field: never a 5xx, no intent, no call", async () => {
     const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
     const spy = vi.spyOn(runtime.upstream, "createConversion")
-    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents
     const lone = fc
       .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff"), fc.string({ maxLength: 10 }))
       .map(([a, s, b]) => a + s + b)
@@ -495,7 +501,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       }),
       { numRuns: 200 },
     )
-    expect((await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents).toBe(before)
+    expect((await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents).toBe(before)
     expect(spy).not.toHaveBeenCalled()
     spy.mockRestore()
   })
@@ -520,7 +526,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
 
   it("a create without a ref_id is refused (the console never invents one a retry could not repeat)", async () => {
     const handlers = await routeHandlers()
-    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const before = (await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents
     const cases = [
       { key: "POST /api/profiles/[profileId]/quote-executions", body: { quote_id: await buyQuoteId(), base_amount: "0.001" } },
       { key: "POST /api/conversions", body: { profile_id: profileId, amount: "2.50", source_asset: "USD", target_asset: "USDP" } },
@@ -532,7 +538,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
       expect(res.headers.get("content-type")).toBe("application/problem+json")
       expect(((await res.json()) as { meta?: { fields?: unknown } }).meta?.fields).toEqual({ ref_id: "is required" })
     }
-    const after = (await runtime.db.select({ intents: count() }).from(consoleIntents))[0]?.intents
+    const after = (await runtime.db.select({ intents: count() }).from(consoleIntents).where(ne(consoleIntents.state, "REFUSED")))[0]?.intents
     expect(after).toBe(before)
   })
 })

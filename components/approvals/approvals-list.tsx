@@ -1,6 +1,7 @@
 "use client"
 
-import { useState } from "react"
+import { useRef, useState } from "react"
+import { ApprovalFacts, requestQuantity } from "@/components/approvals/approval-facts"
 import { requestStatus } from "@/components/approvals/request-status"
 import { Amount } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
@@ -8,43 +9,31 @@ import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
-import { Timestamp } from "@/components/ui/timestamp"
-import { tryDecimal } from "@/lib/money"
 import { useShownLive } from "@/components/notifications/live-records"
 import { useApprovalsQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
-import { useQuotesQuery } from "@/lib/queries/quotes"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 
-/** What the request asks for, in a line. */
-function summary(request: ApprovalRequest): string {
-  const r = request.request
-  if (request.kind === "conversion") return `Convert ${String(r.amount)} ${String(r.source_asset)} → ${String(r.target_asset)}`
-  const amount = typeof r.base_amount === "string" ? `${r.base_amount} (base)` : `${String(r.quote_amount)} ${request.size.currency}`
-  return `${request.side ?? ""} ${request.market ?? ""} for ${amount}`
-}
-
-/** The held price now beside the limit price: the approver sees whether it would execute. */
-function LiveQuote({ request }: { request: ApprovalRequest }) {
-  const market = request.market
-  const quotes = useQuotesQuery(market ? [market] : [], { enabled: Boolean(market) && request.state === "PENDING" })
-  if (!market || request.state !== "PENDING") return null
-  const held = quotes.data?.items.find((q) => q.market === market && q.side === request.side)
-  if (!held) return <span className="text-slate-500">—</span>
-  const price = tryDecimal(held.price)
-  const limit = tryDecimal(request.limit_price)
-  const within = !price || !limit || (request.side === "BUY" ? price.lte(limit) : price.gte(limit))
+/** What the request asks for, in a line: "BUY 0.12 BTC on BTCUSD" or "Convert 12,000.00 USD → USDP". */
+function Summary({ request }: { request: ApprovalRequest }) {
+  const quantity = requestQuantity(request)
+  const amount = quantity ? <Amount value={quantity.value} asset={quantity.asset} /> : null
+  if (request.kind === "conversion") return <span>Convert {amount} → {typeof request.request.target_asset === "string" ? request.request.target_asset : "?"}</span>
   return (
-    <span data-testid="live-price">
-      <Amount value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
+    <span>
+      {request.side ?? ""} {amount} on {request.market ?? "?"}
     </span>
   )
 }
 
+/**
+ * Approve, or reject with a reason: one text box, which is the comment on an approval and
+ * the reason (required) on a rejection. The maker may only withdraw.
+ */
 function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
   const decide = useDecideApprovalMutation()
-  const [comment, setComment] = useState("")
-  const [reason, setReason] = useState("")
-  const [rejecting, setRejecting] = useState(false)
+  const [note, setNote] = useState("")
+  const [missingReason, setMissingReason] = useState(false)
+  const noteRef = useRef<HTMLInputElement>(null)
   const mine = request.maker.email.toLowerCase() === me.toLowerCase()
   if (request.state !== "PENDING") return null
   if (mine) {
@@ -58,40 +47,45 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
       </div>
     )
   }
+  const trimmed = note.trim()
   return (
     <div className="space-y-2">
-      <Field label="Comment (optional)">{(props) => <Input {...props} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={500} />}</Field>
-      {rejecting ? (
-        <Field label="Reason for rejecting">
-          {(props) => <Input {...props} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} data-testid="reject-reason" />}
-        </Field>
-      ) : null}
+      <Field
+        label="Comment, or reason to reject"
+        hint="Optional to approve; a reason is required to reject."
+        error={missingReason && trimmed === "" ? "Give a reason to reject." : undefined}
+      >
+        {(props) => (
+          <Input {...props} ref={noteRef} value={note} onChange={(e) => setNote(e.target.value)} maxLength={500} data-testid="decision-note" />
+        )}
+      </Field>
       <div className="flex flex-wrap gap-2">
         <Button
           size="sm"
           busy={decide.isPending && decide.variables?.action === "approve"}
           disabled={decide.isPending}
-          onClick={() => decide.mutate({ id: request.id, action: "approve", comment: comment || undefined })}
+          onClick={() => decide.mutate({ id: request.id, action: "approve", comment: trimmed || undefined })}
           data-testid="approve"
         >
           Approve
         </Button>
-        {rejecting ? (
-          <Button
-            variant="danger"
-            size="sm"
-            busy={decide.isPending && decide.variables?.action === "reject"}
-            disabled={decide.isPending}
-            onClick={() => decide.mutate({ id: request.id, action: "reject", reason, comment: comment || undefined })}
-            data-testid="confirm-reject"
-          >
-            Reject
-          </Button>
-        ) : (
-          <Button variant="secondary" size="sm" onClick={() => setRejecting(true)} data-testid="reject">
-            Reject…
-          </Button>
-        )}
+        <Button
+          variant="danger"
+          size="sm"
+          busy={decide.isPending && decide.variables?.action === "reject"}
+          disabled={decide.isPending}
+          onClick={() => {
+            if (trimmed === "") {
+              setMissingReason(true)
+              noteRef.current?.focus()
+              return
+            }
+            decide.mutate({ id: request.id, action: "reject", reason: trimmed })
+          }}
+          data-testid="reject"
+        >
+          Reject
+        </Button>
       </div>
       {decide.error ? <ProblemAlert error={decide.error} /> : null}
     </div>
@@ -125,58 +119,20 @@ export function ApprovalsList({ me }: { me: string }) {
                     <Badge tone={status.tone}>
                       <span data-testid="approval-state">{status.label}</span>
                     </Badge>
-                    <span>{summary(request)}</span>
+                    <Summary request={request} />
                   </span>
                 }
               >
                 <div className="grid gap-4 md:grid-cols-[1fr_20rem]">
-                  <dl className="grid grid-cols-[9rem_1fr] gap-x-3 gap-y-1 text-sm">
-                    <dt className="text-slate-600">Costs about</dt>
-                    <dd>
-                      <Amount value={request.size.amount} asset={request.size.currency} minPlaces={2} />
-                    </dd>
-                    {request.limit_price ? (
-                      <>
-                        <dt className="text-slate-600">Limit price</dt>
-                        <dd>
-                          <Amount value={request.limit_price} /> <span className="text-slate-600">(reviewed at <Amount value={request.reviewed_price ?? undefined} />)</span>
-                        </dd>
-                        <dt className="text-slate-600">Held price now</dt>
-                        <dd>
-                          <LiveQuote request={request} />
-                          {request.executed_price ? <Amount value={request.executed_price} /> : null}
-                        </dd>
-                      </>
-                    ) : null}
-                    <dt className="text-slate-600">Asked by</dt>
-                    <dd data-testid="approval-maker">{request.maker.email}</dd>
-                    <dt className="text-slate-600">Asked</dt>
-                    <dd>
-                      <Timestamp value={request.created_at} />
-                    </dd>
-                    <dt className="text-slate-600">{request.state === "PENDING" ? "Expires" : "Decided"}</dt>
-                    <dd>
-                      <Timestamp value={request.state === "PENDING" ? request.expires_at : request.decided_at} />
-                    </dd>
-                    {request.checker ? (
-                      <>
-                        <dt className="text-slate-600">Checker</dt>
-                        <dd>{request.checker.email}</dd>
-                      </>
-                    ) : null}
+                  <div className="space-y-2">
+                    <ApprovalFacts request={request} />
                     {status.detail && request.state !== "PENDING" ? (
-                      <>
-                        <dt className="text-slate-600">Outcome</dt>
-                        <dd>{status.detail}</dd>
-                      </>
+                      <p className="text-sm" data-testid="approval-outcome">
+                        {status.detail}
+                      </p>
                     ) : null}
-                    {request.comment ? (
-                      <>
-                        <dt className="text-slate-600">Comment</dt>
-                        <dd>{request.comment}</dd>
-                      </>
-                    ) : null}
-                  </dl>
+                    {request.comment ? <p className="text-sm text-slate-700">Comment: {request.comment}</p> : null}
+                  </div>
                   <Decide request={request} me={me} />
                 </div>
               </Card>

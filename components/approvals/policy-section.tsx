@@ -4,13 +4,11 @@ import { useState } from "react"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
-import { Field } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
-import { ApiProblemError } from "@/lib/queries/api"
-import { usePolicyQuery, useSavePolicyMutation } from "@/lib/queries/approvals"
-import type { Policy } from "@/lib/schemas/approvals"
+import { PolicyForm } from "@/components/approvals/policy-form"
+import { usePolicyQuery } from "@/lib/queries/approvals"
 
 function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
   const entries = Object.entries(values)
@@ -26,29 +24,15 @@ function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
 
 /**
  * The approval policy for admins: thresholds, limits, and each trader's usage of the UTC
- * day. It is edited as JSON and checked by the same schema as the API (each rule named by
- * its field); every change goes on the audit trail with before and after.
+ * day. It is edited in a form, field by field (each error names its field and rule), and a
+ * change applies only after its diff is reviewed; every change goes on the audit trail
+ * with before and after.
  */
 export function PolicySection() {
   const query = usePolicyQuery()
-  const save = useSavePolicyMutation({ onSuccess: () => setDraft(null) })
-  const [draft, setDraft] = useState<string | null>(null)
-  const [parseError, setParseError] = useState<string | null>(null)
+  const [editing, setEditing] = useState(false)
   const view = query.data
   const policy = view?.policy
-  const onSave = () => {
-    if (draft === null) return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(draft)
-    } catch {
-      setParseError("The policy must be valid JSON.")
-      return
-    }
-    setParseError(null)
-    save.mutate(parsed as Policy)
-  }
-  const fields = save.error instanceof ApiProblemError ? Object.entries(save.error.fields) : []
   return (
     <section aria-labelledby="policy-heading" className="space-y-4" data-testid="policy-section">
       <h2 id="policy-heading" className="text-xl font-semibold">
@@ -129,42 +113,12 @@ export function PolicySection() {
             )}
           </Card>
           <Card title="Change the policy">
-            {draft === null ? (
-              <Button variant="secondary" onClick={() => setDraft(JSON.stringify(policy, null, 2))} data-testid="edit-policy">
+            {editing ? (
+              <PolicyForm policy={policy} onDone={() => setEditing(false)} />
+            ) : (
+              <Button variant="secondary" onClick={() => setEditing(true)} data-testid="edit-policy">
                 Edit
               </Button>
-            ) : (
-              <div className="space-y-3">
-                <Field label="Policy (JSON)" error={parseError ?? undefined} hint="Amounts are decimal strings; a currency left out has no threshold or limit.">
-                  {(props) => (
-                    <textarea
-                      {...props}
-                      className="block h-96 w-full rounded-md border bg-white p-2 font-mono text-xs"
-                      value={draft}
-                      onChange={(e) => setDraft(e.target.value)}
-                      data-testid="policy-json"
-                    />
-                  )}
-                </Field>
-                {save.error ? <ProblemAlert error={save.error} /> : null}
-                {fields.length > 0 ? (
-                  <ul className="list-disc pl-5 text-sm text-red-700">
-                    {fields.map(([field, rule]) => (
-                      <li key={field}>
-                        {field}: {rule}
-                      </li>
-                    ))}
-                  </ul>
-                ) : null}
-                <div className="flex gap-2">
-                  <Button busy={save.isPending} onClick={onSave} data-testid="save-policy">
-                    Save
-                  </Button>
-                  <Button variant="ghost" onClick={() => setDraft(null)}>
-                    Cancel
-                  </Button>
-                </div>
-              </div>
             )}
           </Card>
         </>

@@ -6,9 +6,11 @@ import { attemptsNote } from "@/components/intents/attempts"
 import { Amount } from "@/components/ui/amount"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { IdChip } from "@/components/ui/id-chip"
 import { Timestamp } from "@/components/ui/timestamp"
 import { CONVERSIONS_API_LABELS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { AuditEntry } from "@/lib/queries/audit"
+import { policyDiff } from "@/lib/schemas/policy-diff"
 
 const STATE_TONES: Record<string, BadgeTone> = {
   PENDING: "info",
@@ -16,6 +18,7 @@ const STATE_TONES: Record<string, BadgeTone> = {
   FAILED: "danger",
   UNKNOWN: "warning",
   AWAITING_APPROVAL: "warning",
+  REFUSED: "danger",
 }
 
 export function IntentStateBadge({ state }: { state: string }) {
@@ -26,22 +29,47 @@ export function IntentStateBadge({ state }: { state: string }) {
   )
 }
 
-function Mono({ children }: { children: string }) {
-  return <span className="font-mono text-xs break-all">{children}</span>
+/** What a policy change changed, one field a line (the first few; the intent page has the rest). */
+function PolicyChanges({ request }: { request: Record<string, unknown> }) {
+  const changes = policyDiff(request.before, request.after)
+  if (changes.length === 0) return <span className="text-xs text-slate-600">no field changed</span>
+  return (
+    <ul className="space-y-0.5 text-xs" data-testid="audit-policy-diff">
+      {changes.slice(0, 4).map((c) => (
+        <li key={c.field}>
+          <span className="font-mono">{c.field}</span>: {c.before ?? "not set"} → <strong>{c.after ?? "not set"}</strong>
+        </li>
+      ))}
+      {changes.length > 4 ? <li className="text-slate-600">and {changes.length - 4} more</li> : null}
+    </ul>
+  )
+}
+
+/** The key an intent is known by: a create's ref_id, a cancel's conversion, a policy change's fields. */
+function IntentKey({ entry }: { entry: AuditEntry }) {
+  if (entry.operation === "update_policy") return <PolicyChanges request={entry.request} />
+  if (entry.ref_id !== null) return <IdChip value={entry.ref_id} label="ref_id" />
+  return (
+    <span className="whitespace-nowrap text-xs text-slate-600" title="A cancel carries no ref_id; it names the conversion it cancels">
+      cancels <IdChip value={entry.target_id} label="conversion id" />
+    </span>
+  )
 }
 
 /** The intents: who did what, when, with which result. */
 export function AuditTable({ entries, profileNames }: { entries: readonly AuditEntry[]; profileNames: ReadonlyMap<string, string> }) {
   return (
-    <Table framed caption="Audit trail, newest first" tableClassName="min-w-[72rem]">
+    <Table framed caption="Audit trail, newest first" tableClassName="min-w-[84rem]">
       <TableHead>
         <Th>Time (UTC)</Th>
         <Th>Staff</Th>
         <Th>Operation</Th>
+        <Th>Market / side</Th>
         <Th>Profile</Th>
         <Th>Amounts</Th>
-        <Th>ref_id</Th>
+        <Th>ref_id / change</Th>
         <Th>State</Th>
+        <Th>Approver</Th>
         <Th>Record</Th>
         <Th>Problem</Th>
       </TableHead>
@@ -51,7 +79,7 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
           const amounts = requestAmounts(entry)
           const profileName = entry.profile_id ? profileNames.get(entry.profile_id) : undefined
           return (
-            <Tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id ?? undefined}>
+            <Tr key={entry.id} data-testid="audit-row" data-ref-id={entry.ref_id ?? undefined} data-state={entry.state}>
               <Td>
                 <Timestamp value={entry.created_at} />
               </Td>
@@ -69,17 +97,31 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                   </div>
                 ) : null}
               </Td>
+              <Td data-testid="audit-market" className="whitespace-nowrap">
+                {entry.market || entry.side ? (
+                  <>
+                    {entry.market ?? "—"} <span className="text-xs font-medium">{entry.side ?? ""}</span>
+                  </>
+                ) : (
+                  <span className="text-slate-500">—</span>
+                )}
+              </Td>
               <Td>
                 {entry.profile_id ? (
                   <>
                     {profileName ? <div>{profileName}</div> : null}
-                    <Mono>{entry.profile_id}</Mono>
+                    <IdChip value={entry.profile_id} label="profile id" />
                   </>
                 ) : (
                   <span className="text-slate-500">—</span>
                 )}
               </Td>
               <Td data-testid="audit-amounts">
+                {entry.size && entry.operation === "create_execution" ? (
+                  <div data-testid="audit-notional">
+                    <Amount value={entry.size.amount} asset={entry.size.currency} /> <span className="text-xs text-slate-600">notional</span>
+                  </div>
+                ) : null}
                 {amounts.length === 0 ? (
                   <span className="text-slate-500">—</span>
                 ) : (
@@ -93,14 +135,8 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                   </ul>
                 )}
               </Td>
-              <Td className="max-w-[11rem]">
-                {entry.ref_id !== null ? (
-                  <Mono>{entry.ref_id}</Mono>
-                ) : (
-                  <span className="text-xs text-slate-600" title="A cancel carries no ref_id; it names the conversion it cancels">
-                    cancel of <Mono>{entry.target_id ?? "—"}</Mono>
-                  </span>
-                )}
+              <Td data-testid="audit-key">
+                <IntentKey entry={entry} />
               </Td>
               <Td>
                 <IntentStateBadge state={entry.state} />
@@ -115,15 +151,28 @@ export function AuditTable({ entries, profileNames }: { entries: readonly AuditE
                   </div>
                 ) : null}
               </Td>
-              <Td className="max-w-[11rem]">
+              <Td data-testid="audit-approver">
+                {entry.approver ? (
+                  <>
+                    <div>{entry.approver}</div>
+                    <div className="text-xs text-slate-600">{entry.approval_state === "REJECTED" ? "rejected" : "approved"}</div>
+                  </>
+                ) : entry.approval_state === "PENDING" ? (
+                  <span className="text-xs text-slate-600">waiting</span>
+                ) : (
+                  <span className="text-slate-500">—</span>
+                )}
+              </Td>
+              <Td>
                 {entry.record_id ? (
-                  href ? (
-                    <Link href={href} className="text-blue-700 underline" data-testid="audit-record">
-                      <Mono>{entry.record_id}</Mono>
-                    </Link>
-                  ) : (
-                    <Mono>{entry.record_id}</Mono>
-                  )
+                  <span className="inline-flex items-center gap-1 whitespace-nowrap">
+                    {href ? (
+                      <Link href={href} className="text-blue-700 underline" data-testid="audit-record">
+                        open
+                      </Link>
+                    ) : null}
+                    <IdChip value={entry.record_id} label="record id" />
+                  </span>
                 ) : (
                   <span className="text-slate-500">—</span>
                 )}

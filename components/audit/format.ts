@@ -64,4 +64,4 @@ export function dayBoundary(day: string, end: "start" | "end"): string | undefin
 
 /** The intents' operations and states (lib/db/schema/console.ts), without pulling the database schema into the browser. */
 export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion", "update_policy"] as const
-export const INTENT_STATE_VALUES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL"] as const
+export const INTENT_STATE_VALUES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL", "REFUSED"] as const

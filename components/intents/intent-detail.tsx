@@ -14,12 +14,28 @@ import { DetailList, DetailRow } from "@/components/ui/detail-list"
 import { RequestAsSent, Timeline } from "./intent-story"
 import { RecordLinks } from "./record-links"
 import { conversionPath, executionPath } from "@/lib/record-paths"
+import { policyDiff } from "@/lib/schemas/policy-diff"
 
 const OPERATIONS: Record<string, string> = {
   create_execution: "Quote execution",
   create_conversion: "Conversion",
   cancel_conversion: "Cancel of a conversion",
   update_policy: "Approval policy change",
+}
+
+/** A policy change, field by field. */
+function PolicyChangeList({ request }: { request: Record<string, unknown> }) {
+  const changes = policyDiff(request.before, request.after)
+  if (changes.length === 0) return <span>no field changed</span>
+  return (
+    <ul className="space-y-0.5" data-testid="intent-policy-diff">
+      {changes.map((c) => (
+        <li key={c.field}>
+          <code className="font-mono text-xs">{c.field}</code>: {c.before ?? "not set"} → <strong>{c.after ?? "not set"}</strong>
+        </li>
+      ))}
+    </ul>
+  )
 }
 
 /** The record an intent placed or acted on, as a link to its page. */
@@ -84,7 +100,24 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
               <CopyableId value={quoteId} label="quote id" />
             </DetailRow>
           ) : null}
+          {story.market || story.side ? (
+            <DetailRow label="Side and market">
+              <span data-testid="intent-market">
+                {story.side ?? ""} {story.market ?? ""}
+              </span>
+            </DetailRow>
+          ) : null}
+          {story.approver ? (
+            <DetailRow label={story.approval_state === "REJECTED" ? "Rejected by" : "Approved by"}>
+              <span data-testid="intent-approver">{story.approver}</span>
+            </DetailRow>
+          ) : null}
           <DetailRow label="Attempts">{story.attempts}</DetailRow>
+          {story.operation === "update_policy" ? (
+            <DetailRow label="What changed">
+              <PolicyChangeList request={story.request} />
+            </DetailRow>
+          ) : (
           <DetailRow label="Record">
             {story.record_id || story.target_id ? (
               <span className="inline-flex flex-wrap items-center gap-2">
@@ -97,10 +130,18 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
               </span>
             ) : (
               <span className="text-slate-700" data-testid="no-record">
-                None: {story.state === "AWAITING_APPROVAL" ? "waiting for approval, nothing sent yet" : story.state === "FAILED" ? "the request was refused" : "not placed (yet)"}
+                None:{" "}
+                {story.state === "AWAITING_APPROVAL"
+                  ? "waiting for approval, nothing sent yet"
+                  : story.state === "REFUSED"
+                    ? "the console refused it; nothing was sent"
+                    : story.state === "FAILED"
+                      ? "the request was refused"
+                      : "not placed (yet)"}
               </span>
             )}
           </DetailRow>
+          )}
           {story.problem ? (
             <DetailRow label="Problem">
               {story.problem.title}

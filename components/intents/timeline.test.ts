@@ -20,6 +20,11 @@ const base: IntentStory = {
   resolved_at: "2026-01-31T12:00:01.000Z",
   request: { quote_id: "q1", base_amount: "0.01", ref_id: "r1" },
   problem: null,
+  market: null,
+  side: null,
+  size: null,
+  approver: null,
+  approval_state: null,
   approval: null,
 }
 

@@ -75,6 +75,14 @@ function intentEvents(story: IntentStory): TimelineEvent[] {
       source: "console",
       tone: "bad",
     })
+  } else if (story.state === "REFUSED") {
+    events.push({
+      at: story.resolved_at ?? story.updated_at,
+      title: "Refused by the console: nothing was sent",
+      detail: story.problem ? `${story.problem.title}${story.problem.detail ? `: ${story.problem.detail}` : ""}` : undefined,
+      source: "console",
+      tone: "bad",
+    })
   } else if (story.state === "UNKNOWN" || story.state === "PENDING") {
     events.push({
       at: story.updated_at,

@@ -13,6 +13,7 @@ export const MATCHED_BY_WORDS: Record<SearchMatch["matched_by"], string> = {
   quote_id: "the quote it used",
   intent_id: "the intent's id",
   target_id: "the record it acted on",
+  id_prefix: "the start of its id or ref_id",
 }
 
 export const SOURCE_WORDS: Record<SearchSourceReport["source"], string> = {

@@ -3,7 +3,7 @@ import { type SQL, and, desc, eq, gte, lt, sql } from "drizzle-orm"
 import { z } from "zod"
 import type { Db } from "@/lib/db/client"
 import { throughMillisecond } from "@/lib/db/time"
-import { type ConsoleIntent, INTENT_OPERATIONS, INTENT_STATES, consoleIntents } from "@/lib/db/schema"
+import { type ConsoleIntent, INTENT_OPERATIONS, INTENT_STATES, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import type { AuditEntry, AuditPage } from "@/lib/schemas/audit"
 import { dateTimeFilterSchema, limitSchema, pageCursorSchema } from "@/lib/schemas/paging"
 
@@ -48,21 +48,26 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
     where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.id}) < (${t}::timestamptz, ${i}::uuid)`)
   }
   const rows = await db
-    .select({ intent: consoleIntents, createdAtText })
+    .select({ intent: consoleIntents, createdAtText, approver: consoleApprovals.checkerEmail, approval: consoleApprovals.state })
     .from(consoleIntents)
+    .leftJoin(consoleApprovals, eq(consoleApprovals.intentId, consoleIntents.id))
     .where(where.length > 0 ? and(...where) : undefined)
     .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
     .limit(query.limit + 1)
   const page = rows.slice(0, query.limit)
   const last = page[page.length - 1]
   return {
-    items: page.map(({ intent, createdAtText: created }) => intentEntry(intent, created)),
+    items: page.map(({ intent, createdAtText: created, approver, approval }) => intentEntry(intent, created, { approver, approval })),
     ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.id) } : {}),
   }
 }
 
 /** An intent as the trail and the intent pages show it; `createdAt` to the microsecond when the database gave it. */
-export function intentEntry(intent: ConsoleIntent, createdAt = intent.createdAt.toISOString()): AuditEntry {
+export function intentEntry(
+  intent: ConsoleIntent,
+  createdAt = intent.createdAt.toISOString(),
+  decision: { approver: string | null; approval: string | null } = { approver: null, approval: null },
+): AuditEntry {
   return {
     id: intent.id,
     created_at: createdAt,
@@ -72,7 +77,8 @@ export function intentEntry(intent: ConsoleIntent, createdAt = intent.createdAt.
     staff_role: intent.staffRole,
     operation: intent.operation,
     profile_id: intent.profileId,
-    ref_id: intent.refId,
+    // A refused create holds no ref_id of its own; the trail shows the one it was sent with.
+    ref_id: intent.refId ?? (intent.state === "REFUSED" && typeof intent.request.ref_id === "string" ? intent.request.ref_id : null),
     target_id: intent.targetId,
     upstream_api: intent.upstreamApi,
     state: intent.state,
@@ -81,6 +87,11 @@ export function intentEntry(intent: ConsoleIntent, createdAt = intent.createdAt.
     attempts: intent.attempts,
     request: intent.request,
     problem: problemSummary(intent.problem),
+    market: intent.market,
+    side: intent.side,
+    size: intent.sizeAmount !== null && intent.sizeCurrency !== null ? { amount: intent.sizeAmount, currency: intent.sizeCurrency } : null,
+    approver: decision.approver,
+    approval_state: decision.approval,
   }
 }
 

@@ -1,5 +1,6 @@
 import "server-only"
 import { allPages, csvResponse } from "@/lib/console/csv"
+import type { Attributed } from "@/lib/console/attribution"
 import type { AuditEntry } from "@/lib/schemas/audit"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 
@@ -52,7 +53,7 @@ export async function csvExport<T>(options: {
 const metadataJson = (metadata: Record<string, string> | undefined) =>
   metadata && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : undefined
 
-export const EXECUTION_CSV_COLUMNS: readonly CsvColumn<QuoteExecution>[] = [
+export const EXECUTION_CSV_COLUMNS: readonly CsvColumn<Attributed<QuoteExecution>>[] = [
   { header: "id", value: (r) => r.id },
   { header: "created_at", value: (r) => r.created_at },
   { header: "settled_at", value: (r) => r.settled_at },
@@ -71,9 +72,11 @@ export const EXECUTION_CSV_COLUMNS: readonly CsvColumn<QuoteExecution>[] = [
   { header: "account_id", value: (r) => r.account_id },
   { header: "recipient_profile_id", value: (r) => r.recipient_profile_id },
   { header: "metadata", value: (r) => metadataJson(r.metadata) },
+  { header: "placed_by", value: (r) => r.placed_by },
+  { header: "approved_by", value: (r) => r.approved_by },
 ]
 
-export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Conversion>[] = [
+export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Attributed<Conversion>>[] = [
   { header: "id", value: (c) => c.id },
   { header: "ref_id", value: (c) => c.ref_id },
   { header: "status", value: (c) => c.status },
@@ -90,6 +93,8 @@ export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Conversion>[] = [
   { header: "recipient_profile_id", value: (c) => c.recipient_profile_id },
   { header: "metadata", value: (c) => metadataJson(c.metadata) },
   { header: "fail_reason", value: (c) => c.fail_reason?.detail },
+  { header: "placed_by", value: (c) => c.placed_by },
+  { header: "approved_by", value: (c) => c.approved_by },
 ]
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)
@@ -101,6 +106,8 @@ export const AUDIT_CSV_COLUMNS: readonly CsvColumn<AuditEntry>[] = [
   { header: "staff_role", value: (r) => r.staff_role },
   { header: "operation", value: (r) => r.operation },
   { header: "profile_id", value: (r) => r.profile_id },
+  { header: "market", value: (r) => r.market },
+  { header: "side", value: (r) => r.side },
   { header: "state", value: (r) => r.state },
   { header: "ref_id", value: (r) => r.ref_id },
   { header: "target_id", value: (r) => r.target_id },
@@ -119,4 +126,6 @@ export const AUDIT_CSV_COLUMNS: readonly CsvColumn<AuditEntry>[] = [
   { header: "attempts", value: (r) => r.attempts },
   { header: "resolved_at", value: (r) => r.resolved_at },
   { header: "intent_id", value: (r) => r.id },
+  { header: "placed_by", value: (r) => (r.operation.startsWith("create_") ? r.staff_email : undefined) },
+  { header: "approved_by", value: (r) => (r.approval_state === "APPROVED" ? r.approver : undefined) },
 ]

@@ -10,7 +10,8 @@ import type { IntentStory } from "@/lib/schemas/search"
 
 /** An intent and its approval (if it waited for one) as the pages show them. */
 export function toIntentStory(intent: ConsoleIntent, approval: ConsoleApproval | null): IntentStory {
-  return { ...intentEntry(intent), approval: approval ? { state: approval.state, ...approvalDecision(approval) } : null }
+  const decision = { approver: approval?.checkerEmail ?? null, approval: approval?.state ?? null }
+  return { ...intentEntry(intent, undefined, decision), approval: approval ? { state: approval.state, ...approvalDecision(approval) } : null }
 }
 
 function withApprovals(db: Db) {

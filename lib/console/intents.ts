@@ -64,13 +64,22 @@ function newRow(input: NewIntent) {
  */
 export async function insertAdmittedIntent(
   tx: Db,
-  input: NewIntent & { refId: string; state: "PENDING" | "AWAITING_APPROVAL"; size: { amount: string; currency: string }; at: Date },
+  input: NewIntent & {
+    refId: string
+    state: "PENDING" | "AWAITING_APPROVAL"
+    size: { amount: string; currency: string }
+    at: Date
+    /** The market and side of a quote execution. */
+    quote?: { market: string; side: string } | undefined
+  },
 ): Promise<ConsoleIntent | null> {
   const [row] = await tx
     .insert(consoleIntents)
     .values({
       ...newRow(input),
       refId: input.refId,
+      market: input.quote?.market ?? null,
+      side: input.quote?.side ?? null,
       state: input.state,
       sizeAmount: input.size.amount,
       sizeCurrency: input.size.currency,
@@ -100,6 +109,41 @@ export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<
   const existing = await intentByRef(db, input.operation, refId)
   if (!existing) throw new Error("intent insert conflicted but no intent was found")
   return { intent: existing, created: false }
+}
+
+/**
+ * A create the console refused before sending anything, on the audit trail: REFUSED with
+ * the problem it was answered with. It holds no ref_id (the request keeps the one sent),
+ * so a corrected order may use it; it counts toward no limit and is never retried.
+ */
+export async function recordRefusal(
+  db: Db,
+  input: NewIntent & {
+    problem: Problem
+    at: Date
+    market?: string | null | undefined
+    side?: string | null | undefined
+    size?: { amount: string; currency: string } | null | undefined
+  },
+): Promise<ConsoleIntent> {
+  const [row] = await db
+    .insert(consoleIntents)
+    .values({
+      ...newRow(input),
+      state: "REFUSED",
+      attempts: 0,
+      problem: { ...input.problem },
+      market: input.market ?? null,
+      side: input.side ?? null,
+      sizeAmount: input.size?.amount ?? null,
+      sizeCurrency: input.size?.currency ?? null,
+      createdAt: input.at,
+      updatedAt: input.at,
+      resolvedAt: input.at,
+    })
+    .returning()
+  if (!row) throw new Error("refusal insert returned no row")
+  return row
 }
 
 /** A policy change on the audit trail, written SUCCEEDED in the transaction that saves it. */

@@ -1,5 +1,5 @@
 import "server-only"
-import { type SQL, and, eq, gte, inArray, isNotNull, lt, ne, sql } from "drizzle-orm"
+import { type SQL, and, eq, gte, inArray, isNotNull, lt, notInArray, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
@@ -72,6 +72,8 @@ export function needsApproval(policy: Policy, kind: "execution" | "conversion", 
 }
 
 const CREATES = ["create_execution", "create_conversion"] as const
+/** Failed (rejected, withdrawn, expired, refused by the service) and refused creates use no limit. */
+const NOT_USED: ("FAILED" | "REFUSED")[] = ["FAILED", "REFUSED"]
 
 /**
  * What a staff member's creates of the UTC day add up to in one currency: placed ones,
@@ -92,7 +94,7 @@ export function usedTodayWhere(email: string, currency: string, at: Date): SQL |
     eq(consoleIntents.staffEmail, email),
     eq(consoleIntents.sizeCurrency, currency),
     inArray(consoleIntents.operation, [...CREATES]),
-    ne(consoleIntents.state, "FAILED"),
+    notInArray(consoleIntents.state, NOT_USED),
     gte(consoleIntents.createdAt, start),
     lt(consoleIntents.createdAt, end),
   )
@@ -150,7 +152,7 @@ export async function policyView(db: Db, at: Date): Promise<PolicyView> {
       and(
         isNotNull(consoleIntents.sizeAmount),
         inArray(consoleIntents.operation, [...CREATES]),
-        ne(consoleIntents.state, "FAILED"),
+        notInArray(consoleIntents.state, NOT_USED),
         gte(consoleIntents.createdAt, start),
         lt(consoleIntents.createdAt, end),
       ),

@@ -50,17 +50,22 @@ const OPERATION_WORDS: Record<string, string> = {
 
 /** What the intent log alone says about an intent that q names. */
 export function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | null {
+  const request = intent.request
+  const starts = (value: string | null) => value !== null && value.toLowerCase().startsWith(q.toLowerCase())
   const matchedBy: SearchMatch["matched_by"] =
     intent.id === q
       ? "intent_id"
-      : intent.refId === q
+      : intent.refId === q || (intent.state === "REFUSED" && request.ref_id === q)
         ? "ref_id"
         : intent.recordId === q
           ? "id"
           : intent.targetId === q
             ? "target_id"
-            : "quote_id"
-  const request = intent.request
+            : request.quote_id === q
+              ? "quote_id"
+              : "id_prefix"
+  // A prefix names the intent by its own id, or else the record it made or cancelled.
+  const byOwnPrefix = matchedBy === "id_prefix" && starts(intent.id) && !starts(intent.recordId) && !starts(intent.refId) && !starts(intent.targetId)
   const amountValue = text(request.base_amount) ?? text(request.quote_amount) ?? text(request.amount)
   const base = {
     matched_by: matchedBy,
@@ -71,7 +76,7 @@ export function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | nul
     intent_id: intent.id,
   }
   // A pasted intent id names the intent: its page tells the whole story and links the record.
-  if (matchedBy !== "intent_id") {
+  if (matchedBy !== "intent_id" && !byOwnPrefix) {
     if (intent.operation === "create_execution" && intent.state === "SUCCEEDED" && intent.recordId && intent.profileId) {
       return {
         ...base,
@@ -93,8 +98,9 @@ export function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | nul
       }
     }
     // A cancel names the conversion it acted on: the conversion is what was asked for.
-    if (intent.operation === "cancel_conversion" && intent.targetId === q) {
-      return { ...base, kind: "conversion", id: q, matched_by: "id", href: conversionPath(q), summary: "Conversion", amount: null }
+    if (intent.operation === "cancel_conversion" && intent.targetId !== null && (intent.targetId === q || starts(intent.targetId))) {
+      const id = intent.targetId
+      return { ...base, kind: "conversion", id, matched_by: id === q ? "id" : "id_prefix", href: conversionPath(id), summary: "Conversion", amount: null }
     }
     // The policy's intents all carry target "policy": not something a person pastes.
     if (intent.operation === "update_policy") return null

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
-import { openIntent, settleIntent } from "@/lib/console/intents"
+import { openIntent, recordRefusal, settleIntent } from "@/lib/console/intents"
 import { SEARCH_MAX_SERVICE_CALLS, type SearchUpstream, searchAnything } from "@/lib/console/search"
 import { searchQuerySchema } from "@/lib/schemas/search"
 import { UpstreamUnavailableError } from "@/lib/upstream"
@@ -149,6 +149,34 @@ describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver
       expect(result.matches).toEqual([
         expect.objectContaining({ kind: "intent", id: intent.id, matched_by: matchedBy, href: `/intents/${intent.id}`, status: "FAILED", amount: { value: "9.00", asset: "USD" } }),
       ])
+    }
+  })
+
+  it("finds a record by the first 8 characters of its id or ref_id (what a table shows), and a refusal by its intent id's start", async () => {
+    const execution = await consoleExecution()
+    for (const q of [execution.id.slice(0, 8), execution.id.slice(0, 13), execution.ref_id!.slice(0, 8)]) {
+      const found = await searchAnything(h, q)
+      expect(found.matches.map((m) => [m.kind, m.id, m.matched_by])).toEqual([["execution", execution.id, "id_prefix"]])
+    }
+    // Seven characters are not an id's start: the log is not searched by them.
+    const short = await searchAnything(h, execution.id.slice(0, 7))
+    expect(short.matches.filter((m) => m.id === execution.id)).toEqual([])
+
+    const refId = randomUUID()
+    const refusal = await recordRefusal(h.db, {
+      staff: trader,
+      operation: "create_execution",
+      profileId,
+      request: { quote_id: randomUUID(), quote_amount: "60000.00", ref_id: refId },
+      problem: { type: "about:blank", title: "Limit Exceeded", status: 422, code: "limit_exceeded" },
+      at: new Date(),
+    })
+    for (const [q, matchedBy] of [
+      [refusal.id.slice(0, 8), "id_prefix"],
+      [refId, "ref_id"],
+    ] as const) {
+      const found = await searchAnything(h, q)
+      expect(found.matches.map((m) => [m.kind, m.id, m.matched_by, m.status])).toEqual([["intent", refusal.id, matchedBy, "REFUSED"]])
     }
   })
 

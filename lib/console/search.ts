@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { isUuid } from "@/lib/schemas/common"
-import type { SearchMatch, SearchResult, SearchSource, SearchSourceReport } from "@/lib/schemas/search"
+import { SEARCH_PREFIX_MIN, type SearchMatch, type SearchResult, type SearchSource, type SearchSourceReport } from "@/lib/schemas/search"
 
 export { SEARCH_MAX_REFRESHES, SEARCH_MAX_SERVICE_CALLS, SEARCH_ORCHESTRATION_PAGES, type SearchUpstream } from "@/lib/console/search-service"
 
@@ -18,19 +18,45 @@ export interface SearchDeps {
   upstream: SearchUpstream
 }
 
-/** The intents q names: by ref_id, record id, cancel target, quote id in the request, or the intent's own id. */
+/** The intents q names: by ref_id (a refused create's too), record id, cancel target, quote id in the request, or the intent's own id. */
 async function searchIntentLog(db: Db, q: string): Promise<ConsoleIntent[]> {
   const where: SQL[] = [
     eq(consoleIntents.refId, q),
     eq(consoleIntents.recordId, q),
     eq(consoleIntents.targetId, q),
     sql`${consoleIntents.request} ->> 'quote_id' = ${q}`,
+    sql`(${consoleIntents.state} = 'REFUSED' and ${consoleIntents.request} ->> 'ref_id' = ${q})`,
   ]
   if (isUuid(q)) where.push(eq(consoleIntents.id, q))
   return db
     .select()
     .from(consoleIntents)
     .where(or(...where))
+    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
+    .limit(INTENT_LOG_LIMIT)
+}
+
+/** What may be the start of an id: 8 or more of the characters ids and ref_ids are made of. */
+const PREFIX_SHAPED = new RegExp(`^[A-Za-z0-9._:-]{${SEARCH_PREFIX_MIN},}$`)
+
+/**
+ * The intents whose record id, ref_id, cancel target or own id starts with q: a table shows
+ * a long id's first 8 characters, and a person pastes what they see. Asked only when
+ * nothing is equal to q; newest first, at most INTENT_LOG_LIMIT.
+ */
+async function searchIntentLogByPrefix(db: Db, q: string): Promise<ConsoleIntent[]> {
+  if (!PREFIX_SHAPED.test(q)) return []
+  return db
+    .select()
+    .from(consoleIntents)
+    .where(
+      or(
+        sql`starts_with(${consoleIntents.recordId}, ${q})`,
+        sql`starts_with(${consoleIntents.refId}, ${q})`,
+        sql`(${consoleIntents.operation} = 'cancel_conversion' and starts_with(${consoleIntents.targetId}, ${q}))`,
+        sql`starts_with(${consoleIntents.id}::text, ${q.toLowerCase()})`,
+      ),
+    )
     .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
     .limit(INTENT_LOG_LIMIT)
 }
@@ -62,7 +88,8 @@ export async function searchAnything(deps: SearchDeps, q: string): Promise<Searc
   let intents: ConsoleIntent[] = []
   try {
     intents = await searchIntentLog(deps.db, q)
-    report("intent_log", "searched", "ref_ids, record ids, quote ids and intent ids of everything this console sent")
+    if (intents.length === 0) intents = await searchIntentLogByPrefix(deps.db, q)
+    report("intent_log", "searched", "ref_ids, record ids, quote ids and intent ids of everything this console sent (or their first 8 or more characters)")
   } catch (error) {
     partial = true
     log.warn("search.intent_log_failed", { error: error instanceof Error ? error.name : "unknown" })

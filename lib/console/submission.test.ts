@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
 import { limitPrice, withinLimit } from "@/lib/console/approvals/state"
-import { readPolicy, savePolicy } from "@/lib/console/policy"
+import { readPolicy, savePolicy, usedToday } from "@/lib/console/policy"
 import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
 import { consoleIntents } from "@/lib/db/schema"
 import { roundUp, toDecimal } from "@/lib/money"
@@ -77,13 +77,15 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
     expect(placed.kind).toBe("placed")
   })
 
-  it("a reviewed quote whose market and side have no held quote is refused, and nothing is written", async () => {
+  it("a reviewed quote whose market and side have no held quote is refused, and only the refusal is written", async () => {
     const quote = await heldQuote("SELL", "ETHUSD")
     const refId = randomUUID()
     const body = { quote_id: quote.id, base_amount: "0.001", ref_id: refId, reviewed_quote: { market: "ETHUSD", side: "SELL" as const, price: quote.price } }
     const error = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => h.upstream.listQuotes(["BTCUSD"]) }).catch((e: unknown) => e)
     expect(problemOf(error)).toMatchObject({ status: 422, code: "no_held_quote", meta: { fields: { "reviewed_quote.market": expect.any(String) as string } } })
     expect(await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))).toEqual([])
+    const trail = await listAudit(h.db, { state: "REFUSED", staff: me.email, limit: 5 })
+    expect(trail.items.map((e) => [e.ref_id, e.market, e.side, e.problem?.title])).toEqual([[refId, "ETHUSD", "SELL", "Unprocessable Content"]])
   })
 
   it("a retry of a request's submission answers the same request; a different body under its ref_id is a conflict", async () => {
@@ -149,10 +151,12 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
       (e: unknown) => e,
     )
     expect(problemOf(reusedHeld)).toMatchObject({ status: 409, code: "ref_id_reused" })
-    expect(await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))).toHaveLength(4)
+    // Four orders, and the three refusals on the audit trail.
+    const mine = await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))
+    expect(mine.map((i) => i.state).sort()).toEqual(["AWAITING_APPROVAL", "AWAITING_APPROVAL", "AWAITING_APPROVAL", "REFUSED", "REFUSED", "REFUSED", "SUCCEEDED"])
   })
 
-  it("an order over the limit per order is refused with the numbers, and nothing is written or sent", async () => {
+  it("an order over the limit per order is refused with the numbers, nothing is sent, and each refusal is on the audit trail", async () => {
     const error = await ask("1000.01").catch((e: unknown) => e)
     expect(problemOf(error)).toMatchObject({
       status: 422,
@@ -160,8 +164,18 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
       meta: { limit: "per_order", currency: "USD", order_amount: "1000.01", per_order_limit: "1000.00", used_today: "0.00" },
     })
     expect(problemOf(error).detail).toContain("1,000.00 USD")
-    const mine = await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))
-    expect(mine).toHaveLength(0)
+    // Two more: three refusals, three entries; none counts toward the day, none holds its ref_id.
+    for (const amount of ["2000.00", "3000.00"]) await ask(amount).catch((e: unknown) => e)
+    const trail = await listAudit(h.db, { staff: me.email, limit: 10 })
+    expect(trail.items.map((e) => [e.state, e.operation, e.market, e.side, e.size?.amount, e.problem?.title])).toEqual(
+      ["3000.00", "2000.00", "1000.01"].map((amount) => ["REFUSED", "create_execution", "BTCUSD", "BUY", amount, "Limit Exceeded"]),
+    )
+    expect(trail.items.every((e) => typeof e.ref_id === "string" && e.record_id === null)).toBe(true)
+    expect((await usedToday(h.db, me.email, "USD", new Date())).toFixed(2)).toBe("0.00")
+    const refId = trail.items[0]!.ref_id!
+    const q = await heldQuote()
+    const corrected = await submitQuoteExecution(h, me, profileId, { quote_id: q.id, quote_amount: "10.00", ref_id: refId }, { heldQuotes })
+    expect(corrected.kind).toBe("placed")
   })
 
   it("the daily limit counts the UTC day: refused at 23:59 with the numbers, allowed again at 00:00", async () => {

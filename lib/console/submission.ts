@@ -5,6 +5,7 @@ import { openApprovalRequest } from "@/lib/console/approvals/decisions"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { insertAdmittedIntent, intentByRef, intentIdByRef, sameRequest } from "@/lib/console/intents"
+import { refused } from "@/lib/console/refusals"
 import { type ConsoleDeps, type IntentSource, type Placed, createConversion, executeQuote, intentOfRef, writtenIntent } from "@/lib/console/operations"
 import {
   type Clock,
@@ -22,7 +23,7 @@ import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
-import { noHeldQuote, quoteNotCurrent, refIdReused } from "@/lib/problem"
+import { HttpProblem, noHeldQuote, quoteNotCurrent, refIdReused } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
@@ -52,6 +53,8 @@ interface Gate {
   quote?: Pick<Quote, "market" | "side" | "price"> | undefined
   /** The conversion API a conversion goes to, recorded on its intent when it is admitted. */
   upstreamApi?: ConversionsApi | undefined
+  /** The market and side the maker reviewed, for the trail when the order is refused before it is priced. */
+  reviewed?: { market: string; side: string } | undefined
 }
 
 /**
@@ -90,6 +93,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       state: waits ? "AWAITING_APPROVAL" : "PENDING",
       size,
       at,
+      quote: gate.quote,
     })
     if (!intent) return { admitted: "exists" }
     if (!waits) return { admitted: "send", intent }
@@ -133,21 +137,42 @@ async function submit<T>(
   // A retry of a submission the console has already taken is answered from what it holds:
   // admit finds its intent before it checks any limit, and a retry that can no longer be
   // sized (its held quote has expired, say) is looked up before it is refused.
+  // Whatever is refused before anything is sent goes on the audit trail.
+  const refusedAs = (g: Omit<Gate, "size" | "quote"> & Partial<Pick<Gate, "size" | "quote">>, error: unknown) =>
+    refused(deps.db, {
+      staff: g.staff,
+      operation: g.operation,
+      profileId: g.profileId,
+      request: g.request,
+      market: g.quote?.market ?? g.reviewed?.market,
+      side: g.quote?.side ?? g.reviewed?.side,
+      size: g.size ? { amount: g.size.amount.toFixed(FIAT_DECIMALS), currency: g.size.currency } : null,
+    }, error, now)
   let full: Gate
   try {
     full = { ...gate, ...(await sizeOf()) }
   } catch (error) {
-    const again = await resubmitted(deps, gate, place, now)
+    const again = await resubmitted(deps, gate, place, now).catch(async (e: unknown) => {
+      throw await refusedAs(gate, e)
+    })
     if (again) return again
-    throw error
+    throw await refusedAs(gate, error)
   }
-  const admission = await inSpan("console.intent.write", { "console.operation": gate.operation, "console.ref_id": gate.refId }, async (span) => {
-    const admitted = await admit(deps.db, full, now)
-    span.setAttribute("console.admitted", admitted.admitted)
-    return admitted
-  })
+  let admission: Awaited<ReturnType<typeof admit>>
+  try {
+    admission = await inSpan("console.intent.write", { "console.operation": gate.operation, "console.ref_id": gate.refId }, async (span) => {
+      const admitted = await admit(deps.db, full, now)
+      span.setAttribute("console.admitted", admitted.admitted)
+      return admitted
+    })
+  } catch (error) {
+    throw await refusedAs(full, error)
+  }
   if (admission.admitted === "send") return { kind: "placed", placed: await place(writtenIntent(admission.intent)) }
-  const existing = await resubmitted(deps, gate, place, now)
+  const existing = await resubmitted(deps, gate, place, now).catch(async (error: unknown) => {
+    // A different request under a taken ref_id is refused; a replay's own answer is not.
+    throw error instanceof HttpProblem && error.problem.code === "ref_id_reused" ? await refusedAs(full, error) : error
+  })
   if (!existing) throw new Error("intent vanished after it was written")
   if (admission.admitted === "request" && existing.kind === "request") {
     log.info("approval.requested", { intentId: existing.request.id, staff: gate.staff.email })
@@ -184,7 +209,7 @@ export async function submitQuoteExecution(
   const now = (options.now ?? (() => new Date()))()
   const { reviewed_quote: reviewed, ...body } = input
   const request = { profile_id: profileId, ...body }
-  const gate = { kind: "execution" as const, operation: "create_execution" as const, staff, profileId, refId: body.ref_id, request }
+  const gate = { kind: "execution" as const, operation: "create_execution" as const, staff, profileId, refId: body.ref_id, request, reviewed }
   return submit(
     deps,
     gate,

@@ -27,6 +27,14 @@ export const intentEntryShape = {
   attempts: z.number(),
   request: z.record(z.string(), z.unknown()),
   problem: z.object({ title: z.string(), status: z.number().nullable(), detail: z.string().nullable() }).nullable(),
+  /** The market and side of a quote execution (null for conversions, cancels, or when not known). */
+  market: z.string().nullable().default(null),
+  side: z.string().nullable().default(null),
+  /** A create's size in fiat, what the limits count. */
+  size: z.object({ amount: z.string(), currency: z.string() }).nullable().default(null),
+  /** Who approved or rejected it, when a second person decided; and the request's state. */
+  approver: z.string().nullable().default(null),
+  approval_state: z.string().nullable().default(null),
 }
 
 export const auditEntrySchema = z.object(intentEntryShape)

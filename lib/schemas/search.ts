@@ -23,8 +23,11 @@ export type SearchQuery = z.infer<typeof searchQuerySchema>
 export const SEARCH_KINDS = ["execution", "conversion", "intent", "profile"] as const
 export type SearchKind = (typeof SEARCH_KINDS)[number]
 
-/** What a pasted string was equal to. */
-export const MATCHED_BY = ["id", "ref_id", "quote_id", "intent_id", "target_id"] as const
+/** What a pasted string was equal to; id_prefix: the start (8 or more characters) of an id or ref_id the console holds. */
+export const MATCHED_BY = ["id", "ref_id", "quote_id", "intent_id", "target_id", "id_prefix"] as const
+
+/** The shortest start of an id a search looks records up by: what the tables show of a long id. */
+export const SEARCH_PREFIX_MIN = 8
 
 export const searchMatchSchema = z.object({
   kind: z.enum(SEARCH_KINDS),

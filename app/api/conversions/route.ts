@@ -1,11 +1,12 @@
 import { submitConversion } from "@/lib/console/submission"
-import { readJson, submissionResponse } from "@/lib/console/http"
+import { submissionResponse } from "@/lib/console/http"
+import { readCreate } from "@/lib/console/refusals"
 import { withStaff } from "@/lib/console/with-staff"
 import { consoleConversionCreateSchema, conversionListQuerySchema } from "@/lib/schemas/conversion"
 
 // POST /api/conversions - create a stablecoin conversion (exactly once per ref_id); 202 with the request when it needs approval
 export const POST = withStaff("trader", async ({ req, staff, runtime }) => {
-  const input = consoleConversionCreateSchema.parse(await readJson(req))
+  const input = await readCreate(runtime.db, req, consoleConversionCreateSchema, { staff, operation: "create_conversion", profileId: null })
   return submissionResponse(await submitConversion(runtime, staff, input))
 })
 

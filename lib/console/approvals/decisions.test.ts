@@ -3,6 +3,8 @@ import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
+import { attributionByRef } from "@/lib/console/attribution"
+import { listAudit } from "@/lib/console/audit"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
 import { withinLimit } from "@/lib/console/approvals/state"
 import { policyView } from "@/lib/console/policy"
@@ -180,5 +182,19 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED", record_status: "CREATED" })
     await h.sandbox.settleDue()
     expect((await h.upstream.getConversion(approved.record_id!)).status).toBe("SETTLED")
+  })
+  it("exports and the trail say who placed each record and who approved it", async () => {
+    const small = await ask("20.00")
+    const big = await ask("200.00")
+    if (small.submission.kind !== "placed" || big.submission.kind !== "request") throw new Error("expected one placed, one request")
+    await approveRequest(h, checker, big.submission.request.id, {}, { heldQuotes })
+    const who = await attributionByRef(h.db, "create_execution", [small.refId, big.refId, "not-from-this-console"])
+    expect(Object.fromEntries(who)).toEqual({
+      [small.refId]: { placed_by: me.email, approved_by: null },
+      [big.refId]: { placed_by: me.email, approved_by: checker.email },
+    })
+    const trail = await listAudit(h.db, { staff: me.email, limit: 10 })
+    const row = trail.items.find((e) => e.ref_id === big.refId)
+    expect(row).toMatchObject({ approver: checker.email, approval_state: "APPROVED", market: "BTCUSD", side: "BUY", size: { amount: "200.00", currency: "USD" } })
   })
 })

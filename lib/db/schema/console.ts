@@ -4,8 +4,12 @@ import { check, index, integer, jsonb, numeric, pgTable, text, timestamp, unique
 
 export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
-/** AWAITING_APPROVAL: a create held for a second person; nothing is sent until it is approved. */
-export const INTENT_STATES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL"] as const
+/**
+ * AWAITING_APPROVAL: a create held for a second person; nothing is sent until it is approved.
+ * REFUSED: a create the console refused before sending anything (over a limit, a request
+ * that failed validation, no held quote): on the audit trail, never sent, never retried.
+ */
+export const INTENT_STATES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL", "REFUSED"] as const
 export type IntentState = (typeof INTENT_STATES)[number]
 
 /**
@@ -42,6 +46,9 @@ export const consoleIntents = pgTable(
     /** A create's size in fiat (what the policy's limits count), and its currency. */
     sizeAmount: numeric("size_amount"),
     sizeCurrency: text("size_currency"),
+    /** The market and side a quote execution was for (null for conversions and cancels, or not known). */
+    market: text("market"),
+    side: text("side"),
     /**
      * A placed record's final status (SETTLED, CANCELLED, …) when it reached one after
      * placement, and when the console learned it: what a notification announces.
@@ -56,10 +63,11 @@ export const consoleIntents = pgTable(
       .on(t.state, t.updatedAt)
       .where(sql`${t.state} in ('PENDING', 'UNKNOWN')`),
     index("console_intents_staff_idx").on(t.staffEmail, t.createdAt.desc()),
-    // A create is keyed by its ref_id, a cancel by the record it cancels: never both, never neither.
+    // A create is keyed by its ref_id, a cancel by the record it cancels: never both, never
+    // neither. A refused create holds no ref_id, so the ref_id stays free for a corrected order.
     check(
       "console_intents_key_check",
-      sql`(${t.operation} in ('cancel_conversion', 'update_policy') and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} not in ('cancel_conversion', 'update_policy') and ${t.refId} is not null and ${t.targetId} is null)`,
+      sql`(${t.operation} in ('cancel_conversion', 'update_policy') and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} not in ('cancel_conversion', 'update_policy') and ${t.targetId} is null and (${t.refId} is not null or ${t.state} = 'REFUSED'))`,
     ),
     // One intent per create and ref_id: concurrent identical submissions meet here.
     uniqueIndex("console_intents_create_ref_idx")

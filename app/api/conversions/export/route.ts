@@ -1,4 +1,5 @@
 import { CONVERSION_CSV_COLUMNS, EXPORT_PAGE_SIZE, csvExport } from "@/lib/console/exports"
+import { attributed } from "@/lib/console/attribution"
 import { withStaff } from "@/lib/console/with-staff"
 import { conversionListQuerySchema } from "@/lib/schemas/conversion"
 
@@ -10,7 +11,11 @@ export const GET = withStaff("support", async ({ query, runtime }) => {
   return csvExport({
     name: "conversions",
     columns: CONVERSION_CSV_COLUMNS,
-    fetchPage: (pageCursor) =>
-      runtime.upstream.listConversions({ ...filters, limit: EXPORT_PAGE_SIZE, ...(pageCursor ? { page_cursor: pageCursor } : {}) }),
+    fetchPage: async (pageCursor) =>
+      attributed(
+        runtime.db,
+        "create_conversion",
+        await runtime.upstream.listConversions({ ...filters, limit: EXPORT_PAGE_SIZE, ...(pageCursor ? { page_cursor: pageCursor } : {}) }),
+      ),
   })
 })

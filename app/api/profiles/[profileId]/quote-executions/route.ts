@@ -1,13 +1,14 @@
 import { submitQuoteExecution } from "@/lib/console/submission"
 import { heldQuotesOf } from "@/lib/console/held-quotes"
-import { pathParams, readJson, submissionResponse } from "@/lib/console/http"
+import { pathParams, submissionResponse } from "@/lib/console/http"
+import { readCreate } from "@/lib/console/refusals"
 import { withStaff } from "@/lib/console/with-staff"
 import { consoleQuoteExecutionCreateSchema, quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 
 // POST /api/profiles/{profileId}/quote-executions - execute a held quote (exactly once per ref_id); 202 with the request when it needs approval
 export const POST = withStaff<{ profileId: string }>("trader", async ({ req, params, staff, runtime }) => {
   const { profileId } = pathParams(params, "profileId")
-  const input = consoleQuoteExecutionCreateSchema.parse(await readJson(req))
+  const input = await readCreate(runtime.db, req, consoleQuoteExecutionCreateSchema, { staff, operation: "create_execution", profileId })
   const submission = await submitQuoteExecution(runtime, staff, profileId, input, { heldQuotes: heldQuotesOf(runtime) })
   return submissionResponse(submission)
 })

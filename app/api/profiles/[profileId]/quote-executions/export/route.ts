@@ -1,5 +1,6 @@
 import { EXECUTION_CSV_COLUMNS, EXPORT_PAGE_SIZE, csvExport } from "@/lib/console/exports"
 import { pathParams } from "@/lib/console/http"
+import { attributed } from "@/lib/console/attribution"
 import { withStaff } from "@/lib/console/with-staff"
 import { quoteExecutionListQuerySchema } from "@/lib/schemas/quote-execution"
 
@@ -13,11 +14,15 @@ export const GET = withStaff<{ profileId: string }>("support", async ({ params, 
   return csvExport({
     name: `quote-executions-${profileId}`,
     columns: EXECUTION_CSV_COLUMNS,
-    fetchPage: (pageCursor) =>
-      runtime.upstream.listQuoteExecutions(profileId, {
-        ...filters,
-        limit: EXPORT_PAGE_SIZE,
-        ...(pageCursor ? { page_cursor: pageCursor } : {}),
-      }),
+    fetchPage: async (pageCursor) =>
+      attributed(
+        runtime.db,
+        "create_execution",
+        await runtime.upstream.listQuoteExecutions(profileId, {
+          ...filters,
+          limit: EXPORT_PAGE_SIZE,
+          ...(pageCursor ? { page_cursor: pageCursor } : {}),
+        }),
+      ),
   })
 })

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest"
+import { DEFAULT_POLICY } from "@/lib/schemas/approvals"
+import { draftOf, formPath, newStaffRow, policyFromDraft } from "./policy-draft"
+
+describe("the policy form's draft", () => {
+  it("round-trips the policy: a draft left alone is the same policy", () => {
+    const policy = { ...DEFAULT_POLICY, staff_limits: { "ann@example.com": { per_order: { USD: "100.00" }, per_day: {} } } }
+    expect(policyFromDraft(draftOf(policy), policy)).toEqual({ policy, errors: null })
+  })
+
+  it("names each bad field and its rule, by the input's path", () => {
+    const draft = draftOf(DEFAULT_POLICY)
+    draft.thresholds.execution.USD = "10000.001"
+    draft.roles.trader!.per_day.EUR = "-5"
+    draft.request_ttl_minutes = "1.5"
+    draft.price_tolerance_percent = "abc"
+    draft.staff = [{ ...newStaffRow(), email: "not-an-email", per_order: { USD: "5.00", EUR: "", SGD: "" } }, { ...newStaffRow(), email: "" }]
+    const result = policyFromDraft(draft, DEFAULT_POLICY)
+    expect(result.policy).toBeNull()
+    expect(Object.keys(result.errors ?? {}).sort()).toEqual([
+      "approval_thresholds.execution.USD",
+      "price_tolerance_percent",
+      "request_ttl_minutes",
+      "role_limits.trader.per_day.EUR",
+      "staff.0.email",
+      "staff.1.email",
+    ])
+    expect(result.errors?.["request_ttl_minutes"]).toBe("must be a whole number of minutes")
+    expect(result.errors?.["staff.1.email"]).toBe("is required (or remove the row)")
+  })
+
+  it("an emptied input removes that threshold or limit; the API's staff paths map onto rows", () => {
+    const draft = draftOf(DEFAULT_POLICY)
+    draft.thresholds.conversion.USD = ""
+    draft.staff = [{ ...newStaffRow(), email: "Bob@Example.com", per_order: { USD: "", EUR: "", SGD: "" }, per_day: { USD: "10.00", EUR: "", SGD: "" } }]
+    const result = policyFromDraft(draft, DEFAULT_POLICY)
+    expect(result.policy?.approval_thresholds.conversion).toEqual({})
+    expect(result.policy?.staff_limits).toEqual({ "bob@example.com": { per_order: {}, per_day: { USD: "10.00" } } })
+    expect(formPath("staff_limits.bob@example.com.per_day.USD", draft)).toBe("staff.0.per_day.USD")
+    expect(formPath("staff_limits.bob@example.com", draft)).toBe("staff.0.email")
+    expect(formPath("request_ttl_minutes", draft)).toBe("request_ttl_minutes")
+  })
+})

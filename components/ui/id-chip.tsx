@@ -1,0 +1,22 @@
+import { CopyButton } from "@/components/ui/copy-button"
+
+/** How much of a long id a chip shows: 8 characters, what search finds a record by. */
+export const ID_CHIP_PREFIX = 8
+
+/**
+ * An id (a record's, an intent's, a ref_id, a profile's) as every table shows it: one line
+ * that never wraps, its first 8 characters when it is long (the whole id in its title, for
+ * screen readers, and on the clipboard), and a copy button.
+ */
+export function IdChip({ value, label, testId, full = false }: { value: string | null | undefined; label: string; testId?: string; full?: boolean }) {
+  if (!value) return <span className="text-slate-500">—</span>
+  const shown = full || value.length <= ID_CHIP_PREFIX + 4 ? value : `${value.slice(0, ID_CHIP_PREFIX)}…`
+  return (
+    <span className="inline-flex items-center gap-0.5 whitespace-nowrap rounded bg-slate-100 pl-1.5" data-testid="id-chip">
+      <code className="font-mono text-xs" title={value} aria-label={`${label} ${value}`} data-testid={testId} data-value={value}>
+        {shown}
+      </code>
+      <CopyButton value={value} label={label} />
+    </span>
+  )
+}
