@@ -178,7 +178,8 @@ test.describe("four eyes", () => {
       const dialog = trader.getByRole("dialog")
       await dialog.getByTestId("confirm-button").click()
       const refusal = dialog.getByRole("alert").filter({ hasText: "daily limit" })
-      await expect(refusal).toContainText(`Your daily limit is ${limit} USD (UTC day); you have used ${today} USD today and this order adds 150.00 USD.`)
+      const { formatUsd } = await import("@/lib/format")
+      await expect(refusal).toContainText(`Your daily limit is ${formatUsd(limit)} USD (UTC day); you have used ${formatUsd(today)} USD today and this order adds 150.00 USD.`)
       await trader.context().close()
 
       const admin = await pageAs(browser, "admin")

@@ -2,14 +2,16 @@
 
 import { useState } from "react"
 import { requestStatus } from "@/components/approvals/request-status"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
+import { formatAmount } from "@/lib/format"
 import { tryDecimal } from "@/lib/money"
+import { parseMarket } from "@/lib/schemas/assets"
 import { useShownLive } from "@/components/notifications/live-records"
 import { useApprovalsQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import { useQuotesQuery } from "@/lib/queries/quotes"
@@ -18,8 +20,12 @@ import type { ApprovalRequest } from "@/lib/schemas/approvals"
 /** What the request asks for, in a line. */
 function summary(request: ApprovalRequest): string {
   const r = request.request
-  if (request.kind === "conversion") return `Convert ${String(r.amount)} ${String(r.source_asset)} → ${String(r.target_asset)}`
-  const amount = typeof r.base_amount === "string" ? `${r.base_amount} (base)` : `${String(r.quote_amount)} ${request.size.currency}`
+  if (request.kind === "conversion") return `Convert ${formatAmount(String(r.amount), String(r.source_asset))} ${String(r.source_asset)} → ${String(r.target_asset)}`
+  const base = parseMarket(request.market ?? "")?.base
+  const amount =
+    typeof r.base_amount === "string"
+      ? `${formatAmount(r.base_amount, base ?? null)} ${base ?? "(base)"}`
+      : `${formatAmount(String(r.quote_amount), request.size.currency)} ${request.size.currency}`
   return `${request.side ?? ""} ${request.market ?? ""} for ${amount}`
 }
 
@@ -35,7 +41,7 @@ function LiveQuote({ request }: { request: ApprovalRequest }) {
   const within = !price || !limit || (request.side === "BUY" ? price.lte(limit) : price.gte(limit))
   return (
     <span data-testid="live-price">
-      <Amount value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
+      <Price value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
     </span>
   )
 }
@@ -133,18 +139,18 @@ export function ApprovalsList({ me }: { me: string }) {
                   <dl className="grid grid-cols-[9rem_1fr] gap-x-3 gap-y-1 text-sm">
                     <dt className="text-slate-600">Costs about</dt>
                     <dd>
-                      <Amount value={request.size.amount} asset={request.size.currency} minPlaces={2} />
+                      <Amount value={request.size.amount} asset={request.size.currency} />
                     </dd>
                     {request.limit_price ? (
                       <>
                         <dt className="text-slate-600">Limit price</dt>
                         <dd>
-                          <Amount value={request.limit_price} /> <span className="text-slate-600">(reviewed at <Amount value={request.reviewed_price ?? undefined} />)</span>
+                          <Price value={request.limit_price} /> <span className="text-slate-600">(reviewed at <Price value={request.reviewed_price} />)</span>
                         </dd>
                         <dt className="text-slate-600">Held price now</dt>
                         <dd>
                           <LiveQuote request={request} />
-                          {request.executed_price ? <Amount value={request.executed_price} /> : null}
+                          {request.executed_price ? <Price value={request.executed_price} /> : null}
                         </dd>
                       </>
                     ) : null}

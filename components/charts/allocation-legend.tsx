@@ -1,6 +1,6 @@
 import { sliceColour } from "@/components/charts/palette"
 import type { Slice } from "@/components/charts/allocation-chart"
-import { formatAmount } from "@/lib/money"
+import { formatUsd } from "@/lib/format"
 
 /** The donut's legend: each asset's share and USD value as text, in the donut's colours. */
 export function AllocationLegend({ slices }: { slices: readonly Slice[] }) {
@@ -11,7 +11,7 @@ export function AllocationLegend({ slices }: { slices: readonly Slice[] }) {
           <span aria-hidden="true" className="inline-block h-3 w-3 rounded-sm" style={{ background: sliceColour(i) }} />
           <span className="w-14 font-semibold">{s.asset}</span>
           <span className="tabular w-14 text-right">{s.share}%</span>
-          <span className="tabular text-slate-600">${formatAmount(s.value)}</span>
+          <span className="tabular text-slate-600">${formatUsd(s.value)}</span>
         </li>
       ))}
     </ul>

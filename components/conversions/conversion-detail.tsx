@@ -73,7 +73,7 @@ function ProfileBalances({ conversion }: { conversion: Conversion }) {
             const balance = balances.data?.find((b) => b.asset === asset)
             return (
               <li key={asset} data-testid={`balance-${asset}`}>
-                {balance ? <Amount value={balance.available} asset={asset} minPlaces={2} /> : balances.isLoading ? `${asset}: loading…` : `${asset}: none`}
+                {balance ? <Amount value={balance.available} asset={asset} /> : balances.isLoading ? `${asset}: loading…` : `${asset}: none`}
               </li>
             )
           })}
@@ -159,7 +159,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
     <div className="space-y-4">
       {cancelledNow && conversion.status === "CANCELLED" ? (
         <Alert tone="success" title="Conversion cancelled">
-          <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} /> went back to the profile&apos;s available balance.
+          <Amount value={conversion.amount} asset={conversion.source_asset} /> went back to the profile&apos;s available balance.
         </Alert>
       ) : null}
       {refusal ? (
@@ -217,7 +217,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         {confirming ? (
           <div className="space-y-3 text-sm">
             <p>
-              <Amount value={confirming.amount} asset={confirming.source_asset} minPlaces={2} /> → {confirming.target_asset} will not settle, and the{" "}
+              <Amount value={confirming.amount} asset={confirming.source_asset} /> → {confirming.target_asset} will not settle, and the{" "}
               {confirming.source_asset} goes back to the profile&apos;s available balance.
             </p>
             <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">

@@ -88,7 +88,7 @@ export function ConversionRecord({
       <div className="grid gap-6 p-4 md:grid-cols-[2fr_1fr]">
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm">
           <Row label="Amount" testId="conversion-amount">
-            <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} />
+            <Amount value={conversion.amount} asset={conversion.source_asset} />
             {conversion.target_asset ? (
               <>
                 {" "}

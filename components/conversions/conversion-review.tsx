@@ -55,11 +55,11 @@ export function ConversionReview({
           </dd>
           <dt className="font-medium text-slate-600">Convert</dt>
           <dd data-testid="review-amount">
-            <Amount value={review.amount} asset={review.source_asset} minPlaces={2} />
+            <Amount value={review.amount} asset={review.source_asset} />
           </dd>
           <dt className="font-medium text-slate-600">Into</dt>
           <dd>
-            <Amount value={review.amount} asset={review.target_asset} minPlaces={2} /> (1:1)
+            <Amount value={review.amount} asset={review.target_asset} /> (1:1)
           </dd>
           <dt className="font-medium text-slate-600">Metadata</dt>
           <dd>

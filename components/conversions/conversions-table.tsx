@@ -122,7 +122,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
                 <StatusBadge status={c.status} />
               </Td>
               <Td align="right">
-                <Amount value={c.amount} minPlaces={2} />
+                <Amount value={c.amount} asset={c.source_asset} unit="" />
               </Td>
               <Td className="whitespace-nowrap">
                 {c.source_asset} <span aria-hidden>→</span>

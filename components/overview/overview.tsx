@@ -8,7 +8,8 @@ import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
-import { formatAmount, toDecimal } from "@/lib/money"
+import { formatAmount, formatCount, formatPercent, formatPrice, formatUsd } from "@/lib/format"
+import { toDecimal } from "@/lib/money"
 import { usePendingForYouQuery } from "@/lib/queries/approvals"
 import { useOverviewQuery } from "@/lib/queries/market-data"
 import type { ActivityRow, Overview as OverviewData } from "@/lib/schemas/overview"
@@ -34,7 +35,7 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
       <div className="grid gap-4 lg:grid-cols-3">
         <Card title="Total holdings" className="lg:col-span-1">
           <p className="tabular text-3xl font-semibold" data-testid="total-usd" aria-live="polite">
-            ${formatAmount(data.total_usd)}
+            ${formatUsd(data.total_usd)}
           </p>
           <p className="mt-1 text-sm text-slate-600">
             USD at current mids, priced <Timestamp value={data.priced_at} />
@@ -44,7 +45,7 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
             {data.profiles.map((p) => (
               <li key={p.id} className="flex justify-between gap-4">
                 <span>{p.nickname}</span>
-                <span className="tabular font-medium">${formatAmount(p.total_usd)}</span>
+                <span className="tabular font-medium">${formatUsd(p.total_usd)}</span>
               </li>
             ))}
           </ul>
@@ -80,10 +81,9 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
               {data.changes.map((c) => (
                 <Tr key={c.market}>
                   <Td>{c.asset}</Td>
-                  <Td align="right" className="tabular">{c.current_price}</Td>
+                  <Td align="right" className="tabular" data-num="price">{formatPrice(c.current_price)}</Td>
                   <Td align="right" className={c.change_percent.startsWith("-") ? "tabular text-red-700" : "tabular text-emerald-700"}>
-                    {c.change_percent.startsWith("-") ? "" : "+"}
-                    {c.change_percent}%
+                    {formatPercent(c.change_percent, { signed: true })} %
                   </Td>
                 </Tr>
               ))}
@@ -142,8 +142,8 @@ function Activity({ label, rows, testId }: { label: string; rows: ActivityRow[];
                 <Td>
                   <StatusBadge status={r.status} />
                 </Td>
-                <Td align="right" className="tabular">{r.count}</Td>
-                <Td align="right" className="tabular">{formatAmount(r.notional_usd)}</Td>
+                <Td align="right" className="tabular">{formatCount(r.count)}</Td>
+                <Td align="right" className="tabular">{formatUsd(r.notional_usd)}</Td>
               </Tr>
             ))}
           </TableBody>
@@ -203,9 +203,9 @@ function HoldingsTable({ data }: { data: OverviewData }) {
             <Tr key={`${p.id}-${h.asset}`}>
               <Td>{p.nickname}</Td>
               <Td>{h.asset}</Td>
-              <Td align="right" className="tabular">{h.amount}</Td>
-              <Td align="right" className="tabular">{h.price_usd ?? "—"}</Td>
-              <Td align="right" className="tabular">{h.value_usd ? formatAmount(h.value_usd) : "no price"}</Td>
+              <Td align="right" className="tabular" data-num="amount" data-asset={h.asset}>{formatAmount(h.amount, h.asset)}</Td>
+              <Td align="right" className="tabular" data-num="price">{h.price_usd ? formatPrice(h.price_usd) : "—"}</Td>
+              <Td align="right" className="tabular">{h.value_usd ? formatUsd(h.value_usd) : "no price"}</Td>
             </Tr>
           )),
         )}

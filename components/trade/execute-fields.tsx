@@ -13,9 +13,10 @@ import {
   shortfallOf,
 } from "@/components/trade/execute-model"
 import { Alert } from "@/components/ui/alert"
+import { pasteAmount } from "@/components/forms/paste-amount"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input } from "@/components/ui/field"
-import { formatAmount } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
 import { useBalancesQuery } from "@/lib/queries/profiles"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -82,7 +83,7 @@ export const AmountPreview = memo(function AmountPreview({
       {shortfall ? (
         <Alert tone="warning" title="Insufficient funds" className="mt-2">
           <span data-testid="shortfall">
-            This needs {formatAmount(shortfall.needed)} {shortfall.asset}; the profile has {formatAmount(shortfall.available)} {shortfall.asset} available. The
+            This needs {formatAmount(shortfall.needed, shortfall.asset)} {shortfall.asset}; the profile has {formatAmount(shortfall.available, shortfall.asset)} {shortfall.asset} available. The
             service will refuse it.
           </span>
         </Alert>
@@ -125,7 +126,7 @@ export function AmountField({
   const mode = useWatch({ control, name: "mode" })
   return (
     <Field label={amountLabel(mode, quote)} error={error} hint={mode === "crypto" ? "More than 0, at most 8 decimals." : "More than 0, at most 2 decimals."}>
-      {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" {...register("amount")} />}
+      {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} data-testid="amount" onPaste={pasteAmount} {...register("amount")} />}
     </Field>
   )
 }

@@ -14,7 +14,8 @@ import { type PendingSubmission, pendingTrades } from "@/components/trade/pendin
 import { type Review, ReviewDialog } from "@/components/trade/review-dialog"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
-import { executionAmounts, formatAmount } from "@/lib/money"
+import { formatPrice } from "@/lib/format"
+import { executionAmounts } from "@/lib/money"
 import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
 import { quoteKeys } from "@/lib/queries/keys"
 import { fetchQuotes } from "@/lib/queries/quotes"
@@ -161,7 +162,7 @@ export function ExecutePanel({
         <p className="text-sm text-slate-700">
           Held price{" "}
           <span className="font-semibold tabular" data-testid="form-price">
-            {formatAmount(quote.price)}
+            {formatPrice(quote.price)}
           </span>{" "}
           {quote.quote_asset} per {quote.base_asset} · expires in <Countdown expiresAt={quote.expires_at} /> ·{" "}
           <span className="text-slate-600">

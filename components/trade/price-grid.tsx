@@ -12,7 +12,7 @@ import { Card } from "@/components/ui/card"
 import { cn } from "@/components/ui/cn"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
-import { formatAmount } from "@/lib/money"
+import { formatPercent, formatPrice } from "@/lib/format"
 import type { Side } from "@/lib/money"
 
 // The 24 h trend lines come after the grid's first paint: one small history each. Until
@@ -41,7 +41,7 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   const live = quote !== undefined && !expired
   const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"
   const arrow = side === "BUY" ? "▲" : "▼"
-  const price = quote ? formatAmount(quote.price) : "—"
+  const price = quote ? formatPrice(quote.price) : "—"
   const why = quote ? "expired" : pending ? "loading" : "no quote"
   // One line in every state (the reason beside the price, not under it): a row keeps its
   // height when its quote arrives or lapses.
@@ -89,8 +89,7 @@ function Change({ row }: { row: MarketRow }) {
   return (
     <span className={cn("tabular", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
       <span aria-hidden>{up ? "▲ " : down ? "▼ " : ""}</span>
-      {up ? "+" : ""}
-      {change} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
+      {formatPercent(change, { signed: true })} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
     </span>
   )
 }
@@ -181,7 +180,7 @@ export function PriceGrid({
                 <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
                   {spread ? (
                     <>
-                      {formatAmount(spread.amount)} <span className="text-xs text-slate-600">{spread.bps} bp</span>
+                      {formatPrice(spread.amount, { like: row.buy?.price })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
                     </>
                   ) : (
                     "n/a"

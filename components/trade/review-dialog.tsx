@@ -4,7 +4,7 @@ import { type ReactNode, memo, useEffect, useRef, useState } from "react"
 import { useExpired } from "@/components/trade/clock"
 import { Countdown } from "@/components/trade/countdown"
 import type { ExecutionBody } from "@/components/trade/execute-model"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
@@ -73,7 +73,7 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
       </Row>
       <Row label="Price">
         <span data-testid="review-price">
-          <Amount value={quote.price} asset={`${quote.quote_asset} per ${quote.base_asset}`} />
+          <Price value={quote.price} unit={`${quote.quote_asset} per ${quote.base_asset}`} />
         </span>
       </Row>
       <Row label={quote.base_asset}>

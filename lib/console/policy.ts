@@ -5,6 +5,7 @@ import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
 import { type Decimal, FIAT_DECIMALS, roundUp, toDecimal } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
 import { limitExceeded, validationFailed } from "@/lib/problem"
 import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
 import { parseMarket } from "@/lib/schemas/assets"
@@ -119,8 +120,9 @@ export function usedTodayWhere(email: string, currency: string, at: Date): SQL |
   )
 }
 
+/** An amount for a person to read (the problem's detail): the one formatter, "23,716,977.50 USD". */
 function money(value: Decimal, currency: string): string {
-  return `${value.toFixed(FIAT_DECIMALS)} ${currency}`
+  return `${formatAmount(value.toFixed(FIAT_DECIMALS), currency)} ${currency}`
 }
 
 /**

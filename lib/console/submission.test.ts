@@ -175,7 +175,7 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
       meta: { limit: "per_day", used_today: "2400.00", order_amount: "100.01", per_day_limit: "2500.00" },
     })
     expect(problemOf(over).detail).toBe(
-      "Your daily limit is 2500.00 USD (UTC day); you have used 2400.00 USD today and this order adds 100.01 USD.",
+      "Your daily limit is 2,500.00 USD (UTC day); you have used 2,400.00 USD today and this order adds 100.01 USD.",
     )
     expect((await ask("100.00", me, { now: evening })).submission.kind).toBe("request")
     const midnight = () => new Date("2030-05-02T00:00:00Z")
