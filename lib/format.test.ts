@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput } from "@/lib/format"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput } from "@/lib/format"
 
 describe("formatAmount: separators and the asset's fixed decimals", () => {
   it.each<[string, string, string]>([
@@ -32,15 +32,20 @@ describe("formatAmount: separators and the asset's fixed decimals", () => {
 describe("formatPrice: the market's tick decimals by size", () => {
   it.each<[string, string]>([
     ["122988.3", "122,988.30"],
-    ["97454.297", "97,454.30"],
+    ["97454.297", "97,454.297"],
     ["95000.0000", "95,000.00"],
     ["2780.74", "2,780.74"],
     ["14.5", "14.5000"],
     ["1", "1.0000"],
     ["0.22000000", "0.220000"],
-    ["0.2212345", "0.221234"],
+    ["0.2212345", "0.2212345"],
   ])("%s → %s", (value, expected) => {
     expect(formatPrice(value)).toBe(expected)
+  })
+
+  it("rounds a derived price (average, mid) to the tick, half-even", () => {
+    expect(formatPrice("97454.297", { round: true })).toBe("97,454.30")
+    expect(formatPrice("0.2212345", { round: true })).toBe("0.221234")
   })
 
   it("a spread or an axis value takes its market price's decimals", () => {
@@ -64,6 +69,8 @@ describe("percentages and counts", () => {
 describe("CSV: plain decimals, fixed per asset, no separators", () => {
   it("pads amounts to the asset's decimals and keeps prices plain", () => {
     expect(csvAmount("75", "USDP")).toBe("75.00000000")
+    expect(csvAmount("75", "USDP", CONVERSION_DECIMALS)).toBe("75.00")
+    expect(formatAmount("1234", "USDP", CONVERSION_DECIMALS)).toBe("1,234.00")
     expect(csvAmount("12000", "USD")).toBe("12000.00")
     expect(csvAmount("0.001", "ETH")).toBe("0.00100000")
     expect(csvAmount(undefined, "USD")).toBe("")

@@ -10,8 +10,11 @@ import { assetDecimals } from "@/lib/schemas/assets"
  * - on screen, thousands separators ("2,487,371.39") and a fixed number of decimals:
  *   - an amount has its asset's decimals: 2 for fiat (USD, EUR, SGD), 8 for crypto and
  *     stablecoins, the precision the service accepts for that asset;
+ *   - a conversion's amount has 2 decimals, the service's precision for every pair;
  *   - a price has its market's tick decimals, which the service sets by the price's size:
- *     2 from 100 up, 4 from 1 up, 6 below (the sandbox quotes on exactly these ticks);
+ *     2 from 100 up, 4 from 1 up, 6 below (the sandbox quotes on exactly these ticks); a
+ *     derived price (an average, a mid, an axis label) is rounded to them, a price the
+ *     service charged or held is padded to them and never rounded;
  *   - a percentage has 2 decimals (an allocation share 1);
  * - an amount is never rounded: a value with more decimals than its asset allows is shown
  *   with all of them (it should not happen; hiding digits would be worse);
@@ -56,11 +59,17 @@ export function priceDecimals(price: Decimal): number {
   return 6
 }
 
-/** An amount of `asset`: "2,487,371.39" USD, "639.99900000" ETH; of an unknown asset, its own decimals. */
-export function formatAmount(value: Value, asset: string | null | undefined): string {
+/** A conversion's amount: 2 decimals for every pair (the service's precision), stablecoins too. */
+export const CONVERSION_DECIMALS = 2
+
+/**
+ * An amount of `asset`: "2,487,371.39" USD, "639.99900000" ETH; of an unknown asset, its
+ * own decimals; `places` for an amount with its own precision (a conversion's, 2).
+ */
+export function formatAmount(value: Value, asset: string | null | undefined, places?: number): string {
   const d = decimalOf(value)
   if (d === null) return typeof value === "string" ? value : "—"
-  return group(padded(d, asset ? assetDecimals(asset) : written(value)))
+  return group(padded(d, places ?? (asset ? assetDecimals(asset) : written(value))))
 }
 
 /** A USD value (totals, notionals, limits). */
@@ -69,14 +78,16 @@ export function formatUsd(value: Value): string {
 }
 
 /**
- * A price: grouped, with its tick decimals (rounded half-even past them: averages and mids
- * carry more). `like` gives the magnitude that picks the decimals (a spread or a chart's
- * axis takes its market's price), `decimals` sets them outright.
+ * A price: grouped, with its tick decimals. A held or charged price is padded to them and
+ * never rounded; `round` rounds a derived one (an average, a mid, a ticker) half-even.
+ * `like` gives the magnitude that picks the decimals (a spread or a chart's axis takes its
+ * market's price), `decimals` sets them outright.
  */
-export function formatPrice(value: Value, options: { like?: Value; decimals?: number } = {}): string {
+export function formatPrice(value: Value, options: { like?: Value; decimals?: number; round?: boolean } = {}): string {
   const d = decimalOf(value)
   if (d === null) return typeof value === "string" ? value : "—"
-  return group(d.toFixed(priceDecimalsFor(d, options), Decimal.ROUND_HALF_EVEN))
+  const places = priceDecimalsFor(d, options)
+  return group(options.round ? d.toFixed(places, Decimal.ROUND_HALF_EVEN) : padded(d, places))
 }
 
 function priceDecimalsFor(d: Decimal, options: { like?: Value; decimals?: number }): number {
@@ -101,15 +112,15 @@ export function formatCount(value: number): string {
 /** A chart axis or drawing value that was a JS number (never money arithmetic): as a price like `like`. */
 export function formatAxisPrice(value: number, like: Value): string {
   if (!Number.isFinite(value)) return "—"
-  return formatPrice(new Decimal(value.toPrecision(15)), { like })
+  return formatPrice(new Decimal(value.toPrecision(15)), { like, round: true })
 }
 
 /** An amount in CSV: plain, its asset's decimals, no separators ("12000.00", "0.00100000"). */
-export function csvAmount(value: string | null | undefined, asset: string | null | undefined): string {
+export function csvAmount(value: string | null | undefined, asset: string | null | undefined, places?: number): string {
   if (value === null || value === undefined) return ""
   const d = tryDecimal(value)
   if (d === null) return value
-  return padded(d, asset ? assetDecimals(asset) : 0)
+  return padded(d, places ?? (asset ? assetDecimals(asset) : 0))
 }
 
 /** A price in CSV: plain, exactly as the service wrote it (a held price is on its tick already). */

@@ -9,7 +9,7 @@ import { Card } from "@/components/ui/card"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
-import { formatAmount } from "@/lib/format"
+import { CONVERSION_DECIMALS, formatAmount } from "@/lib/format"
 import { tryDecimal } from "@/lib/money"
 import { parseMarket } from "@/lib/schemas/assets"
 import { useShownLive } from "@/components/notifications/live-records"
@@ -20,7 +20,7 @@ import type { ApprovalRequest } from "@/lib/schemas/approvals"
 /** What the request asks for, in a line. */
 function summary(request: ApprovalRequest): string {
   const r = request.request
-  if (request.kind === "conversion") return `Convert ${formatAmount(String(r.amount), String(r.source_asset))} ${String(r.source_asset)} → ${String(r.target_asset)}`
+  if (request.kind === "conversion") return `Convert ${formatAmount(String(r.amount), String(r.source_asset), CONVERSION_DECIMALS)} ${String(r.source_asset)} → ${String(r.target_asset)}`
   const base = parseMarket(request.market ?? "")?.base
   const amount =
     typeof r.base_amount === "string"

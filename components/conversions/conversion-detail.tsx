@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import { useQueryClient } from "@tanstack/react-query"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
@@ -159,7 +160,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
     <div className="space-y-4">
       {cancelledNow && conversion.status === "CANCELLED" ? (
         <Alert tone="success" title="Conversion cancelled">
-          <Amount value={conversion.amount} asset={conversion.source_asset} /> went back to the profile&apos;s available balance.
+          <Amount value={conversion.amount} asset={conversion.source_asset} places={CONVERSION_DECIMALS} /> went back to the profile&apos;s available balance.
         </Alert>
       ) : null}
       {refusal ? (
@@ -217,7 +218,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         {confirming ? (
           <div className="space-y-3 text-sm">
             <p>
-              <Amount value={confirming.amount} asset={confirming.source_asset} /> → {confirming.target_asset} will not settle, and the{" "}
+              <Amount value={confirming.amount} asset={confirming.source_asset} places={CONVERSION_DECIMALS} /> → {confirming.target_asset} will not settle, and the{" "}
               {confirming.source_asset} goes back to the profile&apos;s available balance.
             </p>
             <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">

@@ -81,7 +81,7 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
               {data.changes.map((c) => (
                 <Tr key={c.market}>
                   <Td>{c.asset}</Td>
-                  <Td align="right" className="tabular" data-num="price">{formatPrice(c.current_price)}</Td>
+                  <Td align="right" className="tabular" data-num="price">{formatPrice(c.current_price, { round: true })}</Td>
                   <Td align="right" className={c.change_percent.startsWith("-") ? "tabular text-red-700" : "tabular text-emerald-700"}>
                     {formatPercent(c.change_percent, { signed: true })} %
                   </Td>
@@ -204,7 +204,7 @@ function HoldingsTable({ data }: { data: OverviewData }) {
               <Td>{p.nickname}</Td>
               <Td>{h.asset}</Td>
               <Td align="right" className="tabular" data-num="amount" data-asset={h.asset}>{formatAmount(h.amount, h.asset)}</Td>
-              <Td align="right" className="tabular" data-num="price">{h.price_usd ? formatPrice(h.price_usd) : "—"}</Td>
+              <Td align="right" className="tabular" data-num="price">{h.price_usd ? formatPrice(h.price_usd, { round: true }) : "—"}</Td>
               <Td align="right" className="tabular">{h.value_usd ? formatUsd(h.value_usd) : "no price"}</Td>
             </Tr>
           )),

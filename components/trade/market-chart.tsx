@@ -115,7 +115,7 @@ function PricesTable({ points, caption }: { points: readonly ChartPoint[]; capti
                   <Timestamp value={new Date(p.t).toISOString()} />
                 </Td>
                 <Td align="right" className="tabular">
-                  {formatPrice(p.price, { like: points[points.length - 1]?.price })}
+                  {formatPrice(p.price, { like: points[points.length - 1]?.price, round: true })}
                 </Td>
               </Tr>
             ))}

@@ -180,7 +180,7 @@ export function PriceGrid({
                 <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
                   {spread ? (
                     <>
-                      {formatPrice(spread.amount, { like: row.buy?.price })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
+                      {formatPrice(spread.amount, { like: row.buy?.price, round: true })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
                     </>
                   ) : (
                     "n/a"

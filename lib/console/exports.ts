@@ -1,6 +1,6 @@
 import "server-only"
 import { allPages, csvResponse } from "@/lib/console/csv"
-import { csvAmount, csvPrice } from "@/lib/format"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice } from "@/lib/format"
 import type { AuditEntry } from "@/lib/schemas/audit"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 
@@ -81,7 +81,7 @@ export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Conversion>[] = [
   { header: "profile_id", value: (c) => c.profile_id },
   { header: "source_asset", value: (c) => c.source_asset },
   { header: "target_asset", value: (c) => c.target_asset },
-  { header: "amount", value: (c) => csvAmount(c.amount, c.source_asset) },
+  { header: "amount", value: (c) => csvAmount(c.amount, c.source_asset, CONVERSION_DECIMALS) },
   { header: "created_at", value: (c) => c.created_at },
   { header: "updated_at", value: (c) => c.updated_at },
   { header: "settled_at", value: (c) => c.settled_at },

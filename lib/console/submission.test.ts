@@ -159,7 +159,7 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
       code: "limit_exceeded",
       meta: { limit: "per_order", currency: "USD", order_amount: "1000.01", per_order_limit: "1000.00", used_today: "0.00" },
     })
-    expect(problemOf(error).detail).toContain("1000.00 USD")
+    expect(problemOf(error).detail).toContain("1,000.00 USD")
     const mine = await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))
     expect(mine).toHaveLength(0)
   })
