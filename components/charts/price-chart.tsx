@@ -66,7 +66,7 @@ export function PriceChart({
           return (
             <g key={f}>
               <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} className="stroke-slate-200" strokeWidth={1} />
-              <text x={W - PAD.right + 6} y={y(v) + 4} className="fill-slate-600 text-[11px] tabular">
+              <text x={W - PAD.right + 6} y={y(v) + 4} className="fill-slate-600 text-[11px] tabular" data-num={f === 0.5 ? undefined : "axis-price"}>
                 {f === 0 ? formatPrice(low.price, { like, round: true }) : f === 1 ? formatPrice(high.price, { like, round: true }) : ""}
               </text>
             </g>

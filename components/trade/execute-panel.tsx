@@ -161,7 +161,7 @@ export function ExecutePanel({
       <form onSubmit={(e) => void handleSubmit((values) => openReview(values, quote))(e)} noValidate aria-label={`${word} ${quote.base_asset}`} className="space-y-4" data-testid="execute-form">
         <p className="text-sm text-slate-700">
           Held price{" "}
-          <span className="font-semibold tabular" data-testid="form-price">
+          <span className="font-semibold tabular" data-testid="form-price" data-num="price">
             {formatPrice(quote.price)}
           </span>{" "}
           {quote.quote_asset} per {quote.base_asset} · expires in <Countdown expiresAt={quote.expires_at} /> ·{" "}

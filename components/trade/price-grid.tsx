@@ -47,7 +47,9 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   // height when its quote arrives or lapses.
   const content = (
     <>
-      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")}>{price}</span>
+      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined}>
+        {price}
+      </span>
       {live ? null : <span className="ml-1 text-[10px] font-normal uppercase text-slate-600">{why}</span>}
     </>
   )

@@ -54,7 +54,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
       </h3>
       {/* The unit has a line of its own: beside the price it wrapped under a long price only, so the tile grew when the first quote arrived. */}
       <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600", quote && !live && "line-through")}>
-        <span data-testid="quote-price">{quote ? formatPrice(quote.price) : "—"}</span>{" "}
+        <span data-testid="quote-price" data-num={quote ? "price" : undefined}>{quote ? formatPrice(quote.price) : "—"}</span>{" "}
         <span className="block text-xs font-normal text-slate-600">
           {quoteAsset} per {base}
         </span>

@@ -11,7 +11,7 @@ export function Amount({ value, asset, unit, places, className }: { value: strin
   if (value === undefined || value === null) return <span className="text-slate-500">—</span>
   const label = unit ?? asset
   return (
-    <span className={cn("tabular whitespace-nowrap", className)} data-num="amount" data-asset={asset ?? undefined}>
+    <span className={cn("tabular whitespace-nowrap", className)} data-num="amount" data-asset={asset ?? undefined} data-places={places}>
       {formatAmount(value, asset, places)}
       {label ? <>{" "}<span className="text-slate-600">{label}</span></> : null}
     </span>
