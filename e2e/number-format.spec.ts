@@ -56,8 +56,8 @@ async function breaches(page: Page): Promise<Breach[]> {
       //    amount written beside its asset has that asset's decimals.
       const texts = [document.body.innerText, ...[...document.querySelectorAll("svg text")].map((t) => t.textContent ?? "")]
       for (const text of texts) {
-        for (const m of text.matchAll(/(?<![\w.,:/#+\-…])\d{4,}(\.\d+)?(?![\w:/\-…])/g)) out.push({ text: m[0], rule: "no thousands separators" })
-        for (const m of text.matchAll(/(?<![\w.,:/#\-])(\d{1,3}(?:,\d{3})*(?:\.\d+)?) ([A-Z]{3,5})\b(?! per)/g)) {
+        for (const m of text.matchAll(/(?<![\w.,:/#+…-])\d{4,}(\.\d+)?(?![\w:/…-])/g)) out.push({ text: m[0], rule: "no thousands separators" })
+        for (const m of text.matchAll(/(?<![\w.,:/#-])(\d{1,3}(?:,\d{3})*(?:\.\d+)?) ([A-Z]{3,5})\b(?! per)/g)) {
           const [, figure = "", asset = ""] = m
           if (stableSet.has(asset)) continue // 8 decimals as a balance, 2 as a conversion's amount: the marked elements tell them apart
           const places = fiatSet.has(asset) ? 2 : crypto.includes(asset) ? 8 : null

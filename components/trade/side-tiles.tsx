@@ -76,7 +76,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
           data-testid={`choose-${side}`}
         >
           {word} {base}
-          <kbd aria-hidden className="rounded bg-white/20 px-1 text-[10px]">
+          <kbd aria-hidden className="key-hint rounded bg-white/20 px-1 text-[10px]">
             {buying ? "B" : "S"}
           </kbd>
         </Button>
