@@ -3,6 +3,7 @@
 import dynamic from "next/dynamic"
 import Link from "next/link"
 import { AllocationLegend } from "@/components/charts/allocation-legend"
+import { TotalTrend } from "@/components/overview/total-trend"
 import { Badge, StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
@@ -37,10 +38,12 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
           <p className="tabular text-3xl font-semibold" data-testid="total-usd" aria-live="polite">
             ${formatUsd(data.total_usd)}
           </p>
+          {data.total_history ? <TotalTrend history={data.total_history} /> : null}
           <p className="mt-1 text-sm text-slate-600">
             USD at current mids, priced <Timestamp value={data.priced_at} />
             {data.stale ? <Badge tone="warning" className="ml-2">stale</Badge> : null}
           </p>
+          {data.profiles.every((p) => p.holdings.length === 0) ? <EmptyHoldings isAdmin={isAdmin} /> : null}
           <ul className="mt-3 space-y-1 text-sm" data-testid="profile-totals">
             {data.profiles.map((p) => (
               <li key={p.id} className="flex justify-between gap-4">
@@ -100,7 +103,11 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
         </Card>
         <Card title="Latest activity">
           <ol className="space-y-2 text-sm" data-testid="feed" aria-live="polite" aria-relevant="additions">
-            {data.feed.length === 0 ? <li className="text-slate-600">Nothing yet.</li> : null}
+            {data.feed.length === 0 ? (
+              <li className="text-slate-600">
+                Nothing yet: orders placed on the <Link className="text-blue-700 underline" href="/trade">trade desk</Link> and conversions appear here as they happen.
+              </li>
+            ) : null}
             {data.feed.map((item) => (
               <li key={`${item.kind}-${item.id}`} className="flex flex-col gap-0.5 border-b border-slate-100 pb-2" data-testid="feed-item" data-id={item.id}>
                 <span className="flex items-center justify-between gap-2">
@@ -118,6 +125,28 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
           </ol>
         </Card>
       </div>
+    </div>
+  )
+}
+
+/** Nothing held anywhere: where to start, rather than a row of zeros. */
+function EmptyHoldings({ isAdmin }: { isAdmin: boolean }) {
+  return (
+    <div className="mt-3 rounded-md border border-dashed border-slate-300 p-3 text-sm" data-testid="overview-empty">
+      <p className="font-medium">No profile holds anything yet.</p>
+      <p className="mt-1 text-slate-700">
+        {isAdmin ? (
+          <>
+            Deposit funds on the <Link className="text-blue-700 underline" href="/sandbox">Sandbox</Link> page (sandbox mode), then trade on the{" "}
+          </>
+        ) : (
+          <>An admin can deposit funds on the Sandbox page (sandbox mode); then trade on the </>
+        )}
+        <Link className="text-blue-700 underline" href="/trade">
+          trade desk
+        </Link>
+        . Its charts already show the sandbox&apos;s generated price history, 90 days back.
+      </p>
     </div>
   )
 }

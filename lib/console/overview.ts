@@ -5,6 +5,7 @@ import { roleAtLeast } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { createTtlCache, type MarketDataCache } from "@/lib/console/market-data"
+import { totalHistory } from "@/lib/console/overview-history"
 import type { QuoteCache } from "@/lib/console/quote-cache"
 import { type Decimal, toDecimal } from "@/lib/money"
 import { FIAT_ASSETS, parseMarket } from "@/lib/schemas/assets"
@@ -138,12 +139,16 @@ export async function buildOverview(deps: {
 
   const since = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000)
   const names = new Map(book.profiles.map(({ profile }) => [profile.id, profile.nickname]))
-  const activity = await todaysActivity(deps.db, since, book, prices)
+  const [activity, history] = await Promise.all([
+    todaysActivity(deps.db, since, book, prices),
+    totalHistory({ marketData: deps.marketData, holdings: totals, prices, total, now }),
+  ])
   const feed = latestFeed(book, names)
   const unresolved = roleAtLeast(deps.staff.role, "admin") ? await unresolvedIntents(deps.db) : null
 
   return {
     total_usd: total.toFixed(2),
+    total_history: history,
     profiles,
     allocation,
     changes: (priceList?.items ?? []).map(change),
@@ -185,6 +190,8 @@ async function todaysActivity(
       state: consoleIntents.state,
       recordId: consoleIntents.recordId,
       recordStatus: consoleIntents.recordStatus,
+      sizeAmount: consoleIntents.sizeAmount,
+      sizeCurrency: consoleIntents.sizeCurrency,
     })
     .from(consoleIntents)
     .where(and(gte(consoleIntents.createdAt, since), inArray(consoleIntents.operation, ["create_execution", "create_conversion"])))
@@ -210,6 +217,10 @@ async function todaysActivity(
           notional = record.amount ? toDecimal(record.amount) : notional
         }
       }
+    }
+    // Not placed yet (waiting for approval, or its outcome unknown): the size the limits counted.
+    if (notional.isZero() && intent.sizeAmount !== null && intent.sizeCurrency !== null) {
+      notional = toDecimal(intent.sizeAmount).mul(prices.get(intent.sizeCurrency) ?? toDecimal("0"))
     }
     const table = isExecution ? rows.executions : rows.conversions
     const row = table.get(status) ?? { count: 0, notional: toDecimal("0") }
