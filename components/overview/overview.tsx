@@ -3,6 +3,7 @@
 import dynamic from "next/dynamic"
 import Link from "next/link"
 import { AllocationLegend } from "@/components/charts/allocation-legend"
+import { SLICE_COLOURS } from "@/components/charts/palette"
 import { TotalTrend } from "@/components/overview/total-trend"
 import { Badge, StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
@@ -21,12 +22,21 @@ const AllocationDonut = dynamic(() => import("@/components/charts/allocation-cha
   loading: () => <div className="h-48 w-48" aria-hidden="true" />,
 })
 
+/** One colour per slice: past the palette's length the smallest slices become one "Other". */
+function distinctSlices(slices: { asset: string; value: string; share: string }[]) {
+  if (slices.length <= SLICE_COLOURS.length) return slices
+  const kept = slices.slice(0, SLICE_COLOURS.length - 1)
+  const rest = slices.slice(SLICE_COLOURS.length - 1)
+  const sum = (key: "value" | "share") => rest.reduce((n, s) => n.plus(toDecimal(s[key])), toDecimal("0")).toFixed()
+  return [...kept, { asset: "Other", value: sum("value"), share: sum("share") }]
+}
+
 /** The desk at a glance: what we hold and what it is worth, how prices moved, what happened today. */
 export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; canApprove: boolean; initial: OverviewData | null }) {
   // The server renders the first overview, so the page does not jump when it arrives.
   const { data, error, isPending } = useOverviewQuery(initial ? { initialData: initial, initialDataUpdatedAt: Date.parse(initial.priced_at) } : undefined)
-  const slices = (data?.allocation ?? []).flatMap((h) =>
-    h.value_usd && h.share && toDecimal(h.value_usd).gt(0) ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : [],
+  const slices = distinctSlices(
+    (data?.allocation ?? []).flatMap((h) => (h.value_usd && h.share && toDecimal(h.value_usd).gt(0) ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : [])),
   )
   if (isPending) return <p className="text-sm text-slate-600">Loading the overview…</p>
   if (!data) return <ProblemAlert error={error} />

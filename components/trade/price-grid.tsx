@@ -89,12 +89,12 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
       data-testid={`${side === "BUY" ? "ask" : "bid"}-${market}`}
       data-live={live}
       className={cn(
-        "w-full rounded px-1 text-right font-semibold disabled:cursor-not-allowed",
+        "w-full whitespace-nowrap rounded px-1 text-right font-semibold disabled:cursor-not-allowed",
         live && (side === "BUY" ? "hover:bg-emerald-50" : "hover:bg-red-50"),
       )}
     >
       {/* The last tick's direction, in a slot of fixed width so the price never moves. */}
-      <span aria-hidden data-tick={tick ?? "none"} className={cn("mr-0.5 inline-block w-2.5 text-[10px]", tick === "up" ? "text-emerald-700" : "text-red-700")}>
+      <span aria-hidden data-tick={tick ?? "none"} className={cn("mr-0.5 hidden w-2.5 text-[10px] sm:inline-block", tick === "up" ? "text-emerald-700" : "text-red-700")}>
         {tick === "up" ? "▲" : tick === "down" ? "▼" : ""}
       </span>
       {content}
@@ -114,8 +114,10 @@ function Change({ row }: { row: MarketRow }) {
   const up = change.startsWith("-") ? false : change !== "0.00"
   const down = change.startsWith("-")
   return (
-    <span className={cn("tabular", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
-      <span aria-hidden>{up ? "▲ " : down ? "▼ " : ""}</span>
+    <span className={cn("tabular whitespace-nowrap", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
+      <span aria-hidden className="hidden sm:inline">
+        {up ? "▲ " : down ? "▼ " : ""}
+      </span>
       {formatPercent(change, { signed: true })} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
     </span>
   )
@@ -182,7 +184,7 @@ export function PriceGrid({
             const isSelected = row.market === selected
             const spread = spreadOf(row)
             return (
-              <Tr key={row.market} data-testid={`market-${row.market}`} data-selected={String(isSelected)} className={cn("align-middle", isSelected && "bg-blue-50")}>
+              <Tr key={row.market} data-testid={`market-${row.market}`} data-selected={String(isSelected)} className={cn("h-9 align-middle text-xs sm:text-sm", isSelected && "bg-blue-50")}>
                 <th scope="row" className="text-left font-medium">
                   <button
                     type="button"

@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { createTtlCache, type MarketDataCache } from "@/lib/console/market-data"
 import { totalHistory } from "@/lib/console/overview-history"
+import { CONVERSION_DECIMALS, formatAmount } from "@/lib/format"
 import type { QuoteCache } from "@/lib/console/quote-cache"
 import { type Decimal, toDecimal } from "@/lib/money"
 import { FIAT_ASSETS, parseMarket } from "@/lib/schemas/assets"
@@ -239,7 +240,7 @@ function latestFeed(book: Book, names: ReadonlyMap<string, string>): FeedItem[] 
       profile_id: e.profile_id,
       profile_name: names.get(e.profile_id) ?? e.profile_id,
       status: e.status,
-      summary: `${e.side} ${e.base_amount} ${e.base_asset} for ${e.quote_amount} ${e.quote_asset}`,
+      summary: `${e.side} ${formatAmount(e.base_amount, e.base_asset)} ${e.base_asset} for ${formatAmount(e.quote_amount, e.quote_asset)} ${e.quote_asset}`,
       created_at: e.created_at,
     })),
     ...book.conversions.map((c) => ({
@@ -248,7 +249,7 @@ function latestFeed(book: Book, names: ReadonlyMap<string, string>): FeedItem[] 
       profile_id: c.profile_id ?? "",
       profile_name: c.profile_id ? (names.get(c.profile_id) ?? c.profile_id) : "",
       status: c.status,
-      summary: `${c.amount ?? "?"} ${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`,
+      summary: `${c.amount ? formatAmount(c.amount, c.source_asset, CONVERSION_DECIMALS) : "?"} ${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`,
       created_at: c.created_at ?? new Date(0).toISOString(),
     })),
   ]
