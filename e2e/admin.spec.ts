@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
-import { formatAmount, toDecimal } from "../lib/money"
+import { formatUsd } from "../lib/format"
+import { toDecimal } from "../lib/money"
 import canaries from "./canaries.json" with { type: "json" }
 import { withoutPolicyLimits } from "./policy"
 import { type Role, emailOf, storageStateOf } from "./helpers"
@@ -262,7 +263,7 @@ test.describe("as an admin", () => {
     await expect(deposit.getByRole("status").filter({ hasText: "Deposited" })).toContainText("1,234.56")
     const expected = toDecimal(before).plus(toDecimal("1234.56"))
     expect(toDecimal(await balance()).eq(expected)).toBe(true)
-    await expect(deposit.getByTestId("deposit-balance")).toContainText(formatAmount(expected.toFixed(2)))
+    await expect(deposit.getByTestId("deposit-balance")).toContainText(formatUsd(expected.toFixed(2)))
 
     // The trade desk shows the new balance (amounts as written, grouped: compare by value).
     await page.goto("/trade")

@@ -193,9 +193,9 @@ test.describe("four eyes", () => {
       await trader.getByTestId("review-button").click()
       const dialog = trader.getByRole("dialog")
       // The review says it before Confirm, with the numbers, and Confirm is off.
-      const { formatAmount } = await import("@/lib/money")
+      const { formatUsd } = await import("@/lib/format")
       await expect(dialog.getByTestId("review-checks-verdict")).toContainText(
-        `Over your daily limit of ${formatAmount(limit)} USD (${formatAmount(today)} used today): the console will refuse it.`,
+        `Over your daily limit of ${formatUsd(limit)} USD (${formatUsd(today)} used today): the console will refuse it.`,
       )
       await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
       await expect(dialog.getByTestId("edit-order")).toBeFocused()
@@ -210,7 +210,7 @@ test.describe("four eyes", () => {
       expect(sent.status()).toBe(422)
       const refusal = (await sent.json()) as { code: string; detail: string }
       expect(refusal.code).toBe("limit_exceeded")
-      expect(refusal.detail).toBe(`Your daily limit is ${formatAmount(limit)} USD (UTC day); you have used ${formatAmount(today)} USD today and this order adds 150.00 USD.`)
+      expect(refusal.detail).toBe(`Your daily limit is ${formatUsd(limit)} USD (UTC day); you have used ${formatUsd(today)} USD today and this order adds 150.00 USD.`)
       await trader.context().close()
 
       const admin = await pageAs(browser, "admin")

@@ -103,3 +103,50 @@ test.describe("on a wide screen", () => {
     await expect(nav.getByRole("link", { name: "Executions" })).toBeVisible()
   })
 })
+
+test.describe("at 390 × 844 on a touch screen, signed in as admin", () => {
+  test.use({ storageState: storageStateOf("admin"), viewport: PHONE, isMobile: true, hasTouch: true })
+
+  test("the banner and header leave the page most of the screen, and no key hint is shown", async ({ page }) => {
+    await page.goto("/trade")
+    await expect(page.locator("[data-testid^='ask-'] [data-num='price']").first()).toBeVisible()
+    const banner = await page.getByRole("region", { name: "Environment" }).boundingBox()
+    const header = await page.locator("header").first().boundingBox()
+    expect(banner!.height, "banner height").toBeLessThanOrEqual(32)
+    expect(banner!.height + header!.height, "banner and header").toBeLessThanOrEqual(140)
+    // The desk's B, S, 1–9 and ? and the search's / are for keyboards.
+    for (const hint of await page.locator(".key-hint").all()) await expect(hint).toBeHidden()
+    await expect(page.getByTestId("shortcuts-button")).toBeHidden()
+  })
+
+  test("the markets grid has even rows, and no price is cut off", async ({ page }) => {
+    await page.goto("/trade")
+    await expect(page.locator("[data-testid^='ask-'] [data-num='price']").first()).toBeVisible()
+    const grid = page.getByTestId("price-grid")
+    const heights = await grid.locator("tbody tr").evaluateAll((rows) => rows.map((r) => Math.round(r.getBoundingClientRect().height)))
+    expect(heights.length).toBeGreaterThan(5)
+    expect(new Set(heights).size, `row heights ${heights.join(", ")}`).toBe(1)
+    // The grid fits its box (nothing scrolled out of view) and every price is whole inside its cell.
+    const box = grid.locator("xpath=..")
+    const sizes = await box.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))
+    expect(sizes.scroll).toBeLessThanOrEqual(sizes.client)
+    const clipped = await grid.locator("[data-num='price']").evaluateAll((spans) =>
+      spans.filter((s) => {
+        const cell = s.closest("td")!.getBoundingClientRect()
+        const r = s.getBoundingClientRect()
+        return r.left < cell.left - 0.5 || r.right > cell.right + 0.5
+      }).length,
+    )
+    expect(clipped).toBe(0)
+  })
+})
+
+test.describe("with a mouse at 1440 px", () => {
+  test.use({ storageState: storageStateOf("admin") })
+
+  test("the key hints are shown", async ({ page }) => {
+    await page.goto("/trade")
+    await expect(page.getByTestId("shortcuts-button")).toBeVisible()
+    await expect(page.locator("[data-testid='price-grid'] kbd.key-hint").first()).toBeVisible()
+  })
+})

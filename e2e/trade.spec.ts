@@ -110,7 +110,7 @@ test.describe("trader", () => {
     await snap(page, testInfo, "execution placed")
     await expect(result.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
     // One line says what happened; the fields are folded under it, without empty filler rows.
-    await expect(result.getByTestId("result-summary")).toHaveText(/^▲\s*Bought 0\.01 BTC @ [\d,.]+ for [\d,.]+ USD\s*—\s*SETTLED$/)
+    await expect(result.getByTestId("result-summary")).toHaveText(/^▲\s*Bought 0\.01000000 BTC @ [\d,.]+ for [\d,.]+ USD\s*—\s*SETTLED$/)
     await expect(result.getByTestId("record-settled-at")).toBeHidden()
     await result.getByText("Details: ids, reference, times").click()
     await expect(result.getByTestId("record-settled-at")).toBeVisible()
@@ -509,7 +509,7 @@ test.describe("trader", () => {
     await page.keyboard.press("Enter")
     await expect(page.getByTestId("result").getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
     await expect(page.getByTestId("result")).toBeFocused()
-    await expect(page.getByTestId("result").getByTestId("result-summary")).toContainText("Bought 0.25 AAVE")
+    await expect(page.getByTestId("result").getByTestId("result-summary")).toContainText("Bought 0.25000000 AAVE")
     expect(posts).toBe(1)
   })
 
@@ -656,7 +656,7 @@ test.describe("trader", () => {
       const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
       await dialog.getByTestId("confirm-button").click()
       const result = page.getByTestId("result")
-      await expect(result.getByTestId("result-summary")).toContainText("Bought 0.0002 BTC")
+      await expect(result.getByTestId("result-summary")).toContainText("Bought 0.00020000 BTC")
       await expect(result.getByTestId("result-attempts")).toHaveText("recovered after 2 attempts")
       const profile = await profileNamed(page.request, "Treasury")
       expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)

@@ -7,7 +7,6 @@ import {
   type Side,
   decimalPlaces,
   executionAmounts,
-  formatAmount,
   isUnsignedDecimalString,
   roundDown,
   roundUp,
@@ -642,81 +641,6 @@ describe("sameAmount", () => {
         expect(sameAmount(amount, padded)).toBe(true)
         expect(sameAmount(amount, `${padded}1`)).toBe(false)
       }),
-    )
-  })
-})
-
-describe("formatAmount", () => {
-  it.each<[string, string]>([
-    ["0", "0"],
-    ["999", "999"],
-    ["1000", "1,000"],
-    ["100000", "100,000"],
-    ["1234567.891", "1,234,567.891"],
-    ["99999999999.99", "99,999,999,999.99"],
-    ["0001234", "1,234"],
-    [".5", "0.5"],
-    [" 1234.5 ", "1,234.5"],
-    ["0.00000001", "0.00000001"],
-    ["1000000000000000000000", "1,000,000,000,000,000,000,000"],
-    ["1.50", "1.50"],
-    ["1234.50000000", "1,234.50000000"],
-    ["-1234.5", "-1,234.5"],
-    ["-0.00000001", "-0.00000001"],
-    ["-1000000", "-1,000,000"],
-    ["-0", "0"],
-    ["-0.00", "0.00"],
-    [`0.${"0".repeat(70)}1`, `0.${"0".repeat(70)}1`],
-    [`1${"0".repeat(62)}`, `100${",000".repeat(20)}`],
-  ])("%j → %j", (value, expected) => {
-    expect(formatAmount(value)).toBe(expected)
-  })
-
-  it("returns what is not a decimal string unchanged", () => {
-    expect(formatAmount("")).toBe("")
-    expect(formatAmount("abc")).toBe("abc")
-    expect(formatAmount("1e5")).toBe("1e5")
-    expect(formatAmount("5.")).toBe("5.")
-    expect(formatAmount("1,000")).toBe("1,000")
-  })
-
-  it("pads to minPlaces", () => {
-    expect(formatAmount("5", { minPlaces: 2 })).toBe("5.00")
-    expect(formatAmount("1234.5", { minPlaces: 2 })).toBe("1,234.50")
-    expect(formatAmount("-7", { minPlaces: 8 })).toBe("-7.00000000")
-    expect(formatAmount("1.23456789", { minPlaces: 2 })).toBe("1.23456789")
-  })
-
-  it("drops only trailing zeros beyond maxPlaces, never a written digit", () => {
-    expect(formatAmount("1.50000000", { maxPlaces: 2 })).toBe("1.50")
-    expect(formatAmount("1.50000000", { minPlaces: 2, maxPlaces: 4 })).toBe("1.5000")
-    expect(formatAmount("1.5", { minPlaces: 2, maxPlaces: 4 })).toBe("1.50")
-    expect(formatAmount("1.23456789", { maxPlaces: 2 })).toBe("1.23456789")
-    expect(formatAmount("0.00000001", { maxPlaces: 2 })).toBe("0.00000001")
-    expect(formatAmount("0.00000001", { maxPlaces: 0 })).toBe("0.00000001")
-    expect(formatAmount("1234.0000", { maxPlaces: 0 })).toBe("1,234")
-    expect(formatAmount("1.129", { minPlaces: 2, maxPlaces: 2 })).toBe("1.129")
-  })
-
-  it("keeps the amount and its written decimals (property)", () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(baseArb, priceArb),
-        fc.boolean(),
-        fc.integer({ min: 0, max: 10 }),
-        fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
-        (amount, negative, minPlaces, maxPlaces) => {
-          const value = negative ? `-${amount}` : amount
-          const formatted = formatAmount(value, { minPlaces, maxPlaces })
-          expect(formatted).toMatch(/^-?[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?$/)
-          const plain = formatted.replaceAll(",", "")
-          expect(sameAmount(plain, value)).toBe(true)
-          const significant = new Decimal(amount).decimalPlaces()
-          expect(decimalPlaces(plain)).toBeGreaterThanOrEqual(Math.max(significant, minPlaces))
-          if (maxPlaces === undefined) expect(decimalPlaces(plain)).toBeGreaterThanOrEqual(decimalPlaces(amount))
-        },
-      ),
-      RUNS,
     )
   })
 })

@@ -152,27 +152,3 @@ export function sameAmount(a: string | undefined, b: string | undefined): boolea
   const y = tryDecimal(b)
   return x !== null && y !== null && x.eq(y)
 }
-
-/**
- * Formats a decimal string for people: thousands separators, and at least `minPlaces`
- * decimals, never fewer than written (so "1.50" stays "1.50" and nothing is rounded
- * away). `maxPlaces` only drops written trailing zeros beyond it ("1.50000000" with
- * maxPlaces 2 is "1.50"); a non-zero digit is always shown. What is not a decimal string
- * is returned unchanged. Pure string work.
- */
-export function formatAmount(value: string, options: { minPlaces?: number; maxPlaces?: number } = {}): string {
-  const trimmed = value.trim()
-  const d = tryDecimal(trimmed)
-  if (d === null) return value
-  const minPlaces = options.minPlaces ?? 0
-  let places = Math.max(decimalPlaces(trimmed), minPlaces)
-  if (options.maxPlaces !== undefined && places > options.maxPlaces) {
-    places = Math.max(options.maxPlaces, minPlaces, d.decimalPlaces())
-  }
-  // `places` is never below the value's own decimals, so this pads and never rounds.
-  const fixed = d.abs().toFixed(places)
-  const [whole = "0", fraction] = fixed.split(".")
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")
-  const sign = d.isNegative() && !d.isZero() ? "-" : ""
-  return fraction === undefined ? `${sign}${grouped}` : `${sign}${grouped}.${fraction}`
-}

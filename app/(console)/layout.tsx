@@ -32,15 +32,16 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} />
       <header className="border-b border-slate-200 bg-white">
         {/* Narrow screens: the logo and the menu button on one line, who is signed in on the next. */}
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
+        {/* On a phone: the logo, the menu and who is signed in on one line, the search on the next. */}
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-3 gap-y-1.5 px-4 py-1.5 sm:gap-x-4 sm:gap-y-2 sm:py-2">
           <Link href="/" className="flex shrink-0 items-center gap-2 text-base font-semibold text-slate-900">
             <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
-            Treasury console
+            <span className="sr-only sm:not-sr-only">Treasury console</span>
           </Link>
           <div className="ml-auto md:ml-0 md:flex-1">
             <Nav role={staff.role} sandbox={service.mode === "sandbox"} />
           </div>
-          <div className="flex min-w-0 max-w-full flex-wrap items-center gap-3 text-sm">
+          <div className="flex min-w-0 max-w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm">
             {roleAtLeast(staff.role, "support") ? <SearchBox /> : null}
             <span className="flex min-w-0 items-center gap-1">
               <span className="truncate" data-testid="staff-email" title={staff.email}>

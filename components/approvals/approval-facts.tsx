@@ -1,7 +1,7 @@
 "use client"
 
 import Link from "next/link"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
 import { IdChip } from "@/components/ui/id-chip"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -45,7 +45,7 @@ function HeldPriceNow({ request }: { request: ApprovalRequest }) {
   const within = withinLimit(request.side, held.price, request.limit_price) ?? true
   return (
     <span data-testid="live-price">
-      <Amount value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
+      <Price value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
     </span>
   )
 }
@@ -59,7 +59,7 @@ function FillAgainstLimit({ request }: { request: ApprovalRequest }) {
     <>
       <dt className="text-slate-600">{moved ? "Held price at approval" : "Filled at"}</dt>
       <dd data-testid="approval-fill">
-        <Amount value={request.executed_price} />{" "}
+        <Price value={request.executed_price} />{" "}
         {within === null ? null : (
           <Badge tone={within ? "success" : "danger"}>{within ? "within the limit" : "past the limit"}</Badge>
         )}
@@ -118,17 +118,17 @@ export function ApprovalFacts({ request }: { request: ApprovalRequest }) {
       <dd data-testid="approval-quantity">{quantity ? <Amount value={quantity.value} asset={quantity.asset} /> : "—"}</dd>
       <dt className="text-slate-600">Notional</dt>
       <dd data-testid="approval-notional">
-        <Amount value={request.size.amount} asset={request.size.currency} minPlaces={2} />
+        <Amount value={request.size.amount} asset={request.size.currency} />
       </dd>
       {request.limit_price ? (
         <>
           <dt className="text-slate-600">Limit price</dt>
           <dd data-testid="approval-limit">
-            <Amount value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
+            <Price value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
             {request.reviewed_price ? (
               <span className="text-slate-600">
                 {" "}
-                (reviewed at <Amount value={request.reviewed_price} />)
+                (reviewed at <Price value={request.reviewed_price} />)
               </span>
             ) : null}
           </dd>

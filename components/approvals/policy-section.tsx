@@ -16,7 +16,7 @@ function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
   return (
     <span className="flex flex-wrap gap-3">
       {entries.map(([currency, amount]) => (
-        <Amount key={currency} value={amount} asset={currency} minPlaces={2} />
+        <Amount key={currency} value={amount} asset={currency} />
       ))}
     </span>
   )
@@ -102,10 +102,10 @@ export function PolicySection() {
                     <Tr key={`${u.staff_email}:${u.currency}`} data-testid="usage-row">
                       <Td>{u.staff_email}</Td>
                       <Td align="right">
-                        <Amount value={u.used_today} asset={u.currency} minPlaces={2} />
+                        <Amount value={u.used_today} asset={u.currency} />
                       </Td>
-                      <Td align="right">{u.per_day ? <Amount value={u.per_day} asset={u.currency} minPlaces={2} /> : "none"}</Td>
-                      <Td align="right">{u.per_order ? <Amount value={u.per_order} asset={u.currency} minPlaces={2} /> : "none"}</Td>
+                      <Td align="right">{u.per_day ? <Amount value={u.per_day} asset={u.currency} /> : "none"}</Td>
+                      <Td align="right">{u.per_order ? <Amount value={u.per_order} asset={u.currency} /> : "none"}</Td>
                     </Tr>
                   ))}
                 </TableBody>

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { useApprovalQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 
@@ -86,13 +86,13 @@ export function RequestStatus({
           <dl className="grid grid-cols-[10rem_1fr] gap-x-4 gap-y-1">
             <dt className="text-slate-600">Size</dt>
             <dd>
-              <Amount value={request.size.amount} asset={request.size.currency} minPlaces={2} />
+              <Amount value={request.size.amount} asset={request.size.currency} />
             </dd>
             {request.limit_price ? (
               <>
                 <dt className="text-slate-600">Limit price</dt>
                 <dd data-testid="approval-limit-price">
-                  <Amount value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
+                  <Price value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
                 </dd>
               </>
             ) : null}
@@ -100,7 +100,7 @@ export function RequestStatus({
               <>
                 <dt className="text-slate-600">{request.state === "PRICE_MOVED" ? "Held price at approval" : "Executed at"}</dt>
                 <dd>
-                  <Amount value={request.executed_price} />
+                  <Price value={request.executed_price} />
                 </dd>
               </>
             ) : null}

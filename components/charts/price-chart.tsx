@@ -3,6 +3,7 @@
 import { line } from "d3-shape"
 import { useId } from "react"
 import { formatTimestamp } from "@/components/ui/timestamp"
+import { formatPrice } from "@/lib/format"
 import { toDecimal } from "@/lib/money"
 
 export interface ChartPoint {
@@ -52,7 +53,9 @@ export function PriceChart({
   // Which price is the low, the high, and the direction: decided in decimals, like any amount.
   const low = points.reduce((a, b) => (toDecimal(b.price).lt(toDecimal(a.price)) ? b : a))
   const high = points.reduce((a, b) => (toDecimal(b.price).gt(toDecimal(a.price)) ? b : a))
-  const summary = `${label}: from ${first.price} at ${formatTimestamp(new Date(first.t).toISOString())} to ${last.price} now; low ${low.price}, high ${high.price}.`
+  // Every figure through the one formatter, with the market's tick decimals (the axis too).
+  const like = last.price
+  const summary = `${label}: from ${formatPrice(first.price, { like, round: true })} at ${formatTimestamp(new Date(first.t).toISOString())} to ${formatPrice(last.price, { like, round: true })} now; low ${formatPrice(low.price, { like, round: true })}, high ${formatPrice(high.price, { like, round: true })}.`
   const rising = toDecimal(last.price).gte(toDecimal(first.price))
   return (
     <figure className="space-y-2" data-testid={testId}>
@@ -63,8 +66,8 @@ export function PriceChart({
           return (
             <g key={f}>
               <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} className="stroke-slate-200" strokeWidth={1} />
-              <text x={W - PAD.right + 6} y={y(v) + 4} className="fill-slate-600 text-[11px] tabular">
-                {f === 0 ? low.price : f === 1 ? high.price : ""}
+              <text x={W - PAD.right + 6} y={y(v) + 4} className="fill-slate-600 text-[11px] tabular" data-num={f === 0.5 ? undefined : "axis-price"}>
+                {f === 0 ? formatPrice(low.price, { like, round: true }) : f === 1 ? formatPrice(high.price, { like, round: true }) : ""}
               </text>
             </g>
           )

@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import { useQueryClient } from "@tanstack/react-query"
 import { useState } from "react"
 import { Alert } from "@/components/ui/alert"
@@ -58,7 +59,7 @@ export function CancelConversion({ conversion, onAnswered }: { conversion: Conve
     <>
       {cancelledNow && conversion.status === "CANCELLED" ? (
         <Alert tone="success" title="Conversion cancelled">
-          <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} /> went back to the profile&apos;s available balance.
+          <Amount value={conversion.amount} asset={conversion.source_asset} places={CONVERSION_DECIMALS} /> went back to the profile&apos;s available balance.
         </Alert>
       ) : null}
       {refusal ? (
@@ -100,7 +101,7 @@ export function CancelConversion({ conversion, onAnswered }: { conversion: Conve
         {confirming ? (
           <div className="space-y-3 text-sm">
             <p>
-              <Amount value={confirming.amount} asset={confirming.source_asset} minPlaces={2} /> → {confirming.target_asset} will not settle, and the{" "}
+              <Amount value={confirming.amount} asset={confirming.source_asset} places={CONVERSION_DECIMALS} /> → {confirming.target_asset} will not settle, and the{" "}
               {confirming.source_asset} goes back to the profile&apos;s available balance.
             </p>
             <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">

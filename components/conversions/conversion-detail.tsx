@@ -70,7 +70,7 @@ function ProfileBalances({ conversion }: { conversion: Conversion }) {
             const balance = balances.data?.find((b) => b.asset === asset)
             return (
               <li key={asset} data-testid={`balance-${asset}`}>
-                {balance ? <Amount value={balance.available} asset={asset} minPlaces={2} /> : balances.isLoading ? `${asset}: loading…` : `${asset}: none`}
+                {balance ? <Amount value={balance.available} asset={asset} /> : balances.isLoading ? `${asset}: loading…` : `${asset}: none`}
               </li>
             )
           })}

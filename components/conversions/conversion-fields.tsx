@@ -2,9 +2,10 @@
 
 import { type Control, Controller, type FieldErrors, type UseFormGetValues, type UseFormRegister, type UseFormSetValue } from "react-hook-form"
 import { Alert } from "@/components/ui/alert"
+import { pasteAmount } from "@/components/forms/paste-amount"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input, Select } from "@/components/ui/field"
-import { formatAmount } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
 import { CONVERSION_ASSETS, conversionTargets } from "@/lib/schemas/conversion"
 import type { Balance } from "@/lib/schemas/records"
 import { type ConversionFormValues, PAIR_RULE, fieldMessage, narrowedTarget, sourceShortfall } from "./form-model"
@@ -108,7 +109,7 @@ export function AmountField({
           <span data-testid="source-balance">
             {sourceBalance ? (
               <>
-                Available: <Amount value={sourceBalance.available} asset={sourceBalance.asset} minPlaces={2} />.
+                Available: <Amount value={sourceBalance.available} asset={sourceBalance.asset} />.
               </>
             ) : balances && source ? (
               `No ${source} balance on this profile (available: 0).`
@@ -119,13 +120,13 @@ export function AmountField({
           </span>
         }
       >
-        {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="0.00" {...register("amount")} />}
+        {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="0.00" onPaste={pasteAmount} {...register("amount")} />}
       </Field>
       {gap ? (
         <Alert tone="warning" title={`Not enough ${source} on this profile`}>
           <span data-testid="shortfall">
-            Needed {formatAmount(gap.needed, { minPlaces: 2 })} {source}, available {formatAmount(gap.available, { minPlaces: 2 })} {source} (short by{" "}
-            {formatAmount(gap.short, { minPlaces: 2 })}). The service will refuse it unless funds arrive first.
+            Needed {formatAmount(gap.needed, source)} {source}, available {formatAmount(gap.available, source)} {source} (short by{" "}
+            {formatAmount(gap.short, source)}). The service will refuse it unless funds arrive first.
           </span>
         </Alert>
       ) : null}

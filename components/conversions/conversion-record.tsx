@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import type { ReactNode, Ref } from "react"
 import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
@@ -91,7 +92,7 @@ export function ConversionRecord({
       <div className="grid gap-6 p-4 md:grid-cols-[2fr_1fr]">
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm">
           <Row label="Amount" testId="conversion-amount">
-            <Amount value={conversion.amount} asset={conversion.source_asset} minPlaces={2} />
+            <Amount value={conversion.amount} asset={conversion.source_asset} places={CONVERSION_DECIMALS} />
             {conversion.target_asset ? (
               <>
                 {" "}

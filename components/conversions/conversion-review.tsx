@@ -1,6 +1,7 @@
 "use client"
 
 import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
@@ -60,11 +61,11 @@ export function ConversionReview({
           </dd>
           <dt className="font-medium text-slate-600">Convert</dt>
           <dd data-testid="review-amount">
-            <Amount value={review.amount} asset={review.source_asset} minPlaces={2} />
+            <Amount value={review.amount} asset={review.source_asset} places={CONVERSION_DECIMALS} />
           </dd>
           <dt className="font-medium text-slate-600">Into</dt>
           <dd>
-            <Amount value={review.amount} asset={review.target_asset} minPlaces={2} /> (1:1)
+            <Amount value={review.amount} asset={review.target_asset} places={CONVERSION_DECIMALS} /> (1:1)
           </dd>
           <dt className="font-medium text-slate-600">Metadata</dt>
           <dd>

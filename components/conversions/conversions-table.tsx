@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import Link from "next/link"
 import { useState } from "react"
 import { useForm } from "react-hook-form"
@@ -122,7 +123,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
                 <StatusBadge status={c.status} />
               </Td>
               <Td align="right">
-                <Amount value={c.amount} minPlaces={2} />
+                <Amount value={c.amount} asset={c.source_asset} places={CONVERSION_DECIMALS} unit="" />
               </Td>
               <Td className="whitespace-nowrap">
                 {c.source_asset} <span aria-hidden>→</span>

@@ -1,4 +1,4 @@
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { CopyableId } from "@/components/ui/copyable-id"
 import { DetailList, DetailRow } from "@/components/ui/detail-list"
@@ -39,7 +39,7 @@ export function ExecutionRecord({
       </DetailRow>
       <DetailRow label="Price">
         <span data-testid="record-price">
-          <Amount value={execution.price} asset={`${execution.quote_asset} per ${execution.base_asset}`} />
+          <Price value={execution.price} unit={`${execution.quote_asset} per ${execution.base_asset}`} />
         </span>
       </DetailRow>
       <DetailRow label={`Base amount (${execution.base_asset})`}>

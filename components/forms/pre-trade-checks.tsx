@@ -3,7 +3,8 @@
 import { useEffect, useRef } from "react"
 import { Amount } from "@/components/ui/amount"
 import { cn } from "@/components/ui/cn"
-import { Decimal, FIAT_DECIMALS, formatAmount, toDecimal, tryDecimal } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
+import { Decimal, FIAT_DECIMALS, toDecimal, tryDecimal } from "@/lib/money"
 import type { PreTradeVerdict } from "@/lib/pre-trade"
 
 /** What the paying balance has against what the order needs. */
@@ -27,19 +28,19 @@ function fiat(value: Decimal): string {
 /** "9×" when `a` is at least twice `b`: how far over a figure is, at a glance. */
 function times(a: Decimal, b: Decimal): string | null {
   if (b.lte(0) || a.lt(b.mul(2))) return null
-  return `${formatAmount(a.div(b).toDecimalPlaces(0, 1).toFixed(0))}×`
+  return `${formatAmount(a.div(b).toDecimalPlaces(0, 1).toFixed(0), null)}×`
 }
 
 /** The one-line answer above the figures: what the console will do with this order. */
 export function verdictLine(verdict: PreTradeVerdict, shortfall: boolean): { tone: "danger" | "warning" | "info" | "ok"; text: string } {
   const { breach, size } = verdict
   if (breach?.limit === "per_order") {
-    return { tone: "danger", text: `Over your limit per order of ${formatAmount(fiat(breach.amount))} ${size.currency}: the console will refuse it.` }
+    return { tone: "danger", text: `Over your limit per order of ${formatAmount(fiat(breach.amount), size.currency)} ${size.currency}: the console will refuse it.` }
   }
   if (breach?.limit === "per_day") {
     return {
       tone: "danger",
-      text: `Over your daily limit of ${formatAmount(fiat(breach.amount))} ${size.currency} (${formatAmount(fiat(breach.used))} used today): the console will refuse it.`,
+      text: `Over your daily limit of ${formatAmount(fiat(breach.amount), size.currency)} ${size.currency} (${formatAmount(fiat(breach.used), size.currency)} used today): the console will refuse it.`,
     }
   }
   if (shortfall) return { tone: "warning", text: "More than the profile has available: the service will refuse it unless funds arrive first." }

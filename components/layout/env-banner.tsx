@@ -23,19 +23,20 @@ export function EnvBanner({
       role="region"
       aria-label="Environment"
       className={cn(
-        "flex flex-wrap items-center justify-center gap-x-3 px-4 py-1.5 text-center text-sm font-semibold",
+        "flex flex-wrap items-center justify-center gap-x-3 px-4 py-0.5 text-center text-xs font-semibold sm:py-1.5 sm:text-sm",
         sandbox ? "bg-amber-300 text-amber-950" : "bg-red-700 text-white",
       )}
     >
       <span data-testid="env-mode">{sandbox ? "SANDBOX" : "PRODUCTION"}</span>
+      {/* On a phone one line: the mode and the host; the rest is read out, and shown from 640 px. */}
       <span className="font-normal">
-        {sandbox ? "Embedded sandbox — no real money moves" : "Real service — trades move real money"} ·{" "}
+        <span className="sr-only sm:not-sr-only">{sandbox ? "Embedded sandbox — no real money moves" : "Real service — trades move real money"} · </span>
         <span data-testid="env-host" className="font-mono">
           {host}
         </span>
       </span>
       {conversionsApi ? (
-        <span className="font-normal">
+        <span className="sr-only font-normal sm:not-sr-only">
           · conversions via{" "}
           <span data-testid="env-conversions-api" data-api={conversionsApi}>
             {CONVERSIONS_API_LABELS[conversionsApi]}

@@ -3,12 +3,15 @@
 import dynamic from "next/dynamic"
 import Link from "next/link"
 import { AllocationLegend } from "@/components/charts/allocation-legend"
+import { SLICE_COLOURS } from "@/components/charts/palette"
+import { TotalTrend } from "@/components/overview/total-trend"
 import { Badge, StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
-import { formatAmount, toDecimal } from "@/lib/money"
+import { formatAmount, formatCount, formatPercent, formatPrice, formatUsd } from "@/lib/format"
+import { toDecimal } from "@/lib/money"
 import { usePendingForYouQuery } from "@/lib/queries/approvals"
 import { useOverviewQuery } from "@/lib/queries/market-data"
 import type { ActivityRow, Overview as OverviewData } from "@/lib/schemas/overview"
@@ -19,12 +22,21 @@ const AllocationDonut = dynamic(() => import("@/components/charts/allocation-cha
   loading: () => <div className="h-48 w-48" aria-hidden="true" />,
 })
 
+/** One colour per slice: past the palette's length the smallest slices become one "Other". */
+function distinctSlices(slices: { asset: string; value: string; share: string }[]) {
+  if (slices.length <= SLICE_COLOURS.length) return slices
+  const kept = slices.slice(0, SLICE_COLOURS.length - 1)
+  const rest = slices.slice(SLICE_COLOURS.length - 1)
+  const sum = (key: "value" | "share") => rest.reduce((n, s) => n.plus(toDecimal(s[key])), toDecimal("0")).toFixed()
+  return [...kept, { asset: "Other", value: sum("value"), share: sum("share") }]
+}
+
 /** The desk at a glance: what we hold and what it is worth, how prices moved, what happened today. */
 export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; canApprove: boolean; initial: OverviewData | null }) {
   // The server renders the first overview, so the page does not jump when it arrives.
   const { data, error, isPending } = useOverviewQuery(initial ? { initialData: initial, initialDataUpdatedAt: Date.parse(initial.priced_at) } : undefined)
-  const slices = (data?.allocation ?? []).flatMap((h) =>
-    h.value_usd && h.share && toDecimal(h.value_usd).gt(0) ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : [],
+  const slices = distinctSlices(
+    (data?.allocation ?? []).flatMap((h) => (h.value_usd && h.share && toDecimal(h.value_usd).gt(0) ? [{ asset: h.asset, value: h.value_usd, share: h.share }] : [])),
   )
   if (isPending) return <p className="text-sm text-slate-600">Loading the overview…</p>
   if (!data) return <ProblemAlert error={error} />
@@ -34,17 +46,19 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
       <div className="grid gap-4 lg:grid-cols-3">
         <Card title="Total holdings" className="lg:col-span-1">
           <p className="tabular text-3xl font-semibold" data-testid="total-usd" aria-live="polite">
-            ${formatAmount(data.total_usd)}
+            ${formatUsd(data.total_usd)}
           </p>
+          {data.total_history ? <TotalTrend history={data.total_history} /> : null}
           <p className="mt-1 text-sm text-slate-600">
             USD at current mids, priced <Timestamp value={data.priced_at} />
             {data.stale ? <Badge tone="warning" className="ml-2">stale</Badge> : null}
           </p>
+          {data.profiles.every((p) => p.holdings.length === 0) ? <EmptyHoldings isAdmin={isAdmin} /> : null}
           <ul className="mt-3 space-y-1 text-sm" data-testid="profile-totals">
             {data.profiles.map((p) => (
               <li key={p.id} className="flex justify-between gap-4">
                 <span>{p.nickname}</span>
-                <span className="tabular font-medium">${formatAmount(p.total_usd)}</span>
+                <span className="tabular font-medium">${formatUsd(p.total_usd)}</span>
               </li>
             ))}
           </ul>
@@ -80,10 +94,9 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
               {data.changes.map((c) => (
                 <Tr key={c.market}>
                   <Td>{c.asset}</Td>
-                  <Td align="right" className="tabular">{c.current_price}</Td>
+                  <Td align="right" className="tabular" data-num="price">{formatPrice(c.current_price, { round: true })}</Td>
                   <Td align="right" className={c.change_percent.startsWith("-") ? "tabular text-red-700" : "tabular text-emerald-700"}>
-                    {c.change_percent.startsWith("-") ? "" : "+"}
-                    {c.change_percent}%
+                    {formatPercent(c.change_percent, { signed: true })} %
                   </Td>
                 </Tr>
               ))}
@@ -100,7 +113,11 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
         </Card>
         <Card title="Latest activity">
           <ol className="space-y-2 text-sm" data-testid="feed" aria-live="polite" aria-relevant="additions">
-            {data.feed.length === 0 ? <li className="text-slate-600">Nothing yet.</li> : null}
+            {data.feed.length === 0 ? (
+              <li className="text-slate-600">
+                Nothing yet: orders placed on the <Link className="text-blue-700 underline" href="/trade">trade desk</Link> and conversions appear here as they happen.
+              </li>
+            ) : null}
             {data.feed.map((item) => (
               <li key={`${item.kind}-${item.id}`} className="flex flex-col gap-0.5 border-b border-slate-100 pb-2" data-testid="feed-item" data-id={item.id}>
                 <span className="flex items-center justify-between gap-2">
@@ -118,6 +135,28 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
           </ol>
         </Card>
       </div>
+    </div>
+  )
+}
+
+/** Nothing held anywhere: where to start, rather than a row of zeros. */
+function EmptyHoldings({ isAdmin }: { isAdmin: boolean }) {
+  return (
+    <div className="mt-3 rounded-md border border-dashed border-slate-300 p-3 text-sm" data-testid="overview-empty">
+      <p className="font-medium">No profile holds anything yet.</p>
+      <p className="mt-1 text-slate-700">
+        {isAdmin ? (
+          <>
+            Deposit funds on the <Link className="text-blue-700 underline" href="/sandbox">Sandbox</Link> page (sandbox mode), then trade on the{" "}
+          </>
+        ) : (
+          <>An admin can deposit funds on the Sandbox page (sandbox mode); then trade on the </>
+        )}
+        <Link className="text-blue-700 underline" href="/trade">
+          trade desk
+        </Link>
+        . Its charts already show the sandbox&apos;s generated price history, 90 days back.
+      </p>
     </div>
   )
 }
@@ -142,8 +181,8 @@ function Activity({ label, rows, testId }: { label: string; rows: ActivityRow[];
                 <Td>
                   <StatusBadge status={r.status} />
                 </Td>
-                <Td align="right" className="tabular">{r.count}</Td>
-                <Td align="right" className="tabular">{formatAmount(r.notional_usd)}</Td>
+                <Td align="right" className="tabular">{formatCount(r.count)}</Td>
+                <Td align="right" className="tabular">{formatUsd(r.notional_usd)}</Td>
               </Tr>
             ))}
           </TableBody>
@@ -203,9 +242,9 @@ function HoldingsTable({ data }: { data: OverviewData }) {
             <Tr key={`${p.id}-${h.asset}`}>
               <Td>{p.nickname}</Td>
               <Td>{h.asset}</Td>
-              <Td align="right" className="tabular">{h.amount}</Td>
-              <Td align="right" className="tabular">{h.price_usd ?? "—"}</Td>
-              <Td align="right" className="tabular">{h.value_usd ? formatAmount(h.value_usd) : "no price"}</Td>
+              <Td align="right" className="tabular" data-num="amount" data-asset={h.asset}>{formatAmount(h.amount, h.asset)}</Td>
+              <Td align="right" className="tabular" data-num="price">{h.price_usd ? formatPrice(h.price_usd, { round: true }) : "—"}</Td>
+              <Td align="right" className="tabular">{h.value_usd ? formatUsd(h.value_usd) : "no price"}</Td>
             </Tr>
           )),
         )}

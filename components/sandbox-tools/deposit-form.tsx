@@ -4,6 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod"
 import { useForm, useWatch } from "react-hook-form"
 import { ProfileOptions } from "@/components/profile/profile-picker"
 import { Alert } from "@/components/ui/alert"
+import { pasteAmount } from "@/components/forms/paste-amount"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Field, Input, Select } from "@/components/ui/field"
@@ -83,7 +84,7 @@ function DepositFormFields({ profiles, profileId, onProfile }: { profiles: Profi
           )}
         </Field>
         <Field label="Amount" error={errors.amount?.message} hint={amountHint(asset)}>
-          {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" placeholder={places === 2 ? "1000.00" : "0.5"} {...register("amount")} />}
+          {(a11y) => <Input {...a11y} inputMode="decimal" autoComplete="off" placeholder={places === 2 ? "1000.00" : "0.5"} onPaste={pasteAmount} {...register("amount")} />}
         </Field>
       </div>
       <p className="text-sm text-slate-700">

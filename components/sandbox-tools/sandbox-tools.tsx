@@ -6,7 +6,7 @@ import { FaultsEditor } from "@/components/sandbox-tools/faults-editor"
 import { SettingsFormCard } from "@/components/sandbox-tools/settings-form"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
-import { formatAmount } from "@/lib/money"
+import { formatCount, formatUsd } from "@/lib/format"
 import { type SandboxSettings, useSandboxSettingsQuery } from "@/lib/queries/sandbox"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 
@@ -48,8 +48,8 @@ export function SandboxTools({ fixed, initialSettings }: { fixed: SandboxFixedCo
           <dl className="mt-4 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 border-t border-slate-200 pt-3 text-xs text-slate-700">
             <dt className="font-medium">Fixed at start-up</dt>
             <dd>
-              token lifetime {fixed.tokenTtlS} s · max per execution {formatAmount(fixed.maxExecutionUsd)} USD · max per conversion{" "}
-              {formatAmount(fixed.maxConversionUsd)} USD
+              token lifetime {formatCount(fixed.tokenTtlS)} s · max per execution {formatUsd(fixed.maxExecutionUsd)} USD · max per conversion{" "}
+              {formatUsd(fixed.maxConversionUsd)} USD
             </dd>
           </dl>
         </Card>

@@ -3,6 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useForm } from "react-hook-form"
 import { type SettingsForm, settingsFormSchema } from "@/components/sandbox-tools/rule-form"
+import { formatCount } from "@/lib/format"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { Field, Input } from "@/components/ui/field"
@@ -12,7 +13,7 @@ import { type SandboxSettings, useUpdateSandboxSettingsMutation } from "@/lib/qu
 import type { FaultSettingsUpdate } from "@/lib/schemas/sandbox-tools"
 
 function duration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+  return ms % 1000 === 0 ? `${formatCount(ms / 1000)} s` : `${formatCount(ms)} ms`
 }
 
 function formOf(settings: SandboxSettings): SettingsForm {
@@ -67,7 +68,7 @@ export function SettingsFormCard({ settings, configuredQuoteTtlMs }: { settings:
         <Field
           label="Quote hold time (ms)"
           error={errors.quote_ttl_ms?.message}
-          hint="How long a new quote can be executed: 30000 is the service's 30 s. Quotes already made keep theirs."
+          hint="How long a new quote can be executed: 30,000 is the service's 30 s. Quotes already made keep theirs."
         >
           {(a11y) => <Input {...a11y} inputMode="numeric" autoComplete="off" className="max-w-[12rem]" {...register("quote_ttl_ms")} />}
         </Field>

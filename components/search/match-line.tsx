@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -26,7 +27,7 @@ export function MatchLine({ match }: { match: SearchMatch }) {
       </span>
       <span className="flex flex-wrap gap-x-3 text-xs text-slate-700">
         {profile && match.kind !== "profile" ? <span>Profile {profile}</span> : null}
-        {match.amount ? <Amount value={match.amount.value} asset={match.amount.asset ?? undefined} /> : null}
+        {match.amount ? <Amount value={match.amount.value} asset={match.amount.asset} places={match.kind === "conversion" ? CONVERSION_DECIMALS : undefined} /> : null}
         {match.time ? <Timestamp value={match.time} /> : null}
         <span>by {MATCHED_BY_WORDS[match.matched_by]}</span>
       </span>

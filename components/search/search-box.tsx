@@ -169,7 +169,7 @@ export function SearchBox() {
 
   return (
     <div ref={box} className="relative">
-      <form role="search" aria-label="Search records" onSubmit={(e) => e.preventDefault()}>
+      <form role="search" aria-label="Search records" onSubmit={(e) => e.preventDefault()} className="relative">
         <label htmlFor={`${listId}-input`} className="sr-only">
           Search any id, ref_id or quote id
         </label>
@@ -185,13 +185,17 @@ export function SearchBox() {
           aria-keyshortcuts="/ Control+K Meta+K"
           autoComplete="off"
           spellCheck={false}
-          placeholder="Search id or ref_id ( / )"
+          placeholder="Search id or ref_id"
           data-testid="search-input"
           value={value}
           onChange={(e) => setValue(e.target.value)}
           onKeyDown={onKeyDown}
-          className="w-56 rounded-md border border-slate-300 px-2 py-1.5 text-sm placeholder:text-slate-500 focus:border-blue-600 focus:outline-none focus:ring-2 focus:ring-blue-600 lg:w-72"
+          className="w-40 rounded-md border border-slate-300 px-2 py-1 text-sm placeholder:text-slate-500 focus:border-blue-600 focus:outline-none focus:ring-2 focus:ring-blue-600 sm:w-56 sm:py-1.5 sm:pr-7 lg:w-72"
         />
+        {/* The key that focuses the box; not on touch screens (app/globals.css .key-hint). */}
+        <kbd aria-hidden className="key-hint pointer-events-none absolute right-2 top-1/2 hidden -translate-y-1/2 rounded border border-slate-300 px-1 font-mono text-xs text-slate-600 sm:block">
+          /
+        </kbd>
       </form>
       <p className="sr-only" aria-live="polite" data-testid="search-announcement">
         {open ? announcement : ""}

@@ -1,5 +1,6 @@
 "use client"
 
+import { CONVERSION_DECIMALS } from "@/lib/format"
 import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { Card } from "@/components/ui/card"
@@ -38,7 +39,7 @@ function MatchRow({ match }: { match: SearchMatch }) {
         <code className="break-all font-mono text-xs">{match.id}</code> <CopyButton value={match.id} label={`${KIND_WORDS[match.kind].toLowerCase()} id`} />
       </Td>
       <Td>{match.kind === "profile" ? "—" : (profile ?? "—")}</Td>
-      <Td align="right">{match.amount ? <Amount value={match.amount.value} asset={match.amount.asset ?? undefined} /> : "—"}</Td>
+      <Td align="right">{match.amount ? <Amount value={match.amount.value} asset={match.amount.asset} places={match.kind === "conversion" ? CONVERSION_DECIMALS : undefined} /> : "—"}</Td>
       <Td>{match.status ? <StatusBadge status={match.status} /> : "—"}</Td>
       <Td>
         <Timestamp value={match.time} />

@@ -21,10 +21,10 @@ function BalanceRows({ balances }: { balances: readonly Balance[] }) {
           <Tr key={b.asset} data-testid={`balance-${b.asset}`}>
             <RowHeader>{b.asset}</RowHeader>
             <Td align="right" data-testid="balance-available">
-              <Amount value={b.available} />
+              <Amount value={b.available} asset={b.asset} unit="" />
             </Td>
             <Td align="right">
-              <Amount value={b.trading} />
+              <Amount value={b.trading} asset={b.asset} unit="" />
             </Td>
           </Tr>
         ))}

@@ -13,6 +13,7 @@ import {
 } from "@/components/trade/execute-model"
 import { PreTradeChecks } from "@/components/forms/pre-trade-checks"
 import { rememberUnit } from "@/components/trade/unit-memory"
+import { pasteAmount } from "@/components/forms/paste-amount"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input } from "@/components/ui/field"
 import { executionSize } from "@/lib/limits"
@@ -158,6 +159,7 @@ export function AmountField({
           autoComplete="off"
           spellCheck={false}
           data-testid="amount"
+          onPaste={pasteAmount}
           aria-keyshortcuts="U"
           {...register("amount")}
           onKeyDown={(event) => {

@@ -23,8 +23,9 @@ import { type Resumption, type Review, type ReviewChecks, ReviewDialog } from "@
 import { rememberedUnit } from "@/components/trade/unit-memory"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
+import { formatPrice } from "@/lib/format"
 import { executionSize } from "@/lib/limits"
-import { executionAmounts, formatAmount, sameAmount } from "@/lib/money"
+import { executionAmounts, sameAmount } from "@/lib/money"
 import { preTradeVerdict } from "@/lib/pre-trade"
 import { preTradeKeys, usePreTradeFactsQuery } from "@/lib/queries/limits"
 import { useBalancesQuery } from "@/lib/queries/profiles"
@@ -206,8 +207,8 @@ export function ExecutePanel({
       <form onSubmit={(e) => void handleSubmit((values) => openReview(values, quote))(e)} noValidate aria-label={`${word} ${quote.base_asset}`} className="space-y-4" data-testid="execute-form">
         <p className="text-sm text-slate-700">
           Held price{" "}
-          <span className="font-semibold tabular" data-testid="form-price">
-            {formatAmount(quote.price)}
+          <span className="font-semibold tabular" data-testid="form-price" data-num="price">
+            {formatPrice(quote.price)}
           </span>{" "}
           {quote.quote_asset} per {quote.base_asset} · expires in <Countdown expiresAt={quote.expires_at} /> ·{" "}
           <span className="text-slate-600">

@@ -7,6 +7,7 @@ import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
+import { formatPrice } from "@/lib/format"
 import { toDecimal } from "@/lib/money"
 import { useMarketHistoryQuery } from "@/lib/queries/market-data"
 import { useAllQuotesQuery } from "@/lib/queries/quotes"
@@ -52,7 +53,7 @@ export function MarketChart({ market, reviewing }: { market: string; reviewing: 
 
   const marker =
     reviewing && reviewing.market === market
-      ? { t: Date.parse(reviewing.created_at), price: reviewing.price, label: `Reviewing ${reviewing.side} ${reviewing.price}` }
+      ? { t: Date.parse(reviewing.created_at), price: reviewing.price, label: `Reviewing ${reviewing.side} ${formatPrice(reviewing.price)}` }
       : null
 
   return (
@@ -114,7 +115,7 @@ function PricesTable({ points, caption }: { points: readonly ChartPoint[]; capti
                   <Timestamp value={new Date(p.t).toISOString()} />
                 </Td>
                 <Td align="right" className="tabular">
-                  {p.price}
+                  {formatPrice(p.price, { like: points[points.length - 1]?.price, round: true })}
                 </Td>
               </Tr>
             ))}

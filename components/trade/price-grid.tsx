@@ -1,7 +1,7 @@
 "use client"
 
 import dynamic from "next/dynamic"
-import { memo } from "react"
+import { memo, useState } from "react"
 import { useExpired } from "@/components/trade/clock"
 import { TREND_SIZE } from "@/components/trade/trend-size"
 import { preloadExecutePanel } from "@/components/trade/lazy"
@@ -12,7 +12,8 @@ import { Card } from "@/components/ui/card"
 import { cn } from "@/components/ui/cn"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
-import { formatAmount } from "@/lib/money"
+import { formatPercent, formatPrice } from "@/lib/format"
+import { tryDecimal } from "@/lib/money"
 import type { Side } from "@/lib/money"
 
 // The 24 h trend lines come after the grid's first paint: one small history each. Until
@@ -32,6 +33,23 @@ function TrendSlot() {
   return <span className="block" style={{ width: TREND_SIZE.width, height: TREND_SIZE.height }} aria-hidden />
 }
 
+type Tick = "up" | "down" | null
+
+/**
+ * The direction of the last real tick: a new quote whose price differs from the one before
+ * it. A new quote at the same price, or the first one, has none: no marker pretends to move.
+ */
+function useTick(quote: { id: string; price: string } | undefined): Tick {
+  const [seen, setSeen] = useState<{ id: string | undefined; price: string | undefined; tick: Tick }>({ id: quote?.id, price: quote?.price, tick: null })
+  if (quote && quote.id !== seen.id) {
+    const before = tryDecimal(seen.price)
+    const now = tryDecimal(quote.price)
+    const tick: Tick = before && now && !now.eq(before) ? (now.gt(before) ? "up" : "down") : null
+    setSeen({ id: quote.id, price: quote.price, tick })
+  }
+  return seen.tick
+}
+
 /**
  * One side's held price as a button: the bid sells, the ask buys. An expired or missing
  * quote is greyed out and cannot be chosen; it says why.
@@ -40,14 +58,16 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   const expired = useExpired(quote?.expires_at ?? "")
   const live = quote !== undefined && !expired
   const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"
-  const arrow = side === "BUY" ? "▲" : "▼"
-  const price = quote ? formatAmount(quote.price) : "—"
+  const tick = useTick(quote)
+  const price = quote ? formatPrice(quote.price) : "—"
   const why = quote ? "expired" : pending ? "loading" : "no quote"
   // One line in every state (the reason beside the price, not under it): a row keeps its
   // height when its quote arrives or lapses.
   const content = (
     <>
-      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")}>{price}</span>
+      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined}>
+        {price}
+      </span>
       {live ? null : <span className="ml-1 text-[10px] font-normal uppercase text-slate-600">{why}</span>}
     </>
   )
@@ -69,17 +89,24 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
       data-testid={`${side === "BUY" ? "ask" : "bid"}-${market}`}
       data-live={live}
       className={cn(
-        "w-full rounded px-1 text-right font-semibold disabled:cursor-not-allowed",
+        "w-full whitespace-nowrap rounded px-1 text-right font-semibold disabled:cursor-not-allowed",
         live && (side === "BUY" ? "hover:bg-emerald-50" : "hover:bg-red-50"),
       )}
     >
-      <span aria-hidden className={cn("mr-1 text-[10px]", live ? tone : "text-slate-600")}>
-        {arrow}
+      {/* The last tick's direction, in a slot of fixed width so the price never moves. */}
+      <span aria-hidden data-tick={tick ?? "none"} className={cn("mr-0.5 hidden w-2.5 text-[10px] sm:inline-block", tick === "up" ? "text-emerald-700" : "text-red-700")}>
+        {tick === "up" ? "▲" : tick === "down" ? "▼" : ""}
       </span>
       {content}
     </button>
   )
 })
+
+/** The 24 h change's sign: the trend line takes its colour from it, so the two never disagree. */
+function directionOf(change: string | null): "up" | "down" | "flat" | undefined {
+  if (change === null) return undefined
+  return change.startsWith("-") ? "down" : change === "0.00" ? "flat" : "up"
+}
 
 function Change({ row }: { row: MarketRow }) {
   const change = changeOf(row)
@@ -87,10 +114,11 @@ function Change({ row }: { row: MarketRow }) {
   const up = change.startsWith("-") ? false : change !== "0.00"
   const down = change.startsWith("-")
   return (
-    <span className={cn("tabular", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
-      <span aria-hidden>{up ? "▲ " : down ? "▼ " : ""}</span>
-      {up ? "+" : ""}
-      {change} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
+    <span className={cn("tabular whitespace-nowrap", up ? "text-emerald-800" : down ? "text-red-700" : "text-slate-700")}>
+      <span aria-hidden className="hidden sm:inline">
+        {up ? "▲ " : down ? "▼ " : ""}
+      </span>
+      {formatPercent(change, { signed: true })} %<span className="sr-only">{up ? " up" : down ? " down" : ""}</span>
     </span>
   )
 }
@@ -156,7 +184,7 @@ export function PriceGrid({
             const isSelected = row.market === selected
             const spread = spreadOf(row)
             return (
-              <Tr key={row.market} data-testid={`market-${row.market}`} data-selected={String(isSelected)} className={cn("align-middle", isSelected && "bg-blue-50")}>
+              <Tr key={row.market} data-testid={`market-${row.market}`} data-selected={String(isSelected)} className={cn("h-9 align-middle text-xs sm:text-sm", isSelected && "bg-blue-50")}>
                 <th scope="row" className="text-left font-medium">
                   <button
                     type="button"
@@ -166,7 +194,7 @@ export function PriceGrid({
                   >
                     {row.market}
                     {index < 9 ? (
-                      <kbd aria-hidden className="ml-1 hidden text-[10px] font-normal text-slate-600 sm:inline">
+                      <kbd aria-hidden className="key-hint ml-1 hidden text-[10px] font-normal text-slate-600 sm:inline">
                         {index + 1}
                       </kbd>
                     ) : null}
@@ -181,7 +209,7 @@ export function PriceGrid({
                 <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
                   {spread ? (
                     <>
-                      {formatAmount(spread.amount)} <span className="text-xs text-slate-600">{spread.bps} bp</span>
+                      {formatPrice(spread.amount, { like: row.buy?.price, round: true })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
                     </>
                   ) : (
                     "n/a"
@@ -191,7 +219,7 @@ export function PriceGrid({
                   <Change row={row} />
                 </Td>
                 <Td className="hidden md:table-cell">
-                  <MarketTrend market={row.market} />
+                  <MarketTrend market={row.market} direction={directionOf(changeOf(row))} />
                 </Td>
               </Tr>
             )

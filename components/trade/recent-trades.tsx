@@ -1,7 +1,7 @@
 "use client"
 
 import { memo } from "react"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { cn } from "@/components/ui/cn"
@@ -61,7 +61,7 @@ export const RecentTrades = memo(function RecentTrades({ profileId }: { profileI
                 <Amount value={e.base_amount} asset={e.base_asset} />
               </Td>
               <Td align="right" className="hidden sm:table-cell">
-                <Amount value={e.price} />
+                <Price value={e.price} />
               </Td>
               <Td>
                 <StatusBadge status={e.status} />

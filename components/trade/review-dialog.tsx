@@ -4,13 +4,14 @@ import { type ReactNode, memo, useEffect, useRef, useState } from "react"
 import { useExpired } from "@/components/trade/clock"
 import { Countdown } from "@/components/trade/countdown"
 import type { ExecutionBody } from "@/components/trade/execute-model"
-import { Amount } from "@/components/ui/amount"
+import { Amount, Price } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
-import { type ExecutionAmounts, formatAmount, toDecimal } from "@/lib/money"
+import { formatPercent, formatPrice } from "@/lib/format"
+import { type ExecutionAmounts, toDecimal } from "@/lib/money"
 import { retypedMatches } from "@/lib/pre-trade"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -48,7 +49,7 @@ function movement(from: string, to: string): string {
   const before = toDecimal(from)
   if (before.isZero()) return ""
   const change = toDecimal(to).sub(before).div(before).mul(100).toDecimalPlaces(2)
-  return `${change.gte(0) ? "+" : "−"}${formatAmount(change.abs().toFixed(2))} %`
+  return `${change.gte(0) ? "+" : "−"}${formatPercent(change.abs())} %`
 }
 
 /** Shown from the second second of a send: how long it has waited, and what happens if no answer comes. */
@@ -90,11 +91,11 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
       </Row>
       <Row label="Price">
         <span data-testid="review-price" className={review.movedFrom ? "rounded bg-amber-100 px-1 font-semibold text-amber-950" : undefined}>
-          <Amount value={quote.price} asset={`${quote.quote_asset} per ${quote.base_asset}`} />
+          <Price value={quote.price} unit={`${quote.quote_asset} per ${quote.base_asset}`} />
         </span>
         {review.movedFrom ? (
           <span className="block text-xs font-semibold text-amber-900" data-testid="review-price-moved">
-            Moved since you reviewed it: was {formatAmount(review.movedFrom)} {quote.quote_asset} ({movement(review.movedFrom, quote.price)})
+            Moved since you reviewed it: was {formatPrice(review.movedFrom)} {quote.quote_asset} ({movement(review.movedFrom, quote.price)})
           </span>
         ) : null}
       </Row>

@@ -5,7 +5,7 @@ import { useExpired } from "@/components/trade/clock"
 import { preloadExecutePanel } from "@/components/trade/lazy"
 import { Button } from "@/components/ui/button"
 import { cn } from "@/components/ui/cn"
-import { formatAmount } from "@/lib/money"
+import { formatPrice } from "@/lib/format"
 import type { Side } from "@/lib/money"
 import { parseMarket } from "@/lib/schemas/assets"
 import type { Quote } from "@/lib/schemas/records"
@@ -54,7 +54,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
       </h3>
       {/* The unit has a line of its own: beside the price it wrapped under a long price only, so the tile grew when the first quote arrived. */}
       <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600", quote && !live && "line-through")}>
-        <span data-testid="quote-price">{quote ? formatAmount(quote.price) : "—"}</span>{" "}
+        <span data-testid="quote-price" data-num={quote ? "price" : undefined}>{quote ? formatPrice(quote.price) : "—"}</span>{" "}
         <span className="block text-xs font-normal text-slate-600">
           {quoteAsset} per {base}
         </span>
@@ -76,7 +76,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
           data-testid={`choose-${side}`}
         >
           {word} {base}
-          <kbd aria-hidden className="rounded bg-white/20 px-1 text-[10px]">
+          <kbd aria-hidden className="key-hint rounded bg-white/20 px-1 text-[10px]">
             {buying ? "B" : "S"}
           </kbd>
         </Button>

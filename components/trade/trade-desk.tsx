@@ -176,7 +176,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
           <div className="w-56 max-w-full">
             <ProfilePicker profiles={profiles} profileId={profileId} onChange={setProfileId} />
           </div>
-          <Button variant="ghost" size="sm" onClick={() => setHelp(true)} aria-keyshortcuts="?" data-testid="shortcuts-button">
+          <Button variant="ghost" size="sm" onClick={() => setHelp(true)} aria-keyshortcuts="?" data-testid="shortcuts-button" className="key-hint">
             Keyboard shortcuts <kbd className="rounded border border-slate-300 px-1 font-mono text-xs">?</kbd>
           </Button>
         </div>
@@ -187,7 +187,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
           <Card title={`Order ticket · ${market}`} className="min-w-0">
             <SideTiles market={market} buy={row?.buy} sell={row?.sell} pending={quotes.isPending} canTrade={canTrade} activeSide={ticket?.quote.side ?? null} onChoose={onChoose} />
             {canTrade && !ticket ? (
-              <p className="mt-2 text-xs text-slate-600">
+              <p className="key-hint mt-2 text-xs text-slate-600">
                 Choose a side, or press <kbd className="font-mono">B</kbd> to buy, <kbd className="font-mono">S</kbd> to sell.
               </p>
             ) : null}

@@ -1,13 +1,30 @@
 import { cn } from "@/components/ui/cn"
-import { formatAmount } from "@/lib/money"
+import { formatAmount, formatPrice } from "@/lib/format"
 
-/** An amount exactly as the decimal string says, grouped for reading, digits aligned; a real space before the asset, so copied text and screen readers get "125.50 USD". */
-export function Amount({ value, asset, minPlaces, className }: { value: string | undefined; asset?: string | undefined; minPlaces?: number; className?: string }) {
-  if (value === undefined) return <span className="text-slate-500">—</span>
+/**
+ * An amount of `asset` through the one formatter (lib/format): grouped, the asset's fixed
+ * decimals, digits aligned; a real space before the asset, so copied text and screen
+ * readers get "125.50 USD". `unit` replaces the asset's name after the figure; `places`
+ * sets the decimals of an amount with its own precision (a conversion's: CONVERSION_DECIMALS).
+ */
+export function Amount({ value, asset, unit, places, className }: { value: string | undefined | null; asset: string | null | undefined; unit?: string; places?: number; className?: string }) {
+  if (value === undefined || value === null) return <span className="text-slate-500">—</span>
+  const label = unit ?? asset
   return (
-    <span className={cn("tabular whitespace-nowrap", className)}>
-      {formatAmount(value, minPlaces === undefined ? {} : { minPlaces })}
-      {asset ? <>{" "}<span className="text-slate-600">{asset}</span></> : null}
+    <span className={cn("tabular whitespace-nowrap", className)} data-num="amount" data-asset={asset ?? undefined} data-places={places}>
+      {formatAmount(value, asset, places)}
+      {label ? <>{" "}<span className="text-slate-600">{label}</span></> : null}
+    </span>
+  )
+}
+
+/** A price with its market's tick decimals (lib/format); `unit` after it, e.g. "USD per BTC". */
+export function Price({ value, unit, round, className, testId }: { value: string | undefined | null; unit?: string; round?: boolean; className?: string; testId?: string }) {
+  if (value === undefined || value === null) return <span className="text-slate-500">—</span>
+  return (
+    <span className={cn("tabular whitespace-nowrap", className)} data-num="price" data-testid={testId}>
+      {formatPrice(value, { round: round ?? false })}
+      {unit ? <>{" "}<span className="text-slate-600">{unit}</span></> : null}
     </span>
   )
 }

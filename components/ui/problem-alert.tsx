@@ -1,7 +1,7 @@
 "use client"
 
 import { Alert } from "@/components/ui/alert"
-import { formatAmount } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
 
 function text(value: unknown): string | undefined {
@@ -25,7 +25,7 @@ export function describeError(error: unknown): { title: string; detail?: string 
       const available = text(meta.available)
       return {
         title: "Insufficient funds",
-        detail: needed && available ? `Needed ${formatAmount(needed)} ${asset}, available ${formatAmount(available)} ${asset}.` : problem.detail,
+        detail: needed && available ? `Needed ${formatAmount(needed, asset)} ${asset}, available ${formatAmount(available, asset)} ${asset}.` : problem.detail,
       }
     }
     case "rejected":

@@ -1,6 +1,7 @@
 import "server-only"
 import { allPages, csvResponse } from "@/lib/console/csv"
 import type { Attributed } from "@/lib/console/attribution"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice } from "@/lib/format"
 import type { AuditEntry } from "@/lib/schemas/audit"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 
@@ -60,10 +61,10 @@ export const EXECUTION_CSV_COLUMNS: readonly CsvColumn<Attributed<QuoteExecution
   { header: "status", value: (r) => r.status },
   { header: "market", value: (r) => r.market },
   { header: "side", value: (r) => r.side },
-  { header: "price", value: (r) => r.price },
-  { header: "base_amount", value: (r) => r.base_amount },
+  { header: "price", value: (r) => csvPrice(r.price) },
+  { header: "base_amount", value: (r) => csvAmount(r.base_amount, r.base_asset) },
   { header: "base_asset", value: (r) => r.base_asset },
-  { header: "quote_amount", value: (r) => r.quote_amount },
+  { header: "quote_amount", value: (r) => csvAmount(r.quote_amount, r.quote_asset) },
   { header: "quote_asset", value: (r) => r.quote_asset },
   { header: "quote_id", value: (r) => r.quote_id },
   { header: "ref_id", value: (r) => r.ref_id },
@@ -83,7 +84,7 @@ export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Attributed<Conversion>>[
   { header: "profile_id", value: (c) => c.profile_id },
   { header: "source_asset", value: (c) => c.source_asset },
   { header: "target_asset", value: (c) => c.target_asset },
-  { header: "amount", value: (c) => c.amount },
+  { header: "amount", value: (c) => csvAmount(c.amount, c.source_asset, CONVERSION_DECIMALS) },
   { header: "created_at", value: (c) => c.created_at },
   { header: "updated_at", value: (c) => c.updated_at },
   { header: "settled_at", value: (c) => c.settled_at },

@@ -6,6 +6,7 @@ import { recordFinalStatus } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { formatAmount } from "@/lib/format"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { TERMINAL_STATUSES, isConversionsApi, isTerminalStatus } from "@/lib/schemas/constants"
 import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifications"
@@ -171,7 +172,7 @@ function approvalEvent(row: {
   recordId: string | null
   profileId: string | null
 }): NotificationEvent {
-  const size = `${toDecimal(row.sizeAmount).toFixed(FIAT_DECIMALS)} ${row.sizeCurrency}`
+  const size = `${formatAmount(toDecimal(row.sizeAmount).toFixed(FIAT_DECIMALS), row.sizeCurrency)} ${row.sizeCurrency}`
   const what = row.kind === "execution" ? `Your ${row.side ?? ""} ${row.market ?? ""} request of ${size}` : `Your conversion request of ${size}`
   const by = row.checkerEmail ? ` by ${row.checkerEmail}` : ""
   const detail =

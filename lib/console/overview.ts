@@ -5,6 +5,8 @@ import { roleAtLeast } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { createTtlCache, type MarketDataCache } from "@/lib/console/market-data"
+import { totalHistory } from "@/lib/console/overview-history"
+import { CONVERSION_DECIMALS, formatAmount } from "@/lib/format"
 import type { QuoteCache } from "@/lib/console/quote-cache"
 import { type Decimal, toDecimal } from "@/lib/money"
 import { FIAT_ASSETS, parseMarket } from "@/lib/schemas/assets"
@@ -138,12 +140,16 @@ export async function buildOverview(deps: {
 
   const since = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000)
   const names = new Map(book.profiles.map(({ profile }) => [profile.id, profile.nickname]))
-  const activity = await todaysActivity(deps.db, since, book, prices)
+  const [activity, history] = await Promise.all([
+    todaysActivity(deps.db, since, book, prices),
+    totalHistory({ marketData: deps.marketData, holdings: totals, prices, total, now }),
+  ])
   const feed = latestFeed(book, names)
   const unresolved = roleAtLeast(deps.staff.role, "admin") ? await unresolvedIntents(deps.db) : null
 
   return {
     total_usd: total.toFixed(2),
+    total_history: history,
     profiles,
     allocation,
     changes: (priceList?.items ?? []).map(change),
@@ -185,6 +191,8 @@ async function todaysActivity(
       state: consoleIntents.state,
       recordId: consoleIntents.recordId,
       recordStatus: consoleIntents.recordStatus,
+      sizeAmount: consoleIntents.sizeAmount,
+      sizeCurrency: consoleIntents.sizeCurrency,
     })
     .from(consoleIntents)
     .where(and(gte(consoleIntents.createdAt, since), inArray(consoleIntents.operation, ["create_execution", "create_conversion"])))
@@ -211,6 +219,10 @@ async function todaysActivity(
         }
       }
     }
+    // Not placed yet (waiting for approval, or its outcome unknown): the size the limits counted.
+    if (notional.isZero() && intent.sizeAmount !== null && intent.sizeCurrency !== null) {
+      notional = toDecimal(intent.sizeAmount).mul(prices.get(intent.sizeCurrency) ?? toDecimal("0"))
+    }
     const table = isExecution ? rows.executions : rows.conversions
     const row = table.get(status) ?? { count: 0, notional: toDecimal("0") }
     table.set(status, { count: row.count + 1, notional: row.notional.plus(notional) })
@@ -228,7 +240,7 @@ function latestFeed(book: Book, names: ReadonlyMap<string, string>): FeedItem[] 
       profile_id: e.profile_id,
       profile_name: names.get(e.profile_id) ?? e.profile_id,
       status: e.status,
-      summary: `${e.side} ${e.base_amount} ${e.base_asset} for ${e.quote_amount} ${e.quote_asset}`,
+      summary: `${e.side} ${formatAmount(e.base_amount, e.base_asset)} ${e.base_asset} for ${formatAmount(e.quote_amount, e.quote_asset)} ${e.quote_asset}`,
       created_at: e.created_at,
     })),
     ...book.conversions.map((c) => ({
@@ -237,7 +249,7 @@ function latestFeed(book: Book, names: ReadonlyMap<string, string>): FeedItem[] 
       profile_id: c.profile_id ?? "",
       profile_name: c.profile_id ? (names.get(c.profile_id) ?? c.profile_id) : "",
       status: c.status,
-      summary: `${c.amount ?? "?"} ${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`,
+      summary: `${c.amount ? formatAmount(c.amount, c.source_asset, CONVERSION_DECIMALS) : "?"} ${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`,
       created_at: c.created_at ?? new Date(0).toISOString(),
     })),
   ]

@@ -5,7 +5,8 @@ import { recordPolicyChange } from "@/lib/console/intents"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
 import { type OrderSize, atOrOverThreshold, conversionSize, executionSize, limitBreach } from "@/lib/limits"
-import { type Decimal, FIAT_DECIMALS, formatAmount, toDecimal } from "@/lib/money"
+import { type Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
+import { formatAmount } from "@/lib/format"
 import { limitExceeded, validationFailed } from "@/lib/problem"
 import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
 
@@ -100,8 +101,9 @@ export function usedTodayWhere(email: string, currency: string, at: Date): SQL |
   )
 }
 
+/** An amount for a person to read (the problem's detail): the one formatter, "23,716,977.50 USD". */
 function money(value: Decimal, currency: string): string {
-  return `${formatAmount(value.toFixed(FIAT_DECIMALS))} ${currency}`
+  return `${formatAmount(value.toFixed(FIAT_DECIMALS), currency)} ${currency}`
 }
 
 /**

@@ -26,8 +26,21 @@ const feedItemSchema = z.object({
 })
 export type FeedItem = z.infer<typeof feedItemSchema>
 
+/** Today's holdings over the last 24 hours at the service's historical prices; the change since the UTC day's open. */
+const totalHistorySchema = z.object({
+  opened_at: dateTimeSchema,
+  open_usd: decimalString,
+  /** Signed: the total now minus today's holdings at the open's prices. */
+  change_usd: z.string().regex(/^-?\d+\.\d{2}$/),
+  change_percent: z.string().regex(/^-?\d+\.\d{2}$/).nullable(),
+  points: z.array(z.object({ t: dateTimeSchema, total_usd: decimalString })),
+})
+export type TotalHistory = z.infer<typeof totalHistorySchema>
+
 export const overviewSchema = z.object({
   total_usd: decimalString,
+  /** Null when no held asset has a price history (or the service's history failed). */
+  total_history: totalHistorySchema.nullable(),
   profiles: z.array(z.object({ id: z.string(), nickname: z.string(), total_usd: decimalString, holdings: z.array(holdingSchema) })),
   /** Every asset across profiles, largest value first; `share` is a percentage with 1 decimal. */
   allocation: z.array(holdingSchema.extend({ share: decimalString.nullable() })),

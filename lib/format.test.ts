@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput } from "@/lib/format"
+
+describe("formatAmount: separators and the asset's fixed decimals", () => {
+  it.each<[string, string, string]>([
+    ["2487371.39", "USD", "2,487,371.39"],
+    ["12000", "USD", "12,000.00"],
+    ["75", "USDP", "75.00000000"],
+    ["639.999", "ETH", "639.99900000"],
+    ["0.00100000", "ETH", "0.00100000"],
+    ["1200.5", "EUR", "1,200.50"],
+    ["-1234.5", "SGD", "-1,234.50"],
+    ["-0", "USD", "0.00"],
+    ["99999999999", "USD", "99,999,999,999.00"],
+  ])("%s %s → %s", (value, asset, expected) => {
+    expect(formatAmount(value, asset)).toBe(expected)
+  })
+
+  it("never rounds a digit away: more decimals than the asset allows are all shown", () => {
+    expect(formatAmount("1.005", "USD")).toBe("1.005")
+    expect(formatAmount("0.000000001", "BTC")).toBe("0.000000001")
+  })
+
+  it("keeps the written decimals when the asset is not known, and returns what is not a decimal unchanged", () => {
+    expect(formatAmount("1234.50", null)).toBe("1,234.50")
+    expect(formatAmount("abc", "USD")).toBe("abc")
+    expect(formatAmount(undefined, "USD")).toBe("—")
+    expect(formatUsd("23716977.5")).toBe("23,716,977.50")
+  })
+})
+
+describe("formatPrice: the market's tick decimals by size", () => {
+  it.each<[string, string]>([
+    ["122988.3", "122,988.30"],
+    ["97454.297", "97,454.297"],
+    ["95000.0000", "95,000.00"],
+    ["2780.74", "2,780.74"],
+    ["14.5", "14.5000"],
+    ["1", "1.0000"],
+    ["0.22000000", "0.220000"],
+    ["0.2212345", "0.2212345"],
+  ])("%s → %s", (value, expected) => {
+    expect(formatPrice(value)).toBe(expected)
+  })
+
+  it("rounds a derived price (average, mid) to the tick, half-even", () => {
+    expect(formatPrice("97454.297", { round: true })).toBe("97,454.30")
+    expect(formatPrice("0.2212345", { round: true })).toBe("0.221234")
+  })
+
+  it("a spread or an axis value takes its market price's decimals", () => {
+    expect(formatPrice("190.05", { like: "95123.45" })).toBe("190.05")
+    expect(formatPrice("0.0007", { like: "0.2211" })).toBe("0.000700")
+    expect(formatAxisPrice(97454.297, "97000.12")).toBe("97,454.30")
+    expect(formatAxisPrice(Number.NaN, "1")).toBe("—")
+  })
+})
+
+describe("percentages and counts", () => {
+  it("has 2 decimals, signed on request", () => {
+    expect(formatPercent("0.03", { signed: true })).toBe("+0.03")
+    expect(formatPercent("-0.25", { signed: true })).toBe("-0.25")
+    expect(formatPercent("0.001", { signed: true })).toBe("0.00")
+    expect(formatPercent("41.26", { places: 1 })).toBe("41.3")
+    expect(formatCount(12345)).toBe("12,345")
+  })
+})
+
+describe("CSV: plain decimals, fixed per asset, no separators", () => {
+  it("pads amounts to the asset's decimals and keeps prices plain", () => {
+    expect(csvAmount("75", "USDP")).toBe("75.00000000")
+    expect(csvAmount("75", "USDP", CONVERSION_DECIMALS)).toBe("75.00")
+    expect(formatAmount("1234", "USDP", CONVERSION_DECIMALS)).toBe("1,234.00")
+    expect(csvAmount("12000", "USD")).toBe("12000.00")
+    expect(csvAmount("0.001", "ETH")).toBe("0.00100000")
+    expect(csvAmount(undefined, "USD")).toBe("")
+    expect(csvPrice("95000.12")).toBe("95000.12")
+    expect(csvPrice("95000")).toBe("95000.00")
+  })
+})
+
+describe("normaliseAmountInput: what a person pastes", () => {
+  it.each<[string, string]>([
+    ["2,487,371.39", "2487371.39"],
+    [" 1,000 ", "1000"],
+    ["1,000.", "1000."],
+    ["12.5", "12.5"],
+    // Not thousands separators: left for the field's rule to refuse.
+    ["1,5", "1,5"],
+    ["12,34,567", "12,34,567"],
+    ["1,0000", "1,0000"],
+  ])("%j → %j", (value, expected) => {
+    expect(normaliseAmountInput(value)).toBe(expected)
+  })
+})
