@@ -29,6 +29,9 @@ const nextConfig = {
   output: "standalone",
   // Read at run time from the working directory, so not found by the tracer: the migrations.
   outputFileTracingIncludes: { "/*": ["./lib/db/migrations/**/*"] },
+  // Found by the tracer but never the image's: this machine's cached new PGlite database
+  // (lib/db/client.ts; a copy that missed a file made every start fail).
+  outputFileTracingExcludes: { "/*": ["./node_modules/.cache/**/*"] },
   reactStrictMode: true,
   poweredByHeader: false,
   serverExternalPackages: [

@@ -13,6 +13,9 @@ const ssoPort = port + 60
 const ssoURL = `http://127.0.0.1:${ssoPort}`
 const oidcProviderPort = port + 70
 const oidcProviderURL = `http://127.0.0.1:${oidcProviderPort}`
+// The standalone server started as the image starts it (e2e/standalone.spec.ts).
+const standalonePort = port + 80
+const standaloneURL = `http://127.0.0.1:${standalonePort}`
 const oidcClient = { OIDC_CLIENT_ID: "treasury-console", OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789" }
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
@@ -47,10 +50,11 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|sso)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|sso|standalone)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
     { name: "orchestrations", testMatch: /orchestrations\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
+    { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
     { name: "secrets", testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
   ],
@@ -82,6 +86,13 @@ export default defineConfig({
       timeout: 120_000,
       reuseExistingServer: false,
       env: { E2E_PORT: String(ssoPort), OIDC_ISSUER: oidcProviderURL, ...oidcClient },
+    },
+    {
+      command: "node scripts/standalone-server.mjs",
+      url: `${standaloneURL}/api/health/live`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { E2E_PORT: String(standalonePort) },
     },
   ],
 })

@@ -137,12 +137,19 @@ function initdbInChild(dir: string): Promise<void> {
   })
 }
 
+/**
+ * Where the new database is kept, split at run time: a path the build's file tracer can
+ * work out is copied into the standalone server (the image), and a copy of this machine's
+ * cache made while it was being written broke every start there.
+ */
+const TEMPLATE_CACHE = "node_modules/.cache/treasury-console".split("/")
+
 /** The cached new database for this PGlite version, or null when the version cannot be read. */
 function templateDir(): string | null {
   try {
     const manifest = JSON.parse(readFileSync(path.join(process.cwd(), "node_modules", "@electric-sql", "pglite", "package.json"), "utf8")) as { version?: unknown }
     if (typeof manifest.version !== "string" || !/^[\w.-]+$/.test(manifest.version)) return null
-    return path.join(process.cwd(), "node_modules", ".cache", "treasury-console", `pglite-${manifest.version}`)
+    return path.join(process.cwd(), ...TEMPLATE_CACHE, `pglite-${manifest.version}`)
   } catch {
     return null
   }
