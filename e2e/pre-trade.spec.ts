@@ -85,8 +85,10 @@ test("the unit is remembered per market across a reload, U switches it, and the 
   await expect(form.getByTestId("pre-trade-verdict")).toHaveText("Within your limits; no approval needed.")
   await expect(form.getByTestId("pre-trade-size")).toContainText(/250\.00\s*USD\s*=\s*0\.\d{8}\s*BTC/)
   await page.reload()
+  await expect(page.getByLabel("Profile", { exact: true })).toBeEnabled()
   await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
   await page.keyboard.press("b")
+  await expect(page.getByTestId("amount")).toBeFocused()
   await expect(page.getByTestId("execute-form").getByText("Amount in USD", { exact: true })).toBeVisible()
   // Another market keeps its own unit.
   await page.getByTestId("market-ETHUSD").getByRole("button", { name: "ETHUSD", exact: true }).click()

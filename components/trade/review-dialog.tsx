@@ -426,7 +426,7 @@ export function ReviewDialog({
             />
           ) : null}
           <ReviewDetails review={review} />
-          {needsRetype && entered ? (
+          {needsRetype && entered && !breach && !refused ? (
             <Retype
               amount={entered.amount}
               asset={entered.asset}
