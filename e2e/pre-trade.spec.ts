@@ -25,6 +25,8 @@ test.use({ storageState: storageStateOf("trader") })
 test("a unit slip never reaches Confirm: B, 250, Enter shows the order over the limit per order, Confirm off, Edit order focused", async ({ page }, testInfo) => {
   await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
   const posts = countPosts(page)
+  // The keyboard starts on the page, not in the profile picker openDesk used.
+  await page.locator("body").focus()
   await page.keyboard.press("b")
   const amount = page.getByTestId("amount")
   await expect(amount).toBeFocused()
@@ -73,6 +75,7 @@ test("a unit slip never reaches Confirm: B, 250, Enter shows the order over the 
 
 test("the unit is remembered per market across a reload, U switches it, and the figure is read in the new unit", async ({ page }) => {
   await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
+  await page.locator("body").focus()
   await page.keyboard.press("b")
   const form = page.getByTestId("execute-form")
   await expect(page.getByTestId("amount")).toBeFocused()
@@ -85,8 +88,10 @@ test("the unit is remembered per market across a reload, U switches it, and the 
   await expect(form.getByTestId("pre-trade-verdict")).toHaveText("Within your limits; no approval needed.")
   await expect(form.getByTestId("pre-trade-size")).toContainText(/250\.00\s*USD\s*=\s*0\.\d{8}\s*BTC/)
   await page.reload()
+  await expect(page.getByLabel("Profile", { exact: true })).toBeEnabled()
   await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
   await page.keyboard.press("b")
+  await expect(page.getByTestId("amount")).toBeFocused()
   await expect(page.getByTestId("execute-form").getByText("Amount in USD", { exact: true })).toBeVisible()
   // Another market keeps its own unit.
   await page.getByTestId("market-ETHUSD").getByRole("button", { name: "ETHUSD", exact: true }).click()

@@ -546,11 +546,20 @@ test.describe("trader", () => {
     expect(posts).toBe(0)
     const profile = await profileNamed(page.request, "Treasury")
     expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(0)
-    // Only the click sends it: once.
+    // 30 s on, its quote has expired: a fresh one first (the market moved meanwhile, so its
+    // price is accepted on purpose), then only the click sends it: once.
+    await expect(resumed.getByTestId("review-expired")).toBeVisible()
+    await moveMarket(origin(), "LTC", "1")
+    await resumed.getByTestId("fresh-quote").click()
+    await resumed.getByTestId("accept-price").click()
+    await expect(resumed.getByTestId("confirm-button")).toHaveText("Place it now")
     await resumed.getByTestId("confirm-button").click()
     await expect(page.getByTestId("result").getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
     expect(posts).toBe(1)
-    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(1)
+    // The console had said the first was not placed: this is a new submission, and the first never appears.
+    const placedRef = (await page.getByTestId("result").getByTestId("record-ref-id").textContent()) ?? ""
+    expect(await executionsWithRef(page.request, profile.id, placedRef)).toHaveLength(1)
+    expect(await executionsWithRef(page.request, profile.id, refId)).toHaveLength(0)
   })
 
   test("balances and recent trades change within a second of SETTLED; the ticket offers the balance's shares", async ({ page }) => {

@@ -10,7 +10,7 @@ import { Dialog } from "@/components/ui/dialog"
 import { describeError } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useCancelConversionMutation } from "@/lib/queries/conversions"
-import { conversionKeys, profileKeys } from "@/lib/queries/keys"
+import { conversionKeys, intentKeys, profileKeys } from "@/lib/queries/keys"
 import { existingRecord } from "@/lib/queries/submission"
 import { type Conversion, conversionSchema } from "@/lib/schemas/records"
 
@@ -49,6 +49,8 @@ export function CancelConversion({ conversion, onAnswered }: { conversion: Conve
       },
       onSettled: () => {
         void queryClient.invalidateQueries({ queryKey: conversionKeys.detail(conversion.id) })
+        // The record's story gains the cancel (and who asked for it).
+        void queryClient.invalidateQueries({ queryKey: intentKeys.ofRecord(conversion.id) })
         if (conversion.profile_id) void queryClient.invalidateQueries({ queryKey: profileKeys.balances(conversion.profile_id) })
       },
     })

@@ -103,7 +103,7 @@ export function timelineEvents(stories: IntentStory[], record: RecordTimes | nul
   if (record?.cancelled_at) {
     // Who cancelled it: the staff member whose cancel the service accepted, when it went through this console.
     const cancel = stories.find((s) => s.operation === "cancel_conversion" && s.state === "SUCCEEDED")
-    const who = cancel ? `${cancel.staff_email} (${cancel.staff_role})` : "not through this console"
+    const who = cancel ? `${cancel.staff_email} (${cancel.staff_role})` : undefined
     events.push({ at: record.cancelled_at, title: "Cancelled", who, source: "service", tone: "bad" })
   }
   const ended = ["COMPLETED", "FAILED"]

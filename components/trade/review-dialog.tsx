@@ -427,7 +427,7 @@ export function ReviewDialog({
             />
           ) : null}
           <ReviewDetails review={review} />
-          {needsRetype && entered ? (
+          {needsRetype && entered && !breach && !refused ? (
             <Retype
               amount={entered.amount}
               asset={entered.asset}
