@@ -186,8 +186,12 @@ test.describe("executions history", () => {
       const e = expected[i]!
       expect(row.slice(4, 8)).toEqual([e.market, e.side, e.price, e.base_amount])
       expect(row[9]).toBe(e.quote_amount)
-      expect(row.at(-1)).toBe('{"batch":"history-e2e"}')
+      expect(row[header!.indexOf("metadata")]).toBe('{"batch":"history-e2e"}')
+      // Placed through the console by the trader, with no approval needed.
+      expect(row[header!.indexOf("placed_by")]).toBe("trader@example.com")
+      expect(row[header!.indexOf("approved_by")]).toBe("")
     }
+    expect(header?.slice(-2)).toEqual(["placed_by", "approved_by"])
   })
 
   test("the CSV export of every row walks all pages and matches the filtered list", async ({ page }) => {

@@ -167,7 +167,7 @@ test("support finds an orchestration by ref_id, and the CSV export holds the fil
   expect(csv.status()).toBe(200)
   const lines = (await csv.text()).trim().split("\r\n")
   const header = lines[0]?.split(",") ?? []
-  expect(header.at(-1)).toBe("fail_reason")
+  expect(header.slice(-3)).toEqual(["fail_reason", "placed_by", "approved_by"])
   const csvRows = lines.slice(1).map((line) => line.split(","))
   expect(csvRows.map((r) => r[0])).toEqual(ids)
   for (const row of csvRows) expect(row[2]).toMatch(/^(PROCESSING|COMPLETED)$/)

@@ -1,6 +1,5 @@
 "use client"
 
-import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { type FormEvent, useEffect, useMemo, useState } from "react"
 import { type FilterForm, filtersFromForm, noFilters } from "@/components/executions/filters"
@@ -10,7 +9,7 @@ import { Amount, Price } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
-import { CopyButton } from "@/components/ui/copy-button"
+import { IdChip } from "@/components/ui/id-chip"
 import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
@@ -142,12 +141,7 @@ function ExecutionRow({ execution }: { execution: QuoteExecution }) {
         <StatusBadge status={execution.status} />
       </Td>
       <Td>
-        <span className="inline-flex items-center gap-1">
-          <Link href={href} className="font-mono text-xs text-blue-700 underline" aria-label={`Execution ${execution.id}`}>
-            {execution.id.slice(0, 8)}…
-          </Link>
-          <CopyButton value={execution.id} label={`execution id ${execution.id.slice(0, 8)}`} />
-        </span>
+        <IdChip value={execution.id} label={`execution id ${execution.id.slice(0, 8)}`} href={href} linkLabel={`Execution ${execution.id}`} />
       </Td>
     </Tr>
   )

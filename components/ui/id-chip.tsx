@@ -1,3 +1,4 @@
+import Link from "next/link"
 import { CopyButton } from "@/components/ui/copy-button"
 
 /** How much of a long id a chip shows: 8 characters, what search finds a record by. */
@@ -8,14 +9,38 @@ export const ID_CHIP_PREFIX = 8
  * that never wraps, its first 8 characters when it is long (the whole id in its title, for
  * screen readers, and on the clipboard), and a copy button.
  */
-export function IdChip({ value, label, testId, full = false }: { value: string | null | undefined; label: string; testId?: string; full?: boolean }) {
+export function IdChip({
+  value,
+  label,
+  testId,
+  full = false,
+  href,
+  linkLabel,
+}: {
+  value: string | null | undefined
+  label: string
+  testId?: string
+  full?: boolean
+  /** The id's page: the chip's text links there (named `linkLabel`, else "<label> <id>"). */
+  href?: string
+  linkLabel?: string
+}) {
   if (!value) return <span className="text-slate-500">—</span>
   const shown = full || value.length <= ID_CHIP_PREFIX + 4 ? value : `${value.slice(0, ID_CHIP_PREFIX)}…`
+  const code = (
+    <code className="font-mono text-xs" title={value} aria-label={href ? undefined : `${label} ${value}`} data-testid={testId} data-value={value}>
+      {shown}
+    </code>
+  )
   return (
     <span className="inline-flex items-center gap-0.5 whitespace-nowrap rounded bg-slate-100 pl-1.5" data-testid="id-chip">
-      <code className="font-mono text-xs" title={value} aria-label={`${label} ${value}`} data-testid={testId} data-value={value}>
-        {shown}
-      </code>
+      {href ? (
+        <Link href={href} className="text-blue-700 underline" aria-label={linkLabel ?? `${label} ${value}`}>
+          {code}
+        </Link>
+      ) : (
+        code
+      )}
       <CopyButton value={value} label={label} />
     </span>
   )
