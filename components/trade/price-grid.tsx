@@ -163,10 +163,10 @@ export function PriceGrid({
           {/* Columns have set shares of the width: a price, spread or change that gets a digit
               longer (or arrives) does not move the columns beside it. */}
           <Th align="right" className={NUMBER_COLUMN}>
-            Bid <span className="font-normal normal-case">(sell)</span>
+            Bid <span className="hidden font-normal normal-case sm:inline">(sell)</span>
           </Th>
           <Th align="right" className={NUMBER_COLUMN}>
-            Ask <span className="font-normal normal-case">(buy)</span>
+            Ask <span className="hidden font-normal normal-case sm:inline">(buy)</span>
           </Th>
           <Th align="right" className={cn("hidden sm:table-cell", NUMBER_COLUMN)}>
             Spread
