@@ -25,8 +25,8 @@ const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then
 
 const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
 
-/** A price, spread or change column's share of the grid (the trend line takes what is left). */
-const NUMBER_COLUMN = "w-[19%]"
+/** A price, spread or change column's share of the grid from 640 px (the trend line takes what is left); on a phone the columns take their content's width, so none is pushed out of the box. */
+const NUMBER_COLUMN = "sm:w-[19%]"
 
 /** The trend line's box, empty. */
 function TrendSlot() {
@@ -159,7 +159,7 @@ export function PriceGrid({
       {error && rows.every((r) => !r.buy && !r.sell) ? <ProblemAlert error={error} className="mb-3" /> : null}
       <Table caption="Held quotes of every market: the bid sells, the ask buys" density="compact" testId="price-grid" className="-mx-2 w-[calc(100%+1rem)]">
         <TableHead>
-          <Th className="w-[15%]">Market</Th>
+          <Th className="sm:w-[15%]">Market</Th>
           {/* Columns have set shares of the width: a price, spread or change that gets a digit
               longer (or arrives) does not move the columns beside it. */}
           <Th align="right" className={NUMBER_COLUMN}>
@@ -171,7 +171,7 @@ export function PriceGrid({
           <Th align="right" className={cn("hidden sm:table-cell", NUMBER_COLUMN)}>
             Spread
           </Th>
-          <Th align="right" className="w-[14%]">
+          <Th align="right" className="sm:w-[14%]">
             24 h
           </Th>
           <Th className="hidden md:table-cell">
