@@ -62,13 +62,14 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   const price = quote ? formatPrice(quote.price) : "—"
   const why = quote ? "expired" : pending ? "loading" : "no quote"
   // One line in every state (the reason beside the price, not under it): a row keeps its
-  // height when its quote arrives or lapses.
+  // height when its quote arrives or lapses. On a phone the reason is left to the greyed,
+  // struck price and the button's name, so the column stays as narrow as a price.
   const content = (
     <>
       <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined}>
         {price}
       </span>
-      {live ? null : <span className="ml-1 text-[10px] font-normal uppercase text-slate-600">{why}</span>}
+      {live ? null : <span className="ml-1 hidden text-[10px] font-normal uppercase text-slate-600 sm:inline">{why}</span>}
     </>
   )
   if (!canTrade) {
