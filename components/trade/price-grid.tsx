@@ -25,8 +25,8 @@ const MarketTrend = dynamic(() => import("@/components/trade/market-trend").then
 
 const SIDE_WORD = { BUY: "Buy", SELL: "Sell" } as const
 
-/** A price, spread or change column's share of the grid (the trend line takes what is left). */
-const NUMBER_COLUMN = "w-[19%]"
+/** A price, spread or change column's share of the grid from 640 px (the trend line takes what is left); on a phone the columns take their content's width, so none is pushed out of the box. */
+const NUMBER_COLUMN = "sm:w-[19%]"
 
 /** The trend line's box, empty. */
 function TrendSlot() {
@@ -62,13 +62,14 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   const price = quote ? formatPrice(quote.price) : "—"
   const why = quote ? "expired" : pending ? "loading" : "no quote"
   // One line in every state (the reason beside the price, not under it): a row keeps its
-  // height when its quote arrives or lapses.
+  // height when its quote arrives or lapses. On a phone the reason is left to the greyed,
+  // struck price and the button's name, so the column stays as narrow as a price.
   const content = (
     <>
       <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined}>
         {price}
       </span>
-      {live ? null : <span className="ml-1 text-[10px] font-normal uppercase text-slate-600">{why}</span>}
+      {live ? null : <span className="ml-1 hidden text-[10px] font-normal uppercase text-slate-600 sm:inline">{why}</span>}
     </>
   )
   if (!canTrade) {
@@ -159,19 +160,19 @@ export function PriceGrid({
       {error && rows.every((r) => !r.buy && !r.sell) ? <ProblemAlert error={error} className="mb-3" /> : null}
       <Table caption="Held quotes of every market: the bid sells, the ask buys" density="compact" testId="price-grid" className="-mx-2 w-[calc(100%+1rem)]">
         <TableHead>
-          <Th className="w-[15%]">Market</Th>
+          <Th className="sm:w-[15%]">Market</Th>
           {/* Columns have set shares of the width: a price, spread or change that gets a digit
               longer (or arrives) does not move the columns beside it. */}
           <Th align="right" className={NUMBER_COLUMN}>
-            Bid <span className="font-normal normal-case">(sell)</span>
+            Bid <span className="hidden font-normal normal-case sm:inline">(sell)</span>
           </Th>
           <Th align="right" className={NUMBER_COLUMN}>
-            Ask <span className="font-normal normal-case">(buy)</span>
+            Ask <span className="hidden font-normal normal-case sm:inline">(buy)</span>
           </Th>
           <Th align="right" className={cn("hidden sm:table-cell", NUMBER_COLUMN)}>
             Spread
           </Th>
-          <Th align="right" className="w-[14%]">
+          <Th align="right" className="sm:w-[14%]">
             24 h
           </Th>
           <Th className="hidden md:table-cell">
