@@ -60,7 +60,9 @@ export async function createConsoleHarness(
       ...credentials,
       scopes: scopesFor("both"),
       ...(options.conversionsApi ? { conversionsApi: options.conversionsApi } : {}),
-      timeoutMs: options.timeoutMs ?? 1000,
+      // Long enough for 20 concurrent calls on one PGlite connection on a busy machine; the
+      // fault tests that time a call out pass their own short timeout.
+      timeoutMs: options.timeoutMs ?? 10_000,
       // The sandbox checks the client secret with scrypt: CPU that a busy machine can stretch
       // past the short timeouts the fault tests use for the API's calls.
       tokenTimeoutMs: 15_000,

@@ -8,6 +8,13 @@ describe("the policy form's draft", () => {
     expect(policyFromDraft(draftOf(policy), policy)).toEqual({ policy, errors: null })
   })
 
+  it("keeps the size over which the amount is typed again (the form does not edit it), and its absence", () => {
+    const custom = { ...DEFAULT_POLICY, retype_amount_over: { USD: "5000.00" } }
+    expect(policyFromDraft(draftOf(custom), custom).policy?.retype_amount_over).toEqual({ USD: "5000.00" })
+    const { retype_amount_over: _, ...without } = DEFAULT_POLICY
+    expect(policyFromDraft(draftOf(without), without).policy).not.toHaveProperty("retype_amount_over")
+  })
+
   it("names each bad field and its rule, by the input's path", () => {
     const draft = draftOf(DEFAULT_POLICY)
     draft.thresholds.execution.USD = "10000.001"

@@ -82,6 +82,8 @@ export function policyFromDraft(draft: PolicyDraft, base: Policy): { policy: Pol
     request_ttl_minutes: /^\d{1,9}$/.test(ttl) ? Number(ttl) : ttl,
     role_limits: { ...base.role_limits, ...Object.fromEntries(LIMIT_ROLES.map((role) => [role, limits(draft.roles[role] ?? limitsDraft(undefined))])) },
     staff_limits: staff,
+    // Not edited here: kept as saved (absent means the defaults' sizes).
+    ...(base.retype_amount_over ? { retype_amount_over: base.retype_amount_over } : {}),
   }
   const parsed = policySchema.safeParse(candidate)
   if (!parsed.success) {
