@@ -86,7 +86,7 @@ describe("the approval policy's rules", () => {
       per_day_limit: "2500.00",
       limit: "per_order",
     })
-    expect(error.detail).toBe("This order of 1000.01 USD is over your limit per order of 1000.00 USD.")
+    expect(error.detail).toBe("This order of 1,000.01 USD is over your limit per order of 1,000.00 USD.")
   })
 
   it("an order that brings the day exactly to the daily limit is accepted; one cent more is refused", () => {
@@ -100,7 +100,7 @@ describe("the approval policy's rules", () => {
       per_day_limit: "2500.00",
       limit: "per_day",
     })
-    expect(error.detail).toBe("Your daily limit is 2500.00 USD (UTC day); you have used 2000.00 USD today and this order adds 500.01 USD.")
+    expect(error.detail).toBe("Your daily limit is 2,500.00 USD (UTC day); you have used 2,000.00 USD today and this order adds 500.01 USD.")
   })
 
   it("a currency, role or limit the policy leaves out limits nothing", () => {
