@@ -8,6 +8,8 @@ import type { Role } from "@/lib/auth/roles"
 import type { ConversionListQuery } from "@/lib/schemas/conversion"
 import type { Conversion, ConversionPage } from "@/lib/schemas/records"
 import { parseCsv } from "@/test/csv"
+import { createTestDatabase } from "@/test/db"
+import { consoleIntents } from "@/lib/db/schema"
 
 const SECRET = "conversion-export-tests-secret-0123456789-abc"
 process.env.NEXTAUTH_SECRET = SECRET
@@ -45,11 +47,26 @@ const listConversions = vi.fn((query: ConversionListQuery = {}): Promise<Convers
   return Promise.resolve({ items, ...(start + limit < selected.length ? { next_page_cursor: String(start + limit) } : {}) })
 })
 
-vi.mock("@/lib/console/runtime", () => ({ consoleRuntime: () => Promise.resolve({ upstream: { listConversions } }) }))
+// The console's own database: who placed a record through the console (empty for the rest).
+const mocked = vi.hoisted((): { db?: unknown } => ({}))
+vi.mock("@/lib/console/runtime", () => ({ consoleRuntime: () => Promise.resolve({ upstream: { listConversions }, db: mocked.db }) }))
 
 let GET: (req: NextRequest, ctx: { params: Promise<Record<string, never>> }) => Promise<Response>
 
 beforeAll(async () => {
+  const database = await createTestDatabase("pglite")
+  afterAll(() => database.close())
+  mocked.db = database.db
+  // ref-10 was placed through this console by the trader; the rest elsewhere.
+  await database.db.insert(consoleIntents).values({
+    staffEmail: "trader@example.com",
+    staffRole: "trader",
+    operation: "create_conversion",
+    profileId: "profile-1",
+    refId: "ref-10",
+    request: {},
+    state: "SUCCEEDED",
+  })
   ;({ GET } = await import("./route"))
 })
 
@@ -71,7 +88,7 @@ describe("GET /api/conversions/export", () => {
     expect(header).toEqual([
       "id", "ref_id", "status", "profile_id", "source_asset", "target_asset", "amount", "created_at", "updated_at", "settled_at",
       "cancelled_at", "identity_id", "account_id", "recipient_profile_id", "metadata",
-      "fail_reason",
+      "fail_reason", "placed_by", "approved_by",
     ])
     const expected = ROWS.filter((r) => r.profile_id === "profile-1" && (r.created_at ?? "") >= begin)
     expect(expected.length).toBeGreaterThan(1000)
@@ -87,6 +104,8 @@ describe("GET /api/conversions/export", () => {
     expect(byId.get(ROWS[3]!.id)![6]).toBe("12345678901234567.89")
     expect(byId.get(ROWS[7]!.id)![1]).toBe("'=HYPERLINK(1)")
     expect(byId.get(ROWS[1]!.id)![14]).toBe('{"note":"says \\"hi\\", then\\nleaves"}')
+    expect(byId.get(ROWS[10]!.id)!.slice(16)).toEqual(["trader@example.com", ""])
+    expect(byId.get(ROWS[11]!.id)!.slice(16)).toEqual(["", ""])
   })
 
   it("refuses a viewer and bad filters, and answers a failing first page as a problem, not a broken file", async () => {

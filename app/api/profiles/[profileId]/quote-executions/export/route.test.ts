@@ -8,6 +8,7 @@ import type { Role } from "@/lib/auth/roles"
 import type { QuoteExecutionListQuery } from "@/lib/schemas/quote-execution"
 import type { QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
 import { parseCsv } from "@/test/csv"
+import { createTestDatabase } from "@/test/db"
 
 const SECRET = "export-route-tests-secret-0123456789-abcdef"
 process.env.NEXTAUTH_SECRET = SECRET
@@ -49,11 +50,16 @@ const listQuoteExecutions = vi.fn((profileId: string, query: QuoteExecutionListQ
   })
 })
 
-vi.mock("@/lib/console/runtime", () => ({ consoleRuntime: () => Promise.resolve({ upstream: { listQuoteExecutions } }) }))
+// The console's own database: who placed a record through the console (empty for the rest).
+const mocked = vi.hoisted((): { db?: unknown } => ({}))
+vi.mock("@/lib/console/runtime", () => ({ consoleRuntime: () => Promise.resolve({ upstream: { listQuoteExecutions }, db: mocked.db }) }))
 
 let GET: (req: NextRequest, ctx: { params: Promise<{ profileId: string }> }) => Promise<Response>
 
 beforeAll(async () => {
+  const database = await createTestDatabase("pglite")
+  afterAll(() => database.close())
+  mocked.db = database.db
   ;({ GET } = await import("./route"))
 })
 
@@ -75,7 +81,7 @@ describe("GET /api/profiles/{profileId}/quote-executions/export", () => {
     const [header, ...rows] = parseCsv(await res.text())
     expect(header).toEqual([
       "id", "created_at", "settled_at", "status", "market", "side", "price", "base_amount", "base_asset", "quote_amount", "quote_asset",
-      "quote_id", "ref_id", "profile_id", "identity_id", "account_id", "recipient_profile_id", "metadata",
+      "quote_id", "ref_id", "profile_id", "identity_id", "account_id", "recipient_profile_id", "metadata", "placed_by", "approved_by",
     ])
     const expected = ROWS.filter((r) => r.side === "BUY" && r.market === "BTCUSD")
     expect(rows.map((r) => r[0])).toEqual(expected.map((r) => r.id))
