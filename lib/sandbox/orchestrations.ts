@@ -2,7 +2,7 @@ import "server-only"
 import { randomUUID } from "node:crypto"
 import { type SQL, and, eq, gt, gte, inArray, lt, lte } from "drizzle-orm"
 import { type SandboxOrchestrationRow, sandboxOrchestrations } from "@/lib/db/schema"
-import { toDecimal } from "@/lib/money"
+import { type Decimal, toDecimal } from "@/lib/money"
 import { badRequest, genericProblem, notFound } from "@/lib/sandbox/problems"
 import type { OrchestrationCreate, OrchestrationListQuery } from "@/lib/schemas/orchestration"
 import { type ConversionDeps, ZERO_UUID, convertedAmount } from "@/lib/sandbox/conversions"
@@ -40,16 +40,23 @@ async function emitStatus(tx: Tx, row: SandboxOrchestrationRow, now: Date): Prom
 async function startProcessing(tx: Tx, row: SandboxOrchestrationRow, now: Date): Promise<void> {
   const amount = toDecimal(row.sourceAmount)
   await commitFunds(tx, row.sourceProfileId, row.sourceAsset, amount, now)
+  await insertLeg(tx, row, "DEBIT", amount, now)
+  await emitStatus(tx, row, now)
+}
+
+/** One leg of an orchestration as a transfer: the source's debit (PENDING until it ends) or the destination's credit (COMPLETED). */
+async function insertLeg(tx: Tx, row: SandboxOrchestrationRow, direction: "DEBIT" | "CREDIT", amount: Decimal, now: Date): Promise<void> {
+  const debit = direction === "DEBIT"
   await insertTransfer(
     tx,
     {
-      id: row.sourceTransferId,
+      id: debit ? row.sourceTransferId : row.destinationTransferId,
       clientId: row.clientId,
-      profileId: row.sourceProfileId,
-      type: "INTERNAL_TRANSFER_DEBIT",
-      direction: "DEBIT",
-      status: "PENDING",
-      asset: row.sourceAsset,
+      profileId: debit ? row.sourceProfileId : row.destinationProfileId,
+      type: debit ? "INTERNAL_TRANSFER_DEBIT" : "INTERNAL_TRANSFER_CREDIT",
+      direction,
+      status: debit ? "PENDING" : "COMPLETED",
+      asset: debit ? row.sourceAsset : row.destinationAsset,
       amount: amount.toFixed(),
       refId: row.refId,
       groupId: row.id,
@@ -57,7 +64,6 @@ async function startProcessing(tx: Tx, row: SandboxOrchestrationRow, now: Date):
     },
     now,
   )
-  await emitStatus(tx, row, now)
 }
 
 /**
@@ -248,23 +254,7 @@ export class Orchestrations {
         await releaseFunds(tx, row.sourceProfileId, row.sourceAsset, amount, now)
         await finishTransfer(tx, row.sourceTransferId, "COMPLETED", now)
         await creditFunds(tx, row.destinationProfileId, row.destinationAsset, amount, now)
-        await insertTransfer(
-          tx,
-          {
-            id: row.destinationTransferId,
-            clientId: row.clientId,
-            profileId: row.destinationProfileId,
-            type: "INTERNAL_TRANSFER_CREDIT",
-            direction: "CREDIT",
-            status: "COMPLETED",
-            asset: row.destinationAsset,
-            amount: amount.toFixed(),
-            refId: row.refId,
-            groupId: row.id,
-            orchestrationId: row.id,
-          },
-          now,
-        )
+        await insertLeg(tx, row, "CREDIT", amount, now)
       }
       await emitStatus(tx, row, now)
       return true

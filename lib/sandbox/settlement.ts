@@ -1,3 +1,4 @@
+import { Repeater } from "@/lib/sandbox/repeater"
 import "server-only"
 import { and, asc, eq, inArray, lte, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
@@ -19,11 +20,14 @@ const POLL_MS = 500
  * conditional update, so two workers never settle one record twice.
  */
 export class SettlementWorker {
-  private timer: NodeJS.Timeout | undefined
+  private readonly repeater = new Repeater(
+    POLL_MS,
+    () => this.settleDue(),
+    (error) => this.onError(error),
+  )
   private readonly wakeUps = new Set<NodeJS.Timeout>()
   private running: Promise<number> | undefined
   private queued: Promise<number> | undefined
-  private started = false
 
   constructor(
     private readonly db: Db,
@@ -94,26 +98,14 @@ export class SettlementWorker {
   }
 
   start(): void {
-    if (this.started) return
-    this.started = true
+    if (!this.repeater.start()) return
     // Settlements left pending by the previous process are due now, or soon.
     this.settleDue().catch(this.onError)
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        this.settleDue()
-          .catch(this.onError)
-          .finally(() => {
-            if (this.started) loop()
-          })
-      }, POLL_MS)
-      this.timer.unref()
-    }
-    loop()
   }
 
   /** After a create: a pass when the new record falls due, so short delays are honoured closely. */
   wakeAfter(ms: number): void {
-    if (!this.started) return
+    if (!this.repeater.started) return
     const timer = setTimeout(() => {
       this.wakeUps.delete(timer)
       this.settleDue().catch(this.onError)
@@ -123,8 +115,7 @@ export class SettlementWorker {
   }
 
   async stop(): Promise<void> {
-    this.started = false
-    if (this.timer) clearTimeout(this.timer)
+    this.repeater.stop()
     for (const timer of this.wakeUps) clearTimeout(timer)
     this.wakeUps.clear()
     await this.queued?.catch(() => undefined)

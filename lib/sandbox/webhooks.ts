@@ -1,3 +1,4 @@
+import { Repeater } from "@/lib/sandbox/repeater"
 import "server-only"
 import { and, asc, eq, gte, isNull, lte, or, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
@@ -31,9 +32,12 @@ export function retryDelayMs(failedAttempts: number): number {
  * by a conditional update, so instances sharing the database never deliver one twice at once.
  */
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | undefined
   private running: Promise<number> | undefined
-  private started = false
+  private readonly repeater = new Repeater(
+    POLL_MS,
+    () => this.deliverDue(),
+    (error) => this.onError(error),
+  )
 
   constructor(
     private readonly db: Db,
@@ -146,24 +150,11 @@ export class WebhookWorker {
   }
 
   start(): void {
-    if (this.started) return
-    this.started = true
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        this.deliverDue()
-          .catch(this.onError)
-          .finally(() => {
-            if (this.started) loop()
-          })
-      }, POLL_MS)
-      this.timer.unref()
-    }
-    loop()
+    this.repeater.start()
   }
 
   async stop(): Promise<void> {
-    this.started = false
-    if (this.timer) clearTimeout(this.timer)
+    this.repeater.stop()
     await this.running?.catch(() => undefined)
   }
 }
