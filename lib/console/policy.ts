@@ -89,11 +89,12 @@ export async function usedToday(db: Db, email: string, currency: string, at: Dat
 /** `usedToday` as parts of a query: the sum to select from console_intents, and the rows it adds up. */
 export const usedTodaySum = sql<string | null>`sum(${consoleIntents.sizeAmount})`
 
-export function usedTodayWhere(email: string, currency: string, at: Date): SQL | undefined {
+export function usedTodayWhere(email: string, currency: string | undefined, at: Date): SQL | undefined {
   const { start, end } = utcDay(at)
   return and(
     eq(consoleIntents.staffEmail, email),
-    eq(consoleIntents.sizeCurrency, currency),
+    // Every currency when none is named (the pre-trade facts group them).
+    currency === undefined ? undefined : eq(consoleIntents.sizeCurrency, currency),
     inArray(consoleIntents.operation, [...CREATES]),
     notInArray(consoleIntents.state, NOT_USED),
     gte(consoleIntents.createdAt, start),

@@ -1,7 +1,6 @@
 import "server-only"
-import { and, eq, gte, inArray, lt, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
-import { limitsFor, readPolicy, utcDay } from "@/lib/console/policy"
+import { limitsFor, readPolicy, usedTodaySum, usedTodayWhere, utcDay } from "@/lib/console/policy"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
@@ -15,26 +14,18 @@ import type { PreTradeFacts } from "@/lib/schemas/pre-trade"
  */
 export async function preTradeFacts(db: Db, staff: Staff, at: Date): Promise<PreTradeFacts> {
   const { policy } = await readPolicy(db)
-  const { start, end } = utcDay(at)
+  // The admission's own rows (lib/console/policy): refused and failed creates use nothing.
   const rows = await db
-    .select({ currency: consoleIntents.sizeCurrency, total: sql<string | null>`sum(${consoleIntents.sizeAmount})` })
+    .select({ currency: consoleIntents.sizeCurrency, total: usedTodaySum })
     .from(consoleIntents)
-    .where(
-      and(
-        eq(consoleIntents.staffEmail, staff.email),
-        inArray(consoleIntents.operation, ["create_execution", "create_conversion"]),
-        ne(consoleIntents.state, "FAILED"),
-        gte(consoleIntents.createdAt, start),
-        lt(consoleIntents.createdAt, end),
-      ),
-    )
+    .where(usedTodayWhere(staff.email, undefined, at))
     .groupBy(consoleIntents.sizeCurrency)
   const used = new Map(rows.map((r) => [r.currency ?? "", toDecimal(r.total ?? "0").toFixed(FIAT_DECIMALS)]))
   const limits = limitsFor(policy, staff)
   const retype = policy.retype_amount_over ?? DEFAULT_POLICY.retype_amount_over ?? {}
   return {
     staff_email: staff.email,
-    day: start.toISOString().slice(0, 10),
+    day: utcDay(at).start.toISOString().slice(0, 10),
     currencies: POLICY_CURRENCIES.map((currency) => ({
       currency,
       per_order: limits?.per_order[currency] ?? null,

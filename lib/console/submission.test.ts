@@ -5,6 +5,7 @@ import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
 import { limitPrice, withinLimit } from "@/lib/console/approvals/state"
 import { readPolicy, savePolicy, usedToday } from "@/lib/console/policy"
+import { preTradeFacts } from "@/lib/console/pre-trade"
 import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
 import { consoleIntents } from "@/lib/db/schema"
 import { roundUp, toDecimal } from "@/lib/money"
@@ -172,6 +173,8 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
     )
     expect(trail.items.every((e) => typeof e.ref_id === "string" && e.record_id === null)).toBe(true)
     expect((await usedToday(h.db, me.email, "USD", new Date())).toFixed(2)).toBe("0.00")
+    // The form's pre-trade facts read the day as the admission does.
+    expect((await preTradeFacts(h.db, me, new Date())).currencies.find((c) => c.currency === "USD")?.used_today).toBe("0.00")
     const refId = trail.items[0]!.ref_id!
     const q = await heldQuote()
     const corrected = await submitQuoteExecution(h, me, profileId, { quote_id: q.id, quote_amount: "10.00", ref_id: refId }, { heldQuotes })
