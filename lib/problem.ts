@@ -1,4 +1,5 @@
 import "server-only"
+import { formatPrice } from "@/lib/format"
 import { CONSOLE_PROBLEM_CODES, type ConsoleProblemCode, PROBLEM_CONTENT_TYPE, type Problem, reasonPhrase } from "@/lib/schemas/problem"
 
 export { CONSOLE_PROBLEM_CODES, type ConsoleProblemCode, type ProblemCode, SERVICE_PROBLEM_CODES } from "@/lib/schemas/problem"
@@ -192,5 +193,5 @@ export function requestWithdrawn(): Problem {
 }
 
 export function priceMoved(side: string | null, price: string | undefined, limit: string | null): Problem {
-  return consoleProblemBody("price_moved", `the held ${side} price ${price} is past the limit price ${limit}; nothing was placed`, { title: "Price Moved" })
+  return consoleProblemBody("price_moved", `the held ${side} price ${formatPrice(price)} is past the limit price ${formatPrice(limit)}; nothing was placed`, { title: "Price Moved" })
 }

@@ -11,6 +11,7 @@ import { policyView } from "@/lib/console/policy"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { submitConversion } from "@/lib/console/submission"
 import { consoleIntents } from "@/lib/db/schema"
+import { formatPrice } from "@/lib/format"
 import { toDecimal } from "@/lib/money"
 import { ApprovalsFixture, TEST_POLICY, checker, otherTrader, problemOf, support } from "@/test/approvals"
 import type { ConsoleHarness } from "@/test/console"
@@ -164,7 +165,7 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     const moved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes: () => h.upstream.listQuotes(["BTCUSD"]) })
     expect(moved).toMatchObject({ state: "PRICE_MOVED", placement: "NOT_SENT" })
     expect(withinLimit("BUY", moved.executed_price!, moved.limit_price!)).toBe(false)
-    expect(moved.problem?.detail).toContain(moved.limit_price!)
+    expect(moved.problem?.detail).toContain(formatPrice(moved.limit_price))
     const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
     expect(intent?.problem).toMatchObject({ code: "price_moved", title: "Price Moved" })
     expect(await executionsWithRef(refId)).toHaveLength(0)
