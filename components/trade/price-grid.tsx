@@ -172,7 +172,7 @@ export function PriceGrid({
           <Th align="right" className={cn("hidden sm:table-cell", NUMBER_COLUMN)}>
             Spread
           </Th>
-          <Th align="right" className="sm:w-[14%]">
+          <Th align="right" className="hidden sm:table-cell sm:w-[14%]">
             24 h
           </Th>
           <Th className="hidden md:table-cell">
@@ -200,6 +200,10 @@ export function PriceGrid({
                       </kbd>
                     ) : null}
                   </button>
+                  {/* Below 640 px the 24 h change sits under the market: three columns fit a phone. */}
+                  <span className="block px-1 text-[10px] font-normal sm:hidden" data-testid="change-narrow">
+                    <Change row={row} />
+                  </span>
                 </th>
                 <Td align="right">
                   <PriceButton market={row.market} side="SELL" quote={row.sell} pending={pending} canTrade={canTrade} onChoose={onChoose} />
@@ -216,7 +220,7 @@ export function PriceGrid({
                     "n/a"
                   )}
                 </Td>
-                <Td align="right">
+                <Td align="right" className="hidden sm:table-cell">
                   <Change row={row} />
                 </Td>
                 <Td className="hidden md:table-cell">
