@@ -158,7 +158,9 @@ test.describe("four eyes", () => {
     await trader.getByRole("button", { name: "Review" }).click()
     const dialog = trader.getByRole("dialog", { name: "Confirm the conversion" })
     const refId = (await dialog.getByTestId("review-ref-id").textContent()) ?? ""
-    await dialog.getByRole("button", { name: "Confirm conversion" }).click()
+    // Over the threshold: the review says so before anything is sent.
+    await expect(dialog.getByRole("button", { name: "Confirm conversion" })).toHaveCount(0)
+    await dialog.getByRole("button", { name: "Submit for approval" }).click()
     const request = trader.getByTestId("approval-request")
     await expect(request.getByTestId("approval-state")).toHaveText("Waiting for approval")
 

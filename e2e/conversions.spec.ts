@@ -430,7 +430,8 @@ test.describe.serial("cancelling (long settle delay)", () => {
     await expect(record).toContainText("a trader can still cancel it")
     await page.getByRole("button", { name: "Cancel conversion" }).click()
     await page.getByRole("dialog", { name: "Cancel this conversion?" }).getByRole("button", { name: "Cancel conversion" }).click()
-    await expect(page.getByText("Conversion cancelled")).toBeVisible()
+    // On the page itself (a toast says it too).
+    await expect(page.locator("#main").getByText("Conversion cancelled", { exact: true })).toBeVisible()
     await expect(record.getByTestId("status")).toHaveText("CANCELLED")
     await expect(page.getByRole("button", { name: "Cancel conversion" })).toHaveCount(0)
   })

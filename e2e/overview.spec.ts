@@ -57,7 +57,9 @@ test.describe("the overview at /", () => {
       await expect(item).toBeVisible({ timeout: 15_000 })
       await expect(item).toContainText(/BUY 0\.50* ETH/)
       await expect(item.getByTestId("status")).toHaveText(/CREATED|SETTLED/)
-      await expect.poll(() => holdingAmount(page, "Treasury", "ETH"), { timeout: 15_000 }).toBe(toDecimal(ethBefore).plus("0.5").toString())
+      await expect
+        .poll(async () => toDecimal(await holdingAmount(page, "Treasury", "ETH")).toString(), { timeout: 15_000 })
+        .toBe(toDecimal(ethBefore).plus("0.5").toString())
       await expect(page.getByTestId("total-usd")).not.toHaveText(totalBefore ?? "")
       await expect(page.getByTestId("activity-executions").getByTestId("count")).not.toHaveText("0")
       expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true)
@@ -143,5 +145,6 @@ async function holdingAmount(page: Page, profile: string, asset: string): Promis
   const rows = page.getByTestId("holdings-table").locator("tbody tr")
   const texts = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")))
   const row = texts.find((cells) => cells[0] === profile && cells[1] === asset)
-  return row?.[2] ?? "0"
+  // As shown ("1,640.50000000"), without the thousands separators.
+  return (row?.[2] ?? "0").replace(/,/g, "")
 }

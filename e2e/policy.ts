@@ -61,3 +61,27 @@ export async function moveMarket(baseURL: string, asset: string, changePercent: 
   expect(moved.status(), await moved.text()).toBe(200)
   await api.dispose()
 }
+
+/**
+ * Gives `email` a daily limit `room` USD above what it has used today (UTC), with the trader
+ * role's limit per order, and returns how to put the policy back: earlier specs place large
+ * orders with the limits lifted, and those count toward the day, so a test of the default
+ * rules would otherwise find the day already over its limit.
+ */
+export async function roomToday(baseURL: string, email: string, room: string): Promise<() => Promise<void>> {
+  const admin = await adminApi(baseURL)
+  const res = await admin.get("/api/policy")
+  expect(res.status(), await res.text()).toBe(200)
+  const { policy: before, usage_today } = (await res.json()) as {
+    policy: Record<string, unknown> & { role_limits: { trader: { per_order: Record<string, string> } }; staff_limits: Record<string, unknown> }
+    usage_today: { staff_email: string; currency: string; used_today: string }[]
+  }
+  const used = usage_today.find((u) => u.staff_email === email && u.currency === "USD")?.used_today ?? "0.00"
+  const { Decimal } = await import("@/lib/money")
+  const perDay = new Decimal(used).add(room).toFixed(2)
+  await putPolicy(admin, { ...before, staff_limits: { ...before.staff_limits, [email]: { per_order: before.role_limits.trader.per_order, per_day: { USD: perDay } } } })
+  return async () => {
+    await putPolicy(admin, before)
+    await admin.dispose()
+  }
+}

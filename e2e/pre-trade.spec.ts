@@ -1,7 +1,7 @@
 import { type Page, expect, test } from "@playwright/test"
 import { openDesk, review, startTrade } from "./desk"
 import { storageStateOf } from "./helpers"
-import { withoutPolicyLimits } from "./policy"
+import { roomToday, withoutPolicyLimits } from "./policy"
 
 // Issue 30, findings 1-3 replayed as written, against the embedded sandbox and the default
 // policy (per order 50,000.00 USD, approval at 10,000.00 USD, amount typed again from
@@ -21,6 +21,15 @@ function countPosts(page: Page): () => number {
 }
 
 test.use({ storageState: storageStateOf("trader") })
+
+// The default rules, with a day that has room whatever earlier specs placed.
+let restorePolicy: () => Promise<void> = () => Promise.resolve()
+test.beforeAll(async ({ baseURL }) => {
+  restorePolicy = await roomToday(baseURL!, "trader@example.com", "1000000.00")
+})
+test.afterAll(async () => {
+  await restorePolicy()
+})
 
 test("a unit slip never reaches Confirm: B, 250, Enter shows the order over the limit per order, Confirm off, Edit order focused", async ({ page }, testInfo) => {
   await openDesk(page, { profile: "Treasury", market: "BTCUSD" })
