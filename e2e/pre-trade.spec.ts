@@ -45,7 +45,8 @@ test("a unit slip never reaches Confirm: B, 250, Enter shows the order over the 
   await expect(ticket.getByTestId("pre-trade-verdict")).toHaveText("Over your limit per order of 50,000.00 USD: the console will refuse it.")
   await expect(ticket.getByTestId("pre-trade-size")).toContainText(/[\d,]+\.\d\d\s*USD\s*=\s*250\.00000000\s*BTC/)
   await expect(ticket.getByTestId("pre-trade-per-order")).toContainText(/limit 50,000\.00\s*USD · this order is [\d,]+× it/)
-  await expect(ticket.getByTestId("pre-trade-per-day")).toContainText(/used [\d,]+\.\d\d\s*USD of 250,000\.00\s*USD/)
+  // The day: what is used and the daily limit (the spec gives the trader room above what earlier specs used).
+  await expect(ticket.getByTestId("pre-trade-per-day")).toContainText(/used [\d,]+\.\d\d\s*USD of [\d,]+\.\d\d\s*USD · left 1,000,000\.00\s*USD/)
   await expect(ticket).toBeInViewport()
   await page.keyboard.press("Enter")
   const dialog = page.getByRole("dialog")
