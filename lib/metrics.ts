@@ -20,6 +20,7 @@ interface Sources {
   activeSessions?: Source<number>
   signInFailures?: Source<number>
   limiterShared?: Source<boolean>
+  eventReader?: Source<{ lagSeconds: number | null; reader: boolean; parked: number; retrying: number } | null>
 }
 
 function build() {
@@ -126,6 +127,42 @@ function build() {
       if (state) this.set(state.poller ? 1 : 0)
     },
   })
+  const webhookHints = new Counter({
+    name: "console_webhook_hints_total",
+    help: "Webhook hints received at POST /api/webhooks/service, by result (accepted, invalid, unauthorized, too_large, off).",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  })
+  new Gauge({
+    name: "console_event_reader_lag_seconds",
+    help: "Seconds since the newest service event the console read was created (now minus its created_at).",
+    registers: [registry],
+    async collect() {
+      const lag = (await sources.eventReader?.())?.lagSeconds
+      if (lag !== null && lag !== undefined) this.set(lag)
+    },
+  })
+  new Gauge({
+    name: "console_event_reader",
+    help: "1 when this instance is the one reading the service's events.",
+    registers: [registry],
+    async collect() {
+      const state = await sources.eventReader?.()
+      if (state) this.set(state.reader ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: "console_events_unprocessed",
+    help: "Service events whose processing failed, by state (retrying, parked): shared by every instance.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    async collect() {
+      const state = await sources.eventReader?.()
+      if (!state) return
+      this.set({ state: "retrying" }, state.retrying)
+      this.set({ state: "parked" }, state.parked)
+    },
+  })
   const signInFailuresSeen = new Counter({
     name: "console_sign_in_failures_total",
     help: "Refused sign-ins (wrong email or password, or throttled).",
@@ -150,6 +187,7 @@ function build() {
     reconcilerRuns,
     reconciledIntents,
     signInFailuresSeen,
+    webhookHints,
   }
 }
 
@@ -256,4 +294,11 @@ export function recordReconcilerRun(report: { succeeded: number; failed: number;
 export async function metricsText(): Promise<{ body: string; contentType: string }> {
   const { registry } = metrics()
   return { body: await registry.metrics(), contentType: registry.contentType }
+}
+
+export type WebhookHintResult = "accepted" | "invalid" | "unauthorized" | "too_large" | "off"
+
+/** One webhook hint received, by what became of it. */
+export function recordWebhookHint(result: WebhookHintResult): void {
+  metrics().webhookHints.inc({ result })
 }

@@ -115,14 +115,14 @@ export function Overview({ isAdmin, canApprove, initial }: { isAdmin: boolean; c
           <ol className="space-y-2 text-sm" data-testid="feed" aria-live="polite" aria-relevant="additions">
             {data.feed.length === 0 ? (
               <li className="text-slate-600">
-                Nothing yet: orders placed on the <Link className="text-blue-700 underline" href="/trade">trade desk</Link> and conversions appear here as they happen.
+                Nothing yet: orders placed on the <Link className="text-blue-700 underline" href="/trade">trade desk</Link>, conversions and deposits appear here as they happen.
               </li>
             ) : null}
             {data.feed.map((item) => (
               <li key={`${item.kind}-${item.id}`} className="flex flex-col gap-0.5 border-b border-slate-100 pb-2" data-testid="feed-item" data-id={item.id}>
                 <span className="flex items-center justify-between gap-2">
                   <span className="font-medium">
-                    {item.kind === "execution" ? "Execution" : "Conversion"} · {item.profile_name}
+                    {item.kind === "execution" ? "Execution" : item.kind === "conversion" ? "Conversion" : "Deposit"} · {item.profile_name}
                   </span>
                   <StatusBadge status={item.status} />
                 </span>

@@ -21,6 +21,11 @@ export function createTtlCache<T>(options: { ttlMs: number; maxKeys?: number; no
   const entries = new Map<string, Entry<T>>()
 
   return {
+    /** The next `get` of `key` asks again (a call under way still answers the readers that joined it). */
+    invalidate(key: string): void {
+      const entry = entries.get(key)
+      if (entry) entry.startedAt = Number.NEGATIVE_INFINITY
+    },
     async get(key: string, load: () => Promise<T>): Promise<{ data: T; fetchedAt: number; stale: boolean }> {
       let entry = entries.get(key)
       if (!entry) {

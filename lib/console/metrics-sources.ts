@@ -1,5 +1,6 @@
 import "server-only"
 import { sql } from "drizzle-orm"
+import type { EventReader } from "@/lib/console/event-reader"
 import type { QuoteSource } from "@/lib/console/quote-feed"
 import type { SharedLimiter } from "@/lib/console/shared-limiter"
 import type { Db } from "@/lib/db/client"
@@ -8,7 +9,12 @@ import { SESSION_ABSOLUTE_S, SESSION_IDLE_S } from "@/lib/auth/sessions"
 import { registerMetricSource, registerSessionMetrics } from "@/lib/metrics"
 
 /** Wires the gauges whose truth is in the database, the quote feed and the limiter. */
-export function registerConsoleMetrics(runtime: { db: Db; quotes: Pick<QuoteSource, "status">; limiter: Pick<SharedLimiter, "status"> }): void {
+export function registerConsoleMetrics(runtime: {
+  db: Db
+  quotes: Pick<QuoteSource, "status">
+  limiter: Pick<SharedLimiter, "status">
+  events?: Pick<EventReader, "status" | "refreshLag"> | null
+}): void {
   registerMetricSource("intents", async () => {
     const rows = await queryRows<{ state: string; n: string | number; oldest: string | Date | null }>(
       runtime.db,
@@ -29,6 +35,13 @@ export function registerConsoleMetrics(runtime: { db: Db; quotes: Pick<QuoteSour
   })
   registerMetricSource("quoteAge", () => runtime.quotes.status())
   registerMetricSource("limiterShared", () => runtime.limiter.status().mode !== "local")
+  const events = runtime.events
+  if (events) {
+    registerMetricSource("eventReader", async () => {
+      await events.refreshLag()
+      return { ...events.status(), ...(await unprocessedEvents(runtime.db)) }
+    })
+  }
   // Counted in the shared tables, so every instance reports the same numbers.
   registerSessionMetrics({
     activeSessions: async () => {
@@ -45,4 +58,14 @@ export function registerConsoleMetrics(runtime: { db: Db; quotes: Pick<QuoteSour
       return Number(row?.n ?? 0)
     },
   })
+}
+
+/** Events whose processing failed: waiting for a retry, and parked (shared: every instance counts the same). */
+export async function unprocessedEvents(db: Db): Promise<{ retrying: number; parked: number }> {
+  const rows = await queryRows<{ status: string; n: string | number }>(
+    db,
+    sql`select status, count(*) as n from console_events where status in ('retrying', 'parked') group by status`,
+  )
+  const of = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0)
+  return { retrying: of("retrying"), parked: of("parked") }
 }

@@ -1,5 +1,5 @@
 import "server-only"
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, notInArray, or, sql } from "drizzle-orm"
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { expireDue } from "@/lib/console/approvals/expiry"
 import { recordFinalStatus } from "@/lib/console/intents"
@@ -46,6 +46,11 @@ const lastCheckedByDeps = new WeakMap<ConsoleDeps, Map<string, number>>()
 
 export interface NotificationOptions {
   now?: () => Date
+  /**
+   * The event reader is on: an orchestration's final status comes from its event
+   * (lib/console/event-effects.ts), so placements through the Orchestrations API are not asked about.
+   */
+  eventsCoverOrchestrations?: boolean
 }
 
 interface Watched {
@@ -64,7 +69,7 @@ async function serviceStatus(deps: ConsoleDeps, row: Watched): Promise<string> {
 }
 
 /** Checks up to `checksPerPoll` of the person's placements in flight; returns how many were left unchecked. */
-async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date): Promise<number> {
+async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date, eventsCoverOrchestrations: boolean): Promise<number> {
   const watched = await deps.db
     .select({
       id: consoleIntents.id,
@@ -84,6 +89,7 @@ async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date): Promis
         or(isNull(consoleIntents.recordStatus), notInArray(consoleIntents.recordStatus, [...TERMINAL_STATUSES])),
         isNull(consoleIntents.recordFinalStatus),
         gt(consoleIntents.createdAt, new Date(now.getTime() - NOTIFICATION_LIMITS.lookbackMs)),
+        eventsCoverOrchestrations ? or(isNull(consoleIntents.upstreamApi), ne(consoleIntents.upstreamApi, "orchestrations")) : undefined,
       ),
     )
     .orderBy(desc(consoleIntents.createdAt))
@@ -215,7 +221,7 @@ export async function pollNotifications(
   const now = (options.now ?? (() => new Date()))()
   // Expiry is recorded when someone looks; this poll is someone looking.
   await expireDue(deps.db, now)
-  const unchecked = await checkInFlight(deps, staff, now)
+  const unchecked = await checkInFlight(deps, staff, now, options.eventsCoverOrchestrations ?? false)
   // A first poll starts from now: what it has just learned (stamped now) is not news either.
   if (!since) return { events: [], cursor: now.toISOString(), unchecked }
   let cursor = new Date(now.getTime() - NOTIFICATION_LIMITS.overlapMs)

@@ -5,6 +5,7 @@ import { roleAtLeast } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { createTtlCache, type MarketDataCache } from "@/lib/console/market-data"
+import { type CreditEntry, latestCredits } from "@/lib/console/event-effects"
 import { totalHistory } from "@/lib/console/overview-history"
 import { CONVERSION_DECIMALS, formatAmount } from "@/lib/format"
 import type { QuoteCache } from "@/lib/console/quote-cache"
@@ -36,6 +37,10 @@ export function createOverviewSource(options: {
   const cache = createTtlCache<Book>({ ttlMs: options.ttlMs ?? 2000, maxKeys: 1 })
   const { upstream } = options
   return {
+    /** Balances moved (a deposit the event reader processed): the next read asks the service again. */
+    refresh(): void {
+      cache.invalidate("book")
+    },
     async book(): Promise<{ book: Book; fetchedAt: number; stale: boolean }> {
       const answer = await cache.get("book", async () => {
         const { items: profiles } = await upstream.listProfiles({ limit: 100 })
@@ -140,11 +145,12 @@ export async function buildOverview(deps: {
 
   const since = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000)
   const names = new Map(book.profiles.map(({ profile }) => [profile.id, profile.nickname]))
-  const [activity, history] = await Promise.all([
+  const [activity, history, credits] = await Promise.all([
     todaysActivity(deps.db, since, book, prices),
     totalHistory({ marketData: deps.marketData, holdings: totals, prices, total, now }),
+    latestCredits(deps.db, FEED_SIZE),
   ])
-  const feed = latestFeed(book, names)
+  const feed = latestFeed(book, names, credits)
   const unresolved = roleAtLeast(deps.staff.role, "admin") ? await unresolvedIntents(deps.db) : null
 
   return {
@@ -232,8 +238,23 @@ async function todaysActivity(
   return { executions: out(rows.executions), conversions: out(rows.conversions) }
 }
 
-function latestFeed(book: Book, names: ReadonlyMap<string, string>): FeedItem[] {
+/** "WIRE_DEPOSIT" → "Wire deposit". */
+function transferWords(type: string): string {
+  const words = type.toLowerCase().replace(/_/g, " ")
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+function latestFeed(book: Book, names: ReadonlyMap<string, string>, credits: readonly CreditEntry[] = []): FeedItem[] {
   const items: FeedItem[] = [
+    ...credits.map((c) => ({
+      kind: "deposit" as const,
+      id: c.transferId,
+      profile_id: c.profileId,
+      profile_name: names.get(c.profileId) ?? c.profileId,
+      status: "COMPLETED",
+      summary: `${transferWords(c.type)} of ${formatAmount(c.amount, c.asset)} ${c.asset}`,
+      created_at: c.createdAt.toISOString(),
+    })),
     ...book.executions.map((e) => ({
       kind: "execution" as const,
       id: e.id,

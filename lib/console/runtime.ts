@@ -3,6 +3,8 @@ import path from "node:path"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
+import { consoleEventHandler } from "@/lib/console/event-effects"
+import { type EventReader, createEventReader } from "@/lib/console/event-reader"
 import { type InstanceRegistry, createInstanceRegistry, createSoloInstance } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
 import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
@@ -37,6 +39,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   instance: InstanceRegistry
   /** The embedded sandbox, in sandbox mode only. */
   sandbox: Sandbox | null
+  /** The one reader of the service's events (lease in the database; alone on PGlite); null when EVENTS_POLL_MS is 0. */
+  events: EventReader | null
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -91,7 +95,18 @@ async function build(): Promise<ConsoleRuntime> {
   const quotes = solo ? createSoloQuoteFeed(cache) : createQuoteFeed({ db, id: instance.id, cache })
   const marketData = createMarketData({ upstream })
   const overview = createOverviewSource({ upstream })
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox }
+  const events =
+    config.eventsPollMs > 0
+      ? createEventReader({
+          db,
+          id: instance.id,
+          upstream,
+          solo,
+          pollMs: config.eventsPollMs,
+          handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
+        })
+      : null
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events }
   registerConsoleMetrics(runtime)
   return runtime
 }
@@ -173,10 +188,31 @@ async function begin(): Promise<void> {
   const runtime = await consoleRuntime()
   runtime.sandbox?.startWorkers()
   runtime.instance.start()
+  runtime.events?.start()
+  if (runtime.sandbox && runtime.events) await pointSandboxWebhookHere(runtime)
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))
   }
   tick()
   setInterval(tick, 60_000).unref()
   log.info("console.started", { mode: env().mode })
+}
+
+/**
+ * Sandbox mode with a webhook key: the embedded sandbox's webhook goes to this console's
+ * receiver unless it was set to something else (the /sandbox page, or its admin API).
+ */
+async function pointSandboxWebhookHere(runtime: ConsoleRuntime): Promise<void> {
+  const hook = env().webhook
+  if (!hook) return
+  try {
+    const settings = await runtime.upstream.getFaults()
+    if (settings.webhook_url !== null) return
+    const origin = env().nextAuthUrl ?? `http://127.0.0.1:${process.env.PORT ?? "3000"}`
+    const url = new URL("/api/webhooks/service", origin).toString()
+    await runtime.upstream.putFaults({ webhook_url: url, webhook_api_key_header: hook.header, webhook_api_key: hook.apiKey })
+    log.info("events.sandbox_webhook_set", { url })
+  } catch (error) {
+    log.warn("events.sandbox_webhook_failed", { error: error instanceof Error ? error.name : "error" })
+  }
 }

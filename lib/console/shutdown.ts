@@ -19,8 +19,9 @@ type SignalListener = (signal: NodeJS.Signals) => void
  * place and calls it at the right moment:
  *  1. marks the instance as shutting down: readiness answers 503 and new writes are
  *     refused (503 `shutting_down`, nothing done), so callers take them elsewhere;
- *  2. gives the quotes lease and the instance row up at once, so another instance polls
- *     quotes on its next tick instead of after the lease lapses;
+ *  2. gives the quotes lease, the event reader's lease and the instance row up at once, so
+ *     another instance polls quotes and reads events on its next tick instead of after the
+ *     leases lapse;
  *  3. hands over to Next's handler: no new connections, the requests in flight answered;
  *  4. waits for the writes already taken (placements in flight) up to SHUTDOWN_TIMEOUT_MS
  *     and exits 0 when they all finished (1 when some were cut short).
@@ -49,7 +50,7 @@ async function shutdown(signal: NodeJS.Signals, next: SignalListener[]): Promise
   log.info("console.shutting_down", { signal, writesInFlight: writesInFlight(), timeoutMs })
   const runtime = await withinOrNull(async () => (await builtRuntime()) ?? null, RELEASE_MS, "console.shutdown_runtime_failed")
   if (runtime) {
-    await withinOrNull(() => Promise.all([runtime.quotes.stop(), runtime.instance.stop()]), RELEASE_MS, "console.shutdown_release_failed")
+    await withinOrNull(() => Promise.all([runtime.quotes.stop(), runtime.events?.stop(), runtime.instance.stop()]), RELEASE_MS, "console.shutdown_release_failed")
   }
   for (const listener of next) listener(signal)
   const drained = await writesSettled(Math.max(0, timeoutMs - (Date.now() - started)))

@@ -42,3 +42,45 @@ export function withBearerToken(
     }
   })
 }
+
+export interface ApiKeyConfig {
+  apiKey: string
+  /** Lower-case header name the key comes in. */
+  header: string
+}
+
+/**
+ * The wrapper of routes a machine calls with an API key in a header (the service's
+ * webhook): no session. Unconfigured: 404. A missing or wrong key: 401, compared in
+ * constant time, logged (never the key), and the handler never runs, so nothing is
+ * recorded. `onRefused` counts refusals (metrics) without touching the database.
+ */
+export function withApiKey(
+  config: () => ApiKeyConfig | undefined,
+  handler: (ctx: { req: NextRequest; requestId: string }) => Promise<Response>,
+  hooks: { onOff?: () => void; onRefused?: () => void } = {},
+): (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response> {
+  return measured(async (req) => {
+    const requestId = randomUUID()
+    const headers = { "x-request-id": requestId }
+    try {
+      const expected = config()
+      if (!expected) {
+        hooks.onOff?.()
+        return problemResponse(notFound("There is nothing here."), headers)
+      }
+      const given = req.headers.get(expected.header)
+      if (!given || !sameSecret(given, expected.apiKey)) {
+        hooks.onRefused?.()
+        log.warn("authz.denied", { requestId, who: "api-key", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong key" : "no key", status: 401 })
+        return problemResponse(unauthenticated(`A valid API key is required in the ${expected.header} header.`), headers)
+      }
+      const response = await handler({ req, requestId })
+      response.headers.set("x-request-id", requestId)
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
+      return response
+    } catch (error) {
+      return errorResponse(error, requestId, { req, staff: null })
+    }
+  })
+}

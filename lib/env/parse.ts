@@ -41,6 +41,10 @@ export interface Env {
    */
   conversionsApi: ConversionsApi
   upstreamTimeoutMs: number
+  /** The event reader's pace; 0: no reader. */
+  eventsPollMs: number
+  /** The webhook receiver's key and header; unset key: no receiver (404). */
+  webhook: { apiKey: string; header: string } | undefined
   /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
   metricsToken: string | undefined
   databaseUrl: string | undefined
@@ -184,6 +188,8 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     upstreamScopes: scopesOf(raw, mode),
     conversionsApi: raw.UPSTREAM_CONVERSIONS_API,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
+    eventsPollMs: raw.EVENTS_POLL_MS,
+    webhook: raw.WEBHOOK_API_KEY ? { apiKey: raw.WEBHOOK_API_KEY, header: raw.WEBHOOK_API_KEY_HEADER.toLowerCase() } : undefined,
     metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,
     databaseLimits: {

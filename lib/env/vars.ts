@@ -40,7 +40,7 @@ function fromText<T>(fallback: T, parse: (text: string, ctx: z.RefinementCtx) =>
 }
 
 function text(doc: Doc & { whenUnset?: string; rule?: readonly [(v: string) => boolean, string] }): EnvVar<z.ZodType<string | undefined>>
-function text(doc: Doc & { default: string }): EnvVar<z.ZodType<string>>
+function text(doc: Doc & { default: string; rule?: readonly [(v: string) => boolean, string] }): EnvVar<z.ZodType<string>>
 function text(doc: Doc & { default?: string; whenUnset?: string; rule?: readonly [(v: string) => boolean, string] }): EnvVar {
   const { rule, ...rest } = doc
   const schema = fromText<string | undefined>(doc.default, (v, ctx) => {
@@ -147,6 +147,24 @@ export const SECTIONS = {
       default: "stablecoin-conversions",
     }),
     UPSTREAM_TIMEOUT_MS: int({ description: "timeout of one call to the service, in milliseconds", default: 10_000, min: 100, max: 600_000 }),
+    EVENTS_POLL_MS: int({
+      description:
+        "how often the one event reader of all instances reads the service's `GET /v2/events` (a webhook hint reads sooner), in milliseconds; `0`: no event reader (orchestrations are polled as before)",
+      default: 5000,
+      min: 0,
+      max: 600_000,
+    }),
+    WEBHOOK_API_KEY: text({
+      description:
+        "the API key the service's webhook sends to `POST /api/webhooks/service` (in the header below), at least 32 characters; in sandbox mode the embedded sandbox is set to send it there",
+      whenUnset: "no webhook receiver (404): the event reader reads every `EVENTS_POLL_MS`",
+      rule: atLeast(32),
+    }),
+    WEBHOOK_API_KEY_HEADER: text({
+      description: "the header the webhook's API key comes in",
+      default: "x-api-key",
+      rule: [(v) => /^[A-Za-z0-9-]{1,64}$/.test(v), "must be an HTTP header name (letters, digits, -)"],
+    }),
   },
   Storage: {
     DATABASE_URL: text({

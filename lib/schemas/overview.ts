@@ -16,7 +16,8 @@ const activityRowSchema = z.object({ status: z.string(), count: z.number().int()
 export type ActivityRow = z.infer<typeof activityRowSchema>
 
 const feedItemSchema = z.object({
-  kind: z.enum(["execution", "conversion"]),
+  /** deposit: a credit to a profile the console learned from the service's events (a deposit, an internal credit). */
+  kind: z.enum(["execution", "conversion", "deposit"]),
   id: z.string(),
   profile_id: z.string(),
   profile_name: z.string(),

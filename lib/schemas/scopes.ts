@@ -22,6 +22,9 @@ export const UPSTREAM_SCOPES = [
  */
 export const ORCHESTRATION_SCOPES = ["orchestration:read_orchestration", "orchestration:write_orchestration"] as const
 
+/** The console's event reader (lib/console/event-reader.ts) reads GET /v2/events with the console's one token. */
+export const EVENT_READER_SCOPES = ["events:read_event"] as const
+
 const STABLECOIN_CONVERSION_SCOPES: readonly string[] = ["conversion:write_conversion_stablecoin", "conversion:read_conversion_stablecoin"]
 
 /**
@@ -31,10 +34,11 @@ const STABLECOIN_CONVERSION_SCOPES: readonly string[] = ["conversion:write_conve
  */
 export function scopesFor(api: "stablecoin-conversions" | "orchestrations" | "both"): string[] {
   const base = UPSTREAM_SCOPES.filter((s) => !STABLECOIN_CONVERSION_SCOPES.includes(s))
-  if (api === "stablecoin-conversions") return [...UPSTREAM_SCOPES]
-  if (api === "orchestrations") return [...base, ...ORCHESTRATION_SCOPES]
-  return [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES]
+  if (api === "stablecoin-conversions") return [...UPSTREAM_SCOPES, ...EVENT_READER_SCOPES]
+  if (api === "orchestrations") return [...base, ...ORCHESTRATION_SCOPES, ...EVENT_READER_SCOPES]
+  return [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, ...EVENT_READER_SCOPES]
 }
+
 
 /** List Historical Prices needs this scope; the other market-data operations need only a token. */
 export const HISTORICAL_PRICES_SCOPE = "exchange:historical_prices"

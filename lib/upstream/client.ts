@@ -20,6 +20,7 @@ import {
 import { SANDBOX_ADMIN_SCOPE } from "@/lib/schemas/scopes"
 import { type QueryValue, alreadyExists, requireRefId, seg, withQuery } from "@/lib/upstream/api-context"
 import { UpstreamConfigError } from "@/lib/upstream/errors"
+import { createEventOperations } from "@/lib/upstream/events"
 import { isSameQuoteExecution } from "@/lib/upstream/matching"
 import type { ConversionOperations, UpstreamClient } from "@/lib/upstream/operations"
 import { createOrchestrationAdapter } from "@/lib/upstream/orchestrations"
@@ -186,6 +187,8 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
     },
 
     ...conversions,
+
+    ...createEventOperations({ call, apiUrl, scopes }),
 
     async listMarkets() {
       return (await call({ ...read, op: "listMarkets", url: apiUrl("/markets"), schema: listMarketsResponseSchema })).value.markets

@@ -22,6 +22,13 @@ export {
   type SandboxOperations,
   type UpstreamClient,
 } from "@/lib/upstream/operations"
+export {
+  type EventListFilter,
+  type EventOperations,
+  type ServiceEvent,
+  type ServiceEventPage,
+  serviceEventSchema,
+} from "@/lib/upstream/events"
 export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
 export * from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"

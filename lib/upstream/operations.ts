@@ -6,6 +6,7 @@ import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecutio
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { HistoricalPrice, HistoryIncrement, MarketPrice, Ticker } from "@/lib/schemas/market-data"
+import type { EventOperations } from "@/lib/upstream/events"
 
 /** What the service client offers, call by call, in the console's own shapes. */
 
@@ -95,6 +96,7 @@ export interface UpstreamClient
     ProfileOperations,
     QuoteExecutionOperations,
     ConversionOperations,
+    EventOperations,
     SandboxOperations {
   conversionsApi(): Promise<ConversionsApi>
   conversionsVia(api: ConversionsApi): ConversionOperations

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm"
 import { database } from "@/lib/console/database"
+import { unprocessedEvents } from "@/lib/console/metrics-sources"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 
@@ -18,16 +19,24 @@ export async function GET(): Promise<Response> {
   // solo: on PGlite this is the only instance there can be, and it counts them itself;
   // local: this instance cannot reach the database and keeps to its own 1/N share meanwhile.
   let limiter = "local"
+  // The event reader: whether this instance reads, and how far behind the newest event read is (now − its created_at).
+  let events: Record<string, unknown> | "off" | "unknown" = "unknown"
   if (databaseStatus === "ok") {
     try {
-      limiter = (await consoleRuntime()).limiter.status().mode
+      const runtime = await consoleRuntime()
+      limiter = runtime.limiter.status().mode
+      if (runtime.events) {
+        await runtime.events.refreshLag()
+        const status = runtime.events.status()
+        events = { reader: status.reader, lag_seconds: status.lagSeconds, last_read_seconds: status.lastReadSeconds, ...(await unprocessedEvents(runtime.db)) }
+      } else events = "off"
     } catch {
       limiter = "local"
     }
   }
   const status = databaseStatus === "ok" && (limiter === "shared" || limiter === "solo") ? "ok" : "degraded"
   return Response.json(
-    { status, mode: env().mode === "sandbox" ? "sandbox" : "upstream", database: databaseStatus, limiter },
+    { status, mode: env().mode === "sandbox" ? "sandbox" : "upstream", database: databaseStatus, limiter, events },
     { status: status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } },
   )
 }

@@ -6,5 +6,5 @@ import { notificationQuerySchema } from "@/lib/schemas/notifications"
 // status and their requests that were decided, since the cursor of the last answer
 export const GET = withStaff("trader", async ({ query, runtime, staff }) => {
   const { since } = notificationQuerySchema.parse(query)
-  return Response.json(await pollNotifications(runtime, staff, since ? new Date(since) : null))
+  return Response.json(await pollNotifications(runtime, staff, since ? new Date(since) : null, { eventsCoverOrchestrations: runtime.events?.covering() ?? false }))
 })
