@@ -51,6 +51,7 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/conversions/new" },
   { path: "/approvals" },
   { path: "/audit", ready: "audit-row" },
+  { path: "/events", ready: "reader-status" },
   { path: "/admin/sessions", ready: "session-row" },
   { path: "/sandbox" },
 ]

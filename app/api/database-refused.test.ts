@@ -19,8 +19,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>
 const APP_API = path.resolve(import.meta.dirname)
-/** Routes that answer without a session: next-auth's own, the health checks (below), metrics (no database). */
-const OUTSIDE = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics"])
+/** Routes that answer without a session: next-auth's own, the health checks (below), metrics and the service's webhook (no database: 404 when unconfigured). */
+const OUTSIDE = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics", "/api/webhooks/service"])
 
 function walk(dir = APP_API): { route: string; file: string }[] {
   const found: { route: string; file: string }[] = []

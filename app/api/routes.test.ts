@@ -33,8 +33,12 @@ interface Call {
 }
 
 const APP_API = path.resolve(import.meta.dirname)
-/** Routes outside withStaff on purpose: next-auth's own endpoints, the health checks, and metrics (withBearerToken, tested beside it). */
-const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics"])
+/**
+ * Routes outside withStaff on purpose: next-auth's own endpoints, the health checks, metrics
+ * (withBearerToken) and the service's webhook (withApiKey: a machine with an API key, no
+ * session), each tested beside it.
+ */
+const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics", "/api/webhooks/service"])
 
 let runtime: ConsoleRuntime
 let profileId: string
@@ -70,6 +74,16 @@ async function consoleExecutionRefId(): Promise<string> {
 async function openSessionId(): Promise<string> {
   const { createSession } = await import("@/lib/auth/sessions")
   return createSession(runtime.db, { email: "viewer@example.com", role: "viewer", provider: "credentials", userAgent: null, address: null })
+}
+
+/** An event the console's reader has read: a deposit at the sandbox, read now. */
+async function readEventId(): Promise<string> {
+  await runtime.upstream.sandboxDeposit(profileId, { asset: "USD", amount: "1.00" })
+  await runtime.events!.read()
+  const { consoleEvents } = await import("@/lib/db/schema")
+  const [row] = await runtime.db.select({ id: consoleEvents.id }).from(consoleEvents).limit(1)
+  if (!row) throw new Error("the reader recorded no event")
+  return row.id
 }
 
 /** Every console route, its minimum role, and how to call it successfully. */
@@ -157,6 +171,8 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
   "GET /api/audit/sign-in-events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "GET /api/admin/sessions": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "status=processed&limit=5" }) },
+  "POST /api/events/[id]/replay": { minimum: "admin", call: async () => ({ params: { id: await readEventId() } }) },
   "DELETE /api/admin/sessions/[id]": { minimum: "admin", call: async () => ({ params: { id: await openSessionId() } }) },
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },

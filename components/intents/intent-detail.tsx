@@ -21,6 +21,7 @@ const OPERATIONS: Record<string, string> = {
   create_conversion: "Conversion",
   cancel_conversion: "Cancel of a conversion",
   update_policy: "Approval policy change",
+  replay_event: "Replay of a service event",
 }
 
 /** A policy change, field by field. */

@@ -25,6 +25,7 @@ const WHAT: Record<string, string> = {
   create_conversion: "Conversion",
   cancel_conversion: "Cancel",
   update_policy: "Policy change",
+  replay_event: "Event replay",
 }
 
 function attempts(n: number): string {

@@ -178,7 +178,8 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
 
     failing.clear()
     const replayed = await r.replay(fresh[0]!.id)
-    expect(replayed).toMatchObject({ status: "processed", replays: 1, lastError: null })
+    expect(replayed?.error).toBeNull()
+    expect(replayed?.row).toMatchObject({ status: "processed", replays: 1, lastError: null })
     expect(applied.get(fresh[0]!.id)).toBe(1)
   })
 
@@ -207,7 +208,7 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
     expect(refreshed.length).toBeGreaterThan(0)
 
     const processed = await h.db.select({ id: consoleEvents.id }).from(consoleEvents).orderBy(asc(consoleEvents.createdAt))
-    for (const { id } of processed) expect(await r.replay(id)).toMatchObject({ status: "processed", replays: 1 })
+    for (const { id } of processed) expect((await r.replay(id))?.row).toMatchObject({ status: "processed", replays: 1 })
 
     const [again] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.recordId, placed.record.id))
     expect(again!.recordFinalAt).toEqual(finalAt)

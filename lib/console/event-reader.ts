@@ -338,9 +338,14 @@ export function createEventReader(options: {
    * Applies a recorded event again: a retry (`expect` retrying), or a replay asked for by an
    * admin (processed or parked). Answers the row as it ends.
    */
-  async function reapply(eventId: string, expect: readonly ConsoleEventRow["status"][], replay: boolean): Promise<ConsoleEventRow | null> {
+  async function reapply(
+    eventId: string,
+    expect: readonly ConsoleEventRow["status"][],
+    replay: boolean,
+  ): Promise<{ row: ConsoleEventRow; error: string | null } | null> {
     const [row] = await db.select().from(consoleEvents).where(eq(consoleEvents.id, eventId))
-    if (!row || !expect.includes(row.status)) return row ?? null
+    if (!row) return null
+    if (!expect.includes(row.status)) return { row, error: null }
     const event = storedFromRow(row)
     let failure: unknown = null
     try {
@@ -375,7 +380,8 @@ export function createEventReader(options: {
       await db
         .update(consoleEvents)
         .set({
-          status: parked ? "parked" : "retrying",
+          // A replay of a processed event that fails leaves it processed: what it applied the first time stands.
+          status: replay && row.status === "processed" ? "processed" : parked ? "parked" : "retrying",
           attempts,
           lastError: reason(failure),
           nextAttemptAt: parked ? null : new Date(now() + retryBaseMs * 2 ** (attempts - 1)),
@@ -384,7 +390,7 @@ export function createEventReader(options: {
         .where(and(eq(consoleEvents.id, eventId), eq(consoleEvents.status, row.status)))
     }
     const [after] = await db.select().from(consoleEvents).where(eq(consoleEvents.id, eventId))
-    return after ?? null
+    return after ? { row: after, error: failure === null ? null : reason(failure) } : null
   }
 
   /** Retries the failed processings that are due, oldest first. */
@@ -454,8 +460,11 @@ export function createEventReader(options: {
       await db.execute(sql`update console_event_reader set wake_at = ${DB_NOW} where id = 1 and wake_at is null`)
     },
 
-    /** Processes a recorded event again (an admin's replay): what was applied is not applied twice. */
-    replay(eventId: string): Promise<ConsoleEventRow | null> {
+    /**
+     * Processes a recorded event again (an admin's replay): what was applied is not applied
+     * twice. Null when the console never read the event; `error` when the processing failed.
+     */
+    replay(eventId: string): Promise<{ row: ConsoleEventRow; error: string | null } | null> {
       return reapply(eventId, ["processed", "parked", "retrying"], true)
     },
 

@@ -159,6 +159,27 @@ export async function recordPolicyChange(tx: Db, staff: Staff, change: { before:
   })
 }
 
+/** An admin's replay of one service event on the audit trail, written SUCCEEDED (or FAILED with the reason) once it ran. */
+export async function recordEventReplay(
+  db: Db,
+  staff: Staff,
+  replay: { eventId: string; type: string; status: string; error: string | null },
+  at: Date,
+): Promise<void> {
+  await db.insert(consoleIntents).values({
+    ...newRow({ staff, operation: "replay_event", profileId: null, request: { event_id: replay.eventId, type: replay.type, status: replay.status } }),
+    targetId: replay.eventId,
+    state: replay.error === null ? "SUCCEEDED" : "FAILED",
+    attempts: 1,
+    recordId: replay.eventId,
+    recordStatus: replay.status,
+    ...(replay.error === null ? {} : { problem: { title: "Replay failed", detail: replay.error } }),
+    createdAt: at,
+    updatedAt: at,
+    resolvedAt: at,
+  })
+}
+
 /**
  * Records how an intent ended. Success always wins (a record exists); a failure or an
  * unknown outcome only replaces PENDING or UNKNOWN, never a known result.

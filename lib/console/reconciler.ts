@@ -166,8 +166,9 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
         return { state: "FAILED", attempts: 1, problem: { ...consoleProblemBody("state_conflict", `the conversion was not cancelled; it is ${conversion.status}`) } }
       }
       case "update_policy":
-        // Written SUCCEEDED in the transaction that saves the policy; never unresolved.
-        throw new Error("a policy change has no outcome to learn")
+      case "replay_event":
+        // Written SUCCEEDED (or FAILED) once done, never PENDING: nothing to learn.
+        throw new Error(`${intent.operation} has no outcome to learn`)
     }
   } catch (error) {
     const cause = error instanceof LookupFailed ? error.reason : error

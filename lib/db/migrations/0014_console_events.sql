@@ -31,3 +31,6 @@ CREATE TABLE IF NOT EXISTS "console_event_reader" (
 );
 --> statement-breakpoint
 INSERT INTO "console_event_reader" ("id") VALUES (1) ON CONFLICT DO NOTHING;
+--> statement-breakpoint
+ALTER TABLE "console_intents" DROP CONSTRAINT IF EXISTS "console_intents_key_check";--> statement-breakpoint
+ALTER TABLE "console_intents" ADD CONSTRAINT "console_intents_key_check" CHECK (("console_intents"."operation" in ('cancel_conversion', 'update_policy', 'replay_event') and "console_intents"."target_id" is not null and "console_intents"."ref_id" is null) or ("console_intents"."operation" not in ('cancel_conversion', 'update_policy', 'replay_event') and "console_intents"."target_id" is null and ("console_intents"."ref_id" is not null or "console_intents"."state" = 'REFUSED')));
