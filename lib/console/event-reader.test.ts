@@ -199,7 +199,7 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
     expect(intent).toMatchObject({ recordFinalStatus: "COMPLETED" })
     const finalAt = intent!.recordFinalAt
     // No service call for it: the event said so.
-    const noCalls = { ...h, upstream: new Proxy(h.upstream, { get: (t, p, r2) => (p === "getConversion" ? () => Promise.reject(new Error("asked")) : Reflect.get(t, p, r2)) }) }
+    const noCalls = { ...h, upstream: new Proxy(h.upstream, { get: (t, p, r2) => (p === "getConversion" ? () => Promise.reject(new Error("asked")) : (Reflect.get(t, p, r2) as unknown)) }) }
     const notified = await pollNotifications(noCalls, me, new Date(first.cursor), { eventsCoverOrchestrations: true })
     expect(notified.events.map((e) => [e.record_id, e.state])).toEqual([[placed.record.id, "COMPLETED"]])
     const credits = await latestCredits(h.db, 100)

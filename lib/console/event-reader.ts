@@ -353,7 +353,7 @@ export function createEventReader(options: {
       let effects: Record<string, unknown> = {}
       const done = await db.transaction(async (tx) => {
         if (!replay) await holdLease(tx)
-        const [locked] = await queryRows<{ status: string }>(tx as Db, sql`select status from console_events where id = ${eventId} for update`)
+        const [locked] = await queryRows<{ status: string }>(tx, sql`select status from console_events where id = ${eventId} for update`)
         if (!locked || !(expect as readonly string[]).includes(locked.status)) return false
         const at = new Date(now())
         effects = { ...(row.effects ?? {}), ...(await handler.apply(tx, event, prepared, at)) }

@@ -52,7 +52,7 @@ beforeAll(async () => {
   const { consoleRuntime } = await import("@/lib/console/runtime")
   runtime = await consoleRuntime()
   const route = await import("@/app/api/webhooks/service/route")
-  post = route.POST as Handler
+  post = route.POST
 })
 
 afterAll(async () => {
