@@ -199,8 +199,18 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
     expect(intent).toMatchObject({ recordFinalStatus: "COMPLETED" })
     const finalAt = intent!.recordFinalAt
     // No service call for it: the event said so.
-    const noCalls = { ...h, upstream: new Proxy(h.upstream, { get: (t, p, r2) => (p === "getConversion" ? () => Promise.reject(new Error("asked")) : (Reflect.get(t, p, r2) as unknown)) }) }
+    let asked = 0
+    const countAsks = (api: object): UpstreamClient =>
+      new Proxy(api, {
+        get: (t, p, r2) => {
+          if (p === "getConversion") return (id: string) => (asked++, h.upstream.getConversion(id))
+          if (p === "conversionsVia") return (which: Parameters<UpstreamClient["conversionsVia"]>[0]) => countAsks(h.upstream.conversionsVia(which))
+          return Reflect.get(t, p, r2) as unknown
+        },
+      }) as UpstreamClient
+    const noCalls = { ...h, upstream: countAsks(h.upstream) }
     const notified = await pollNotifications(noCalls, me, new Date(first.cursor), { eventsCoverOrchestrations: true })
+    expect(asked).toBe(0)
     expect(notified.events.map((e) => [e.record_id, e.state])).toEqual([[placed.record.id, "COMPLETED"]])
     const credits = await latestCredits(h.db, 100)
     expect(credits.length).toBe(creditsBefore + 1)
@@ -214,7 +224,30 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
     expect(again!.recordFinalAt).toEqual(finalAt)
     const renotified = await pollNotifications(noCalls, me, new Date(first.cursor), { eventsCoverOrchestrations: true })
     expect(renotified.events).toEqual(notified.events)
+    expect(asked).toBe(0)
     expect(await latestCredits(h.db, 100)).toEqual(credits)
+  })
+
+  it("with the reader reading, a person's notifications do not ask the service about orchestrations in flight; without it they do", async () => {
+    const me: Staff = { email: `trader-${randomUUID().slice(0, 8)}@example.com`, role: "trader" }
+    let asked = 0
+    const countAsks = (api: object): UpstreamClient =>
+      new Proxy(api, {
+        get: (t, p, r2) => {
+          if (p === "getConversion") return (id: string) => (asked++, h.upstream.getConversion(id))
+          if (p === "conversionsVia") return (which: Parameters<UpstreamClient["conversionsVia"]>[0]) => countAsks(h.upstream.conversionsVia(which))
+          return Reflect.get(t, p, r2) as unknown
+        },
+      }) as UpstreamClient
+    const deps = { ...h, upstream: countAsks(h.upstream) }
+    const first = await pollNotifications(deps, me, null)
+    // In flight at the service: not settled.
+    await placeConversion(h, me, { profile_id: profileId, amount: "3.00", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() })
+    asked = 0
+    await pollNotifications(deps, me, new Date(first.cursor), { eventsCoverOrchestrations: true })
+    expect(asked).toBe(0)
+    await pollNotifications(deps, me, new Date(first.cursor), { eventsCoverOrchestrations: false })
+    expect(asked).toBe(1)
   })
 
   it("two readers on one database: only the lease holder reads; one that lost the lease writes nothing; the holder stops renewing and the other takes over", async () => {
