@@ -189,7 +189,7 @@ async function begin(): Promise<void> {
   runtime.sandbox?.startWorkers()
   runtime.instance.start()
   runtime.events?.start()
-  if (runtime.sandbox && runtime.events) await pointSandboxWebhookHere(runtime)
+  if (runtime.sandbox && runtime.events) pointSandboxWebhookHere(runtime)
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))
   }
@@ -202,9 +202,18 @@ async function begin(): Promise<void> {
  * Sandbox mode with a webhook key: the embedded sandbox's webhook goes to this console's
  * receiver unless it was set to something else (the /sandbox page, or its admin API).
  */
-async function pointSandboxWebhookHere(runtime: ConsoleRuntime): Promise<void> {
+function pointSandboxWebhookHere(runtime: ConsoleRuntime, triesLeft = 20): void {
   const hook = env().webhook
   if (!hook) return
+  // Next sets PORT once it listens, which may be after start-up work began.
+  if (!env().nextAuthUrl && !process.env.PORT && triesLeft > 0) {
+    setTimeout(() => pointSandboxWebhookHere(runtime, triesLeft - 1), 500).unref()
+    return
+  }
+  void setSandboxWebhook(runtime, hook)
+}
+
+async function setSandboxWebhook(runtime: ConsoleRuntime, hook: { apiKey: string; header: string }): Promise<void> {
   try {
     const settings = await runtime.upstream.getFaults()
     if (settings.webhook_url !== null) return
