@@ -37,6 +37,7 @@ import { printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResul
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
+import { measureEvents } from "./events"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { SHUTDOWN_FULL, SHUTDOWN_SMOKE, shutdownSection } from "./shutdown"
 import { measureStartup } from "./startup"
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
 
   // -------------------------------------------------------------- the direct baseline: npm run sandbox
   let sandbox: DirectSandbox | null = null
-  if (only.has("latency") || only.has("tokens")) sandbox = await startDirectSandbox(bench, client)
+  if (only.has("latency") || only.has("tokens") || only.has("events")) sandbox = await startDirectSandbox(bench, client)
 
   // -------------------------------------------------------------- the minimal Next.js app
   let minimal: MinimalApp | null = null
@@ -172,6 +173,12 @@ async function main(): Promise<void> {
   if (only.has("tokens")) {
     if (!sandbox) throw new Error("no sandbox")
     await measureTokensAndFanout(bench, sandbox, client)
+  }
+
+  // Events (e2e/perf/events.ts): service calls per settled orchestration, the event reader off and on.
+  if (only.has("events")) {
+    if (!sandbox) throw new Error("no sandbox")
+    await measureEvents(bench, sandbox, client)
   }
 
   // Scale-out (e2e/perf/scale.ts): three production instances on one Postgres.

@@ -3,7 +3,7 @@
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { scaleDatabaseServer } from "./postgres"
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown", "events"] as const
 export type Phase = (typeof PHASES)[number]
 
 export interface Args {
