@@ -1,6 +1,6 @@
 import { type Role } from "../auth/roles"
 import { type ConversionsApi } from "../schemas/constants"
-import { scopesFor } from "../schemas/scopes"
+import { EVENT_READER_SCOPES, scopesFor } from "../schemas/scopes"
 import { type ConsoleUser, DEFAULT_DEMO_PASSWORD, type Variables, variablesSchema } from "./vars"
 
 export class ConfigError extends Error {
@@ -152,7 +152,9 @@ function consoleRules(raw: Variables): { mode: Env["mode"]; problems: Problem[] 
     }
   }
 
-  const missingScopes = scopesFor(raw.UPSTREAM_CONVERSIONS_API).filter((s) => !scopesOf(raw, mode).includes(s))
+  // The event reader's scope only while it reads (EVENTS_POLL_MS=0 turns it off).
+  const needed = scopesFor(raw.UPSTREAM_CONVERSIONS_API).filter((s) => raw.EVENTS_POLL_MS > 0 || !(EVENT_READER_SCOPES as readonly string[]).includes(s))
+  const missingScopes = needed.filter((s) => !scopesOf(raw, mode).includes(s))
   if (raw.UPSTREAM_SCOPES && missingScopes.length > 0) {
     problems.push({ path: ["UPSTREAM_SCOPES"], message: `must include ${missingScopes.join(", ")}` })
   }
