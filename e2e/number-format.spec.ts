@@ -7,7 +7,8 @@ import { storageStateOf } from "./helpers"
 // - every figure of 1,000 or more has thousands separators ("97454.297" fails);
 // - an amount has its asset's decimals: 2 for USD, EUR and SGD, 8 for crypto ("639.999 ETH"
 //   and "12000 USD" fail), 2 for a conversion's amount;
-// - a price has its market's tick decimals: 2 from 100 up, 4 from 1 up, 6 below
+// - a price has its market's tick decimals: those of the service's tick_rate where the page
+//   knows the market (data-tick), otherwise 2 from 100 up, 4 from 1 up, 6 below
 //   ("95000.0000", "122,988.3" fail); "$" totals have 2;
 // - a figure is padded up to those decimals and never past them; it has more only where
 //   the service wrote more (a quote near a tick boundary): its last digit is then not 0.
@@ -51,7 +52,9 @@ async function breaches(page: Page): Promise<Breach[]> {
           const places = el.dataset["places"] ? Number(el.dataset["places"]) : asset ? (fiatSet.has(asset) ? 2 : 8) : null
           if (places !== null && !fits(figure, places)) out.push({ text: `${figure} ${asset ?? ""}`, rule: `amount needs ${places} decimals` })
         } else if (kind === "price") {
-          if (!fits(figure, tick(figure))) out.push({ text: figure, rule: `price needs ${tick(figure)} decimals` })
+          const rate = el.dataset["tick"]
+          const places = rate ? decimals(rate) : tick(figure)
+          if (!fits(figure, places)) out.push({ text: figure, rule: `price needs ${places} decimals` })
         } else if (kind === "axis-price") {
           if (![2, 4, 6].includes(decimals(figure))) out.push({ text: figure, rule: "axis price needs its market's tick decimals" })
         }

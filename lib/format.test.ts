@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput } from "@/lib/format"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput, tickDecimals } from "@/lib/format"
 
 describe("formatAmount: separators and the asset's fixed decimals", () => {
   it.each<[string, string, string]>([
@@ -53,6 +53,46 @@ describe("formatPrice: the market's tick decimals by size", () => {
     expect(formatPrice("0.0007", { like: "0.2211" })).toBe("0.000700")
     expect(formatAxisPrice(97454.297, "97000.12")).toBe("97,454.30")
     expect(formatAxisPrice(Number.NaN, "1")).toBe("—")
+  })
+})
+
+describe("formatPrice: the decimals of the service's tick_rate where the market is known", () => {
+  it("reads the decimals off the tick", () => {
+    expect(tickDecimals("0.01")).toBe(2)
+    expect(tickDecimals("0.000001")).toBe(6)
+    expect(tickDecimals("0.0001")).toBe(4)
+    expect(tickDecimals("1")).toBe(0)
+    expect(tickDecimals("0.25")).toBe(2)
+  })
+
+  it("has none for a missing or nonsensical tick", () => {
+    expect(tickDecimals(undefined)).toBeNull()
+    expect(tickDecimals(null)).toBeNull()
+    expect(tickDecimals("0")).toBeNull()
+    expect(tickDecimals("-0.01")).toBeNull()
+    expect(tickDecimals("cheap")).toBeNull()
+  })
+
+  it("the tick wins over the size rule: a 0.001 tick shows 3 decimals on a large price, a 0.01 tick 2 on a small one", () => {
+    expect(formatPrice("97454.297", { tick: "0.001" })).toBe("97,454.297")
+    expect(formatPrice("97454.2", { tick: "0.001" })).toBe("97,454.200")
+    expect(formatPrice("14.5", { tick: "0.01" })).toBe("14.50")
+    expect(formatPrice("2780.7", { tick: "0.01", like: "0.5" })).toBe("2,780.70")
+  })
+
+  it("a held price is still never rounded; a derived one is rounded to the tick", () => {
+    expect(formatPrice("14.505", { tick: "0.01" })).toBe("14.505")
+    expect(formatPrice("14.505", { tick: "0.01", round: true })).toBe("14.50")
+    expect(formatAxisPrice(14.5051, "14", "0.01")).toBe("14.51")
+  })
+
+  it("falls back to the size rule when the market's tick is not known", () => {
+    expect(formatPrice("14.5", { tick: undefined })).toBe("14.5000")
+    expect(formatPrice("0.0007", { tick: null, like: "0.2211" })).toBe("0.000700")
+  })
+
+  it("an explicit number of decimals still wins", () => {
+    expect(formatPrice("14.5", { tick: "0.01", decimals: 4 })).toBe("14.5000")
   })
 })
 

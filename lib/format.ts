@@ -11,10 +11,11 @@ import { assetDecimals } from "@/lib/schemas/assets"
  *   - an amount has its asset's decimals: 2 for fiat (USD, EUR, SGD), 8 for crypto and
  *     stablecoins, the precision the service accepts for that asset;
  *   - a conversion's amount has 2 decimals, the service's precision for every pair;
- *   - a price has its market's tick decimals, which the service sets by the price's size:
- *     2 from 100 up, 4 from 1 up, 6 below (the sandbox quotes on exactly these ticks); a
- *     derived price (an average, a mid, an axis label) is rounded to them, a price the
- *     service charged or held is padded to them and never rounded;
+ *   - a price has its market's tick decimals: from the service's `tick_rate` for the market
+ *     (GET /v2/markets, "0.01" → 2) where the market is known, otherwise by the price's
+ *     size as the service sets ticks: 2 from 100 up, 4 from 1 up, 6 below; a derived price
+ *     (an average, a mid, an axis label) is rounded to them, a price the service charged
+ *     or held is padded to them and never rounded;
  *   - a percentage has 2 decimals (an allocation share 1);
  * - an amount is never rounded: a value with more decimals than its asset allows is shown
  *   with all of them (it should not happen; hiding digits would be worse);
@@ -59,6 +60,16 @@ export function priceDecimals(price: Decimal): number {
   return 6
 }
 
+/**
+ * The decimals of a market's `tick_rate` ("0.01" → 2, "0.000001" → 6, "1" → 0, "0.25" → 2);
+ * null when there is none or it is not a positive decimal (the price's size decides then).
+ */
+export function tickDecimals(tick: Value): number | null {
+  const d = decimalOf(tick)
+  if (d === null || d.lte(0)) return null
+  return d.decimalPlaces()
+}
+
 /** A conversion's amount: 2 decimals for every pair (the service's precision), stablecoins too. */
 export const CONVERSION_DECIMALS = 2
 
@@ -80,19 +91,20 @@ export function formatUsd(value: Value): string {
 /**
  * A price: grouped, with its tick decimals. A held or charged price is padded to them and
  * never rounded; `round` rounds a derived one (an average, a mid, a ticker) half-even.
- * `like` gives the magnitude that picks the decimals (a spread or a chart's axis takes its
- * market's price), `decimals` sets them outright.
+ * `tick` is the market's `tick_rate` from the service, which sets the decimals when known;
+ * without it `like` gives the magnitude that picks them (a spread or a chart's axis takes
+ * its market's price); `decimals` sets them outright.
  */
-export function formatPrice(value: Value, options: { like?: Value; decimals?: number; round?: boolean } = {}): string {
+export function formatPrice(value: Value, options: { like?: Value; tick?: Value; decimals?: number; round?: boolean } = {}): string {
   const d = decimalOf(value)
   if (d === null) return typeof value === "string" ? value : "—"
   const places = priceDecimalsFor(d, options)
   return group(options.round ? d.toFixed(places, Decimal.ROUND_HALF_EVEN) : padded(d, places))
 }
 
-function priceDecimalsFor(d: Decimal, options: { like?: Value; decimals?: number }): number {
+function priceDecimalsFor(d: Decimal, options: { like?: Value; tick?: Value; decimals?: number }): number {
   if (options.decimals !== undefined) return options.decimals
-  return priceDecimals(decimalOf(options.like) ?? d)
+  return tickDecimals(options.tick) ?? priceDecimals(decimalOf(options.like) ?? d)
 }
 
 /** A percentage with `places` decimals (2 unless said), "+" before a rise when `signed`. */
@@ -110,9 +122,9 @@ export function formatCount(value: number): string {
 }
 
 /** A chart axis or drawing value that was a JS number (never money arithmetic): as a price like `like`. */
-export function formatAxisPrice(value: number, like: Value): string {
+export function formatAxisPrice(value: number, like: Value, tick?: Value): string {
   if (!Number.isFinite(value)) return "—"
-  return formatPrice(new Decimal(value.toPrecision(15)), { like, round: true })
+  return formatPrice(new Decimal(value.toPrecision(15)), { like, tick, round: true })
 }
 
 /** An amount in CSV: plain, its asset's decimals, no separators ("12000.00", "0.00100000"). */

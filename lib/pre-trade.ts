@@ -1,5 +1,5 @@
 import { type LimitBreach, type OrderSize, atOrOverThreshold, limitBreach } from "@/lib/limits"
-import { toDecimal } from "@/lib/money"
+import { toDecimal, tryDecimal } from "@/lib/money"
 import type { CurrencyFacts, PreTradeFacts } from "@/lib/schemas/pre-trade"
 
 /**
@@ -38,4 +38,38 @@ export function retypedMatches(typed: string, amount: string): boolean {
   const normalized = typed.trim().replace(/,/g, "")
   if (!/^\d+(\.\d+)?$/.test(normalized)) return false
   return toDecimal(normalized).eq(toDecimal(amount))
+}
+
+/** What an order takes from the profile's balance of one asset. */
+export interface Payment {
+  asset: string
+  amount: string
+}
+
+/** The paying balance is short: needed vs available, as the service's Insufficient Funds would say, and by how much. */
+export interface Shortfall {
+  asset: string
+  needed: string
+  available: string
+  short: string
+}
+
+/**
+ * The available balance of `asset` once the profile's balances have loaded: a profile
+ * without a row for the asset has none of it ("0"). Undefined while they load.
+ */
+export function availableOf(asset: string, balances: readonly { asset: string; available: string }[] | undefined): string | undefined {
+  return balances ? (balances.find((b) => b.asset === asset)?.available ?? "0") : undefined
+}
+
+/**
+ * Needed vs available when the payment is more than the balance, comparing decimals
+ * exactly; null when it fits, or while the balance is unknown (loading or not a number).
+ * The ticket, the review and the conversion's review all ask this one function.
+ */
+export function shortfallOf(payment: Payment, available: string | undefined): Shortfall | null {
+  const have = available === undefined ? null : tryDecimal(available)
+  const need = tryDecimal(payment.amount)
+  if (have === null || need === null || need.lte(have)) return null
+  return { asset: payment.asset, needed: payment.amount, available: available!, short: need.sub(have).toFixed() }
 }

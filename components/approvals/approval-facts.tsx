@@ -1,6 +1,7 @@
 "use client"
 
 import Link from "next/link"
+import { LimitPrice } from "@/components/approvals/limit-price"
 import { Amount, Price } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
 import { IdChip } from "@/components/ui/id-chip"
@@ -123,15 +124,14 @@ export function ApprovalFacts({ request }: { request: ApprovalRequest }) {
       {request.limit_price ? (
         <>
           <dt className="text-slate-600">Limit price</dt>
-          <dd data-testid="approval-limit">
-            <Price value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
+          <LimitPrice price={request.limit_price} side={request.side} testId="approval-limit">
             {request.reviewed_price ? (
               <span className="text-slate-600">
                 {" "}
                 (reviewed at <Price value={request.reviewed_price} />)
               </span>
             ) : null}
-          </dd>
+          </LimitPrice>
         </>
       ) : null}
       {pending && request.limit_price ? (

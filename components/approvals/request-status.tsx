@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
+import { LimitPrice } from "@/components/approvals/limit-price"
 import { Amount, Price } from "@/components/ui/amount"
 import { useApprovalQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
@@ -91,9 +92,7 @@ export function RequestStatus({
             {request.limit_price ? (
               <>
                 <dt className="text-slate-600">Limit price</dt>
-                <dd data-testid="approval-limit-price">
-                  <Price value={request.limit_price} /> {request.side === "BUY" ? "or lower" : "or higher"}
-                </dd>
+                <LimitPrice price={request.limit_price} side={request.side} testId="approval-limit-price" />
               </>
             ) : null}
             {request.executed_price ? (

@@ -27,11 +27,14 @@ export function PriceChart({
   points,
   marker,
   label,
+  tick,
   testId,
 }: {
   points: readonly ChartPoint[]
   marker?: { t: number; price: string; label: string } | null
   label: string
+  /** The market's tick_rate from the service: it sets the decimals of the figures (lib/format). */
+  tick?: string | undefined
   testId?: string
 }) {
   const titleId = useId()
@@ -55,7 +58,7 @@ export function PriceChart({
   const high = points.reduce((a, b) => (toDecimal(b.price).gt(toDecimal(a.price)) ? b : a))
   // Every figure through the one formatter, with the market's tick decimals (the axis too).
   const like = last.price
-  const summary = `${label}: from ${formatPrice(first.price, { like, round: true })} at ${formatTimestamp(new Date(first.t).toISOString())} to ${formatPrice(last.price, { like, round: true })} now; low ${formatPrice(low.price, { like, round: true })}, high ${formatPrice(high.price, { like, round: true })}.`
+  const summary = `${label}: from ${formatPrice(first.price, { like, tick, round: true })} at ${formatTimestamp(new Date(first.t).toISOString())} to ${formatPrice(last.price, { like, tick, round: true })} now; low ${formatPrice(low.price, { like, tick, round: true })}, high ${formatPrice(high.price, { like, tick, round: true })}.`
   const rising = toDecimal(last.price).gte(toDecimal(first.price))
   return (
     <figure className="space-y-2" data-testid={testId}>
@@ -67,7 +70,7 @@ export function PriceChart({
             <g key={f}>
               <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} className="stroke-slate-200" strokeWidth={1} />
               <text x={W - PAD.right + 6} y={y(v) + 4} className="fill-slate-600 text-[11px] tabular" data-num={f === 0.5 ? undefined : "axis-price"}>
-                {f === 0 ? formatPrice(low.price, { like, round: true }) : f === 1 ? formatPrice(high.price, { like, round: true }) : ""}
+                {f === 0 ? formatPrice(low.price, { like, tick, round: true }) : f === 1 ? formatPrice(high.price, { like, tick, round: true }) : ""}
               </text>
             </g>
           )

@@ -4,8 +4,8 @@ import { useEffect, useRef } from "react"
 import { Amount } from "@/components/ui/amount"
 import { cn } from "@/components/ui/cn"
 import { formatAmount } from "@/lib/format"
-import { Decimal, FIAT_DECIMALS, toDecimal, tryDecimal } from "@/lib/money"
-import type { PreTradeVerdict } from "@/lib/pre-trade"
+import { Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
+import { type PreTradeVerdict, shortfallOf } from "@/lib/pre-trade"
 
 /** What the paying balance has against what the order needs. */
 export interface Funds {
@@ -74,9 +74,7 @@ export function PreTradeChecks({
   testId?: string
 }) {
   const { size, facts } = verdict
-  const available = tryDecimal(funds.available)
-  const needed = toDecimal(funds.needed)
-  const short = available !== null && needed.gt(available) ? needed.sub(available) : null
+  const short = shortfallOf({ asset: funds.asset, amount: funds.needed }, funds.available)
   const line = verdictLine(verdict, short !== null)
   const used = facts ? toDecimal(facts.used_today) : null
   // A refusal to come is not left below the fold: it scrolls into view when it appears.
@@ -104,11 +102,11 @@ export function PreTradeChecks({
         <dt>Available</dt>
         <dd data-testid={`${testId}-available`}>
           {funds.available === undefined ? "…" : <Amount value={funds.available} asset={funds.asset} />}
-          {short && available ? (
+          {short ? (
             <span className="block font-semibold" data-testid="shortfall">
-              Insufficient funds: this needs <Amount value={funds.needed} asset={funds.asset} />; the profile has{" "}
-              <Amount value={funds.available ?? "0"} asset={funds.asset} /> available, short by <Amount value={short.toFixed()} asset={funds.asset} />
-              {times(needed, available) ? ` (${times(needed, available)} what is available)` : ""}.
+              Insufficient funds: this needs <Amount value={short.needed} asset={short.asset} />; the profile has{" "}
+              <Amount value={short.available} asset={short.asset} /> available, short by <Amount value={short.short} asset={short.asset} />
+              {times(toDecimal(short.needed), toDecimal(short.available)) ? ` (${times(toDecimal(short.needed), toDecimal(short.available))} what is available)` : ""}.
             </span>
           ) : null}
         </dd>

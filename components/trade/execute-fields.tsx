@@ -17,7 +17,7 @@ import { pasteAmount } from "@/components/forms/paste-amount"
 import { Amount } from "@/components/ui/amount"
 import { Field, Input } from "@/components/ui/field"
 import { executionSize } from "@/lib/limits"
-import { preTradeVerdict } from "@/lib/pre-trade"
+import { availableOf, preTradeVerdict } from "@/lib/pre-trade"
 import { usePreTradeFactsQuery } from "@/lib/queries/limits"
 import { useBalancesQuery } from "@/lib/queries/profiles"
 import type { Quote } from "@/lib/schemas/records"
@@ -66,7 +66,7 @@ export const AmountPreview = memo(function AmountPreview({
   const payment = paymentOf(quote, amounts)
   const buying = quote.side === "BUY"
   const verdict = preTradeVerdict("execution", executionSize(mode === "crypto" ? { base_amount: amounts.base_amount } : { quote_amount: amounts.quote_amount }, quote), facts.data)
-  const available = balances.data ? (balances.data.find((b) => b.asset === payment.asset)?.available ?? "0") : undefined
+  const available = availableOf(payment.asset, balances.data)
   return (
     <div className="space-y-2">
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="estimate" aria-live="polite">
@@ -194,7 +194,7 @@ export function BalanceShare({
   const mode = useWatch({ control, name: "mode" })
   const balances = useBalancesQuery(profileId)
   const asset = quote.side === "BUY" ? quote.quote_asset : quote.base_asset
-  const available = balances.data?.find((b) => b.asset === asset)?.available ?? (balances.data ? "0" : undefined)
+  const available = availableOf(asset, balances.data)
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm" data-testid="available">
       <span className="text-slate-600">

@@ -10,7 +10,6 @@ import {
   executeFormSchema,
   labelledFieldMessage,
   paymentOf,
-  shortfallOf,
   toExecutionBody,
 } from "@/components/trade/execute-model"
 import { Decimal } from "@/lib/money"
@@ -117,20 +116,10 @@ describe("estimateAmounts", () => {
   })
 })
 
-describe("paymentOf and shortfallOf", () => {
-  const balances = [
-    { asset: "USD", available: "1000.00", trading: "0" },
-    { asset: "BTC", available: "0.5", trading: "0" },
-  ]
+describe("paymentOf", () => {
   it("BUY pays the quote asset, SELL the base asset", () => {
     expect(paymentOf(buy, { base_amount: "1.00000000", quote_amount: "97123.45" })).toEqual({ asset: "USD", amount: "97123.45" })
     expect(paymentOf(sell, { base_amount: "1.00000000", quote_amount: "97000.50" })).toEqual({ asset: "BTC", amount: "1.00000000" })
-  })
-  it("reports needed vs available only when short, comparing decimals exactly", () => {
-    expect(shortfallOf({ asset: "USD", amount: "1000.00" }, balances)).toBeNull()
-    expect(shortfallOf({ asset: "USD", amount: "1000.01" }, balances)).toEqual({ asset: "USD", needed: "1000.01", available: "1000.00" })
-    expect(shortfallOf({ asset: "BTC", amount: "0.50000001" }, balances)).toEqual({ asset: "BTC", needed: "0.50000001", available: "0.5" })
-    expect(shortfallOf({ asset: "ETH", amount: "1" }, balances)).toEqual({ asset: "ETH", needed: "1", available: "0" })
   })
 })
 

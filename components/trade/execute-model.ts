@@ -1,12 +1,13 @@
 import { z } from "zod"
 import { fieldMessage } from "@/components/forms/field-message"
-import { CRYPTO_DECIMALS, type ExecutionAmounts, FIAT_DECIMALS, executionAmounts, roundDown, toDecimal, tryDecimal } from "@/lib/money"
+import { CRYPTO_DECIMALS, type ExecutionAmounts, FIAT_DECIMALS, executionAmounts, roundDown, tryDecimal } from "@/lib/money"
 import { idSchema } from "@/lib/schemas/common"
 import { type MetadataRow, metadataRowsSchema, rowsToMetadata } from "@/lib/schemas/metadata"
 import { cryptoAmountSchema, fiatAmountSchema } from "@/lib/schemas/money"
 import type { ExecutionBody } from "@/lib/queries/executions"
+import type { Payment } from "@/lib/pre-trade"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
-import type { Balance, Quote } from "@/lib/schemas/records"
+import type { Quote } from "@/lib/schemas/records"
 
 /** Crypto: the operator types base_amount; fiat: quote_amount. Exactly one is sent. */
 export type AmountMode = "crypto" | "fiat"
@@ -145,32 +146,13 @@ export function estimateAmounts(
   }
 }
 
-export interface Payment {
-  asset: string
-  amount: string
-}
+export type { Payment }
 
 /** What the execution takes from the profile: BUY pays the quote asset, SELL pays the base asset. */
 export function paymentOf(quote: Pick<Quote, "side" | "base_asset" | "quote_asset">, amounts: ExecutionAmounts): Payment {
   return quote.side === "BUY"
     ? { asset: quote.quote_asset, amount: amounts.quote_amount }
     : { asset: quote.base_asset, amount: amounts.base_amount }
-}
-
-export interface Shortfall {
-  asset: string
-  needed: string
-  available: string
-}
-
-/** The paying balance is short: needed vs available, as the service's Insufficient Funds would say. */
-export function shortfallOf(payment: Payment, balances: readonly Balance[]): Shortfall | null {
-  const balance = balances.find((b) => b.asset === payment.asset)
-  const available = balance?.available ?? "0"
-  const have = tryDecimal(available)
-  const need = toDecimal(payment.amount)
-  if (have !== null && need.lte(have)) return null
-  return { asset: payment.asset, needed: payment.amount, available }
 }
 
 /** The ticket's shortcuts: a share of the paying balance. */

@@ -26,8 +26,9 @@ import { Card } from "@/components/ui/card"
 import { formatPrice } from "@/lib/format"
 import { executionSize } from "@/lib/limits"
 import { executionAmounts, sameAmount } from "@/lib/money"
-import { preTradeVerdict } from "@/lib/pre-trade"
+import { availableOf, preTradeVerdict } from "@/lib/pre-trade"
 import { preTradeKeys, usePreTradeFactsQuery } from "@/lib/queries/limits"
+import { useTickRate } from "@/lib/queries/market-data"
 import { useBalancesQuery } from "@/lib/queries/profiles"
 import { lookupExecutionSubmission, useExecuteQuoteMutation } from "@/lib/queries/executions"
 import { quoteKeys } from "@/lib/queries/keys"
@@ -50,7 +51,7 @@ function useReviewChecks(review: Review | null): ReviewChecks | null {
   const payment = paymentOf(review.quote, review.amounts)
   return {
     verdict: preTradeVerdict("execution", executionSize(review.body, review.quote), facts.data),
-    funds: { asset: payment.asset, needed: payment.amount, available: balances.data ? (balances.data.find((b) => b.asset === payment.asset)?.available ?? "0") : undefined },
+    funds: { asset: payment.asset, needed: payment.amount, available: availableOf(payment.asset, balances.data) },
   }
 }
 
@@ -191,6 +192,7 @@ export function ExecutePanel({
     about?.kind === "unknown" && about.resumed ? "checking" : review && state.kind === "open" && state.notPlaced ? "not-placed" : null
   const checks = useReviewChecks(review)
   const word = quote.side === "BUY" ? "Buy" : "Sell"
+  const tickRate = useTickRate(quote.market)
   return (
     <Card
       title={
@@ -207,8 +209,8 @@ export function ExecutePanel({
       <form onSubmit={(e) => void handleSubmit((values) => openReview(values, quote))(e)} noValidate aria-label={`${word} ${quote.base_asset}`} className="space-y-4" data-testid="execute-form">
         <p className="text-sm text-slate-700">
           Held price{" "}
-          <span className="font-semibold tabular" data-testid="form-price" data-num="price">
-            {formatPrice(quote.price)}
+          <span className="font-semibold tabular" data-testid="form-price" data-num="price" data-tick={tickRate}>
+            {formatPrice(quote.price, { tick: tickRate })}
           </span>{" "}
           {quote.quote_asset} per {quote.base_asset} · expires in <Countdown expiresAt={quote.expires_at} /> ·{" "}
           <span className="text-slate-600">

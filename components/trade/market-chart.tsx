@@ -9,7 +9,7 @@ import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { formatPrice } from "@/lib/format"
 import { toDecimal } from "@/lib/money"
-import { useMarketHistoryQuery } from "@/lib/queries/market-data"
+import { useMarketHistoryQuery, useTickRate } from "@/lib/queries/market-data"
 import { useAllQuotesQuery } from "@/lib/queries/quotes"
 import { CHART_RANGE_NAMES, type ChartRange } from "@/lib/schemas/market-data"
 import type { Quote } from "@/lib/schemas/records"
@@ -51,9 +51,10 @@ export function MarketChart({ market, reviewing }: { market: string; reviewing: 
     return [...past, ...fresh]
   }, [history.data, live, market])
 
+  const tick = useTickRate(market)
   const marker =
     reviewing && reviewing.market === market
-      ? { t: Date.parse(reviewing.created_at), price: reviewing.price, label: `Reviewing ${reviewing.side} ${formatPrice(reviewing.price)}` }
+      ? { t: Date.parse(reviewing.created_at), price: reviewing.price, label: `Reviewing ${reviewing.side} ${formatPrice(reviewing.price, { tick })}` }
       : null
 
   return (
@@ -84,8 +85,8 @@ export function MarketChart({ market, reviewing }: { market: string; reviewing: 
         <p className="text-sm text-slate-600">Loading prices…</p>
       ) : (
         <div data-testid="price-chart-panel" data-range={range} data-market={market}>
-          <PriceChart points={points} marker={marker} label={`${market} over ${RANGE_LABEL[range]}`} testId="price-chart" />
-          <PricesTable points={points} caption={`${market} prices over ${RANGE_LABEL[range]}`} />
+          <PriceChart points={points} marker={marker} label={`${market} over ${RANGE_LABEL[range]}`} tick={tick} testId="price-chart" />
+          <PricesTable points={points} tick={tick} caption={`${market} prices over ${RANGE_LABEL[range]}`} />
         </div>
       )}
     </Card>
@@ -97,7 +98,7 @@ export function MarketChart({ market, reviewing }: { market: string; reviewing: 
  * are built only while it is open: a day is ~300 rows, and the live price adds one every
  * second, so a closed table re-rendering each time would slow typing on the ticket.
  */
-function PricesTable({ points, caption }: { points: readonly ChartPoint[]; caption: string }) {
+function PricesTable({ points, tick, caption }: { points: readonly ChartPoint[]; tick: string | undefined; caption: string }) {
   const [open, setOpen] = useState(false)
   return (
     <details className="mt-2" onToggle={(e) => setOpen(e.currentTarget.open)}>
@@ -115,7 +116,7 @@ function PricesTable({ points, caption }: { points: readonly ChartPoint[]; capti
                   <Timestamp value={new Date(p.t).toISOString()} />
                 </Td>
                 <Td align="right" className="tabular">
-                  {formatPrice(p.price, { like: points[points.length - 1]?.price, round: true })}
+                  {formatPrice(p.price, { like: points[points.length - 1]?.price, tick, round: true })}
                 </Td>
               </Tr>
             ))}

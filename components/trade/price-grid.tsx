@@ -14,6 +14,7 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { formatPercent, formatPrice } from "@/lib/format"
 import { tryDecimal } from "@/lib/money"
+import { useMarketPricesQuery, useTickRate } from "@/lib/queries/market-data"
 import type { Side } from "@/lib/money"
 
 // The 24 h trend lines come after the grid's first paint: one small history each. Until
@@ -59,14 +60,15 @@ const PriceButton = memo(function PriceButton({ market, side, quote, pending, ca
   const live = quote !== undefined && !expired
   const tone = side === "BUY" ? "text-emerald-800" : "text-red-700"
   const tick = useTick(quote)
-  const price = quote ? formatPrice(quote.price) : "—"
+  const tickRate = useTickRate(market)
+  const price = quote ? formatPrice(quote.price, { tick: tickRate }) : "—"
   const why = quote ? "expired" : pending ? "loading" : "no quote"
   // One line in every state (the reason beside the price, not under it): a row keeps its
   // height when its quote arrives or lapses. On a phone the reason is left to the greyed,
   // struck price and the button's name, so the column stays as narrow as a price.
   const content = (
     <>
-      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined}>
+      <span className={cn("tabular", live ? tone : "text-slate-600", quote && !live && "line-through")} data-num={quote ? "price" : undefined} data-tick={tickRate}>
         {price}
       </span>
       {live ? null : <span className="ml-1 hidden text-[10px] font-normal uppercase text-slate-600 sm:inline">{why}</span>}
@@ -148,6 +150,8 @@ export function PriceGrid({
   onSelect: (market: string) => void
   onChoose: (market: string, side: Side) => void
 }) {
+  // The service's tick of each market sets its prices' decimals (lib/format).
+  const ticks = useMarketPricesQuery().data?.tick_rates
   return (
     <Card title="Markets" className="min-w-0">
       {stale ? (
@@ -214,7 +218,7 @@ export function PriceGrid({
                 <Td align="right" className="hidden tabular text-slate-700 sm:table-cell">
                   {spread ? (
                     <>
-                      {formatPrice(spread.amount, { like: row.buy?.price, round: true })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
+                      {formatPrice(spread.amount, { like: row.buy?.price, tick: ticks?.[row.market], round: true })} <span className="text-xs text-slate-600">{spread.bps} bp</span>
                     </>
                   ) : (
                     "n/a"

@@ -13,6 +13,7 @@ import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-
 import { formatPercent, formatPrice } from "@/lib/format"
 import { type ExecutionAmounts, toDecimal } from "@/lib/money"
 import { retypedMatches } from "@/lib/pre-trade"
+import { useTickRate } from "@/lib/queries/market-data"
 import type { Quote } from "@/lib/schemas/records"
 
 /** What the operator is about to confirm: one body, one ref_id, one held quote. */
@@ -72,6 +73,7 @@ function SlowCall() {
 /** The figures under review. Memoized: the dialog's countdown ticks on its own. */
 const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }) {
   const { body, quote, amounts } = review
+  const tickRate = useTickRate(quote.market)
   const entered = body.base_amount !== undefined ? "base" : "quote"
   const metadata = Object.entries(body.metadata ?? {})
   const onBehalf = (
@@ -91,11 +93,11 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
       </Row>
       <Row label="Price">
         <span data-testid="review-price" className={review.movedFrom ? "rounded bg-amber-100 px-1 font-semibold text-amber-950" : undefined}>
-          <Price value={quote.price} unit={`${quote.quote_asset} per ${quote.base_asset}`} />
+          <Price value={quote.price} tick={tickRate} unit={`${quote.quote_asset} per ${quote.base_asset}`} />
         </span>
         {review.movedFrom ? (
           <span className="block text-xs font-semibold text-amber-900" data-testid="review-price-moved">
-            Moved since you reviewed it: was {formatPrice(review.movedFrom)} {quote.quote_asset} ({movement(review.movedFrom, quote.price)})
+            Moved since you reviewed it: was {formatPrice(review.movedFrom, { tick: tickRate })} {quote.quote_asset} ({movement(review.movedFrom, quote.price)})
           </span>
         ) : null}
       </Row>

@@ -6,6 +6,7 @@ import { preloadExecutePanel } from "@/components/trade/lazy"
 import { Button } from "@/components/ui/button"
 import { cn } from "@/components/ui/cn"
 import { formatPrice } from "@/lib/format"
+import { useTickRate } from "@/lib/queries/market-data"
 import type { Side } from "@/lib/money"
 import { parseMarket } from "@/lib/schemas/assets"
 import type { Quote } from "@/lib/schemas/records"
@@ -36,6 +37,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
   const quoteAsset = quote?.quote_asset ?? assets?.quote ?? ""
   const word = SIDE_WORD[side]
   const buying = side === "BUY"
+  const tickRate = useTickRate(market)
   return (
     <section
       aria-labelledby={`quote-${side}-title`}
@@ -54,7 +56,7 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
       </h3>
       {/* The unit has a line of its own: beside the price it wrapped under a long price only, so the tile grew when the first quote arrived. */}
       <p className={cn("text-xl font-semibold tabular", live ? "text-slate-900" : "text-slate-600", quote && !live && "line-through")}>
-        <span data-testid="quote-price" data-num={quote ? "price" : undefined}>{quote ? formatPrice(quote.price) : "—"}</span>{" "}
+        <span data-testid="quote-price" data-num={quote ? "price" : undefined} data-tick={tickRate}>{quote ? formatPrice(quote.price, { tick: tickRate }) : "—"}</span>{" "}
         <span className="block text-xs font-normal text-slate-600">
           {quoteAsset} per {base}
         </span>

@@ -18,12 +18,12 @@ export function Amount({ value, asset, unit, places, className }: { value: strin
   )
 }
 
-/** A price with its market's tick decimals (lib/format); `unit` after it, e.g. "USD per BTC". */
-export function Price({ value, unit, round, className, testId }: { value: string | undefined | null; unit?: string; round?: boolean; className?: string; testId?: string }) {
+/** A price with its market's tick decimals (lib/format: the service's `tick` when known); `unit` after it, e.g. "USD per BTC". */
+export function Price({ value, unit, round, tick, className, testId }: { value: string | undefined | null; unit?: string; round?: boolean; tick?: string | undefined; className?: string; testId?: string }) {
   if (value === undefined || value === null) return <span className="text-slate-500">—</span>
   return (
-    <span className={cn("tabular whitespace-nowrap", className)} data-num="price" data-testid={testId}>
-      {formatPrice(value, { round: round ?? false })}
+    <span className={cn("tabular whitespace-nowrap", className)} data-num="price" data-tick={tick} data-testid={testId}>
+      {formatPrice(value, { round: round ?? false, tick })}
       {unit ? <>{" "}<span className="text-slate-600">{unit}</span></> : null}
     </span>
   )

@@ -73,6 +73,53 @@ describe("the shared market-data cache", () => {
   })
 })
 
+describe("the markets' tick rates", () => {
+  let h: ConsoleHarness
+  beforeAll(async () => {
+    h = await createConsoleHarness()
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it("are the service's tick_rate per market, asked once per window however many readers ask", async () => {
+    let t = 0
+    let calls = 0
+    const data = createMarketData({
+      now: () => t,
+      marketsTtlMs: 600_000,
+      upstream: {
+        listHistoricalPrices: (market, query) => h.upstream.listHistoricalPrices(market, query),
+        listPrices: (markets) => h.upstream.listPrices(markets),
+        listMarkets: () => {
+          calls++
+          return h.upstream.listMarkets()
+        },
+      },
+    })
+    const [a, b] = await Promise.all([data.tickRates(), data.tickRates()])
+    const listed = await h.upstream.listMarkets()
+    expect(Object.keys(a).length).toBe(listed.length)
+    for (const m of listed) expect(a[m.market]).toBe(m.tick_rate)
+    expect(b).toEqual(a)
+    expect(calls).toBe(1)
+    t += 600_000
+    await data.tickRates()
+    expect(calls).toBe(2)
+  })
+
+  it("are empty when the service does not answer, so prices fall back to the decimals by size", async () => {
+    const data = createMarketData({
+      upstream: {
+        listHistoricalPrices: () => Promise.reject(new Error("unused")),
+        listPrices: () => Promise.reject(new Error("unused")),
+        listMarkets: () => Promise.reject(new Error("service down")),
+      },
+    })
+    expect(await data.tickRates()).toEqual({})
+  })
+})
+
 describe("the TTL cache under failures", () => {
   it("holds a failure for the window (no hammering) and serves the last good answer marked stale", async () => {
     let t = 0

@@ -67,14 +67,17 @@ export interface HistorySnapshot {
 
 /** Market data for every open chart: history at most one service call per market and range per `ttlMs`. */
 export function createMarketData(options: {
-  upstream: Pick<MarketDataOperations, "listHistoricalPrices" | "listPrices">
+  upstream: Pick<MarketDataOperations, "listHistoricalPrices" | "listPrices"> & Partial<Pick<MarketDataOperations, "listMarkets">>
   ttlMs?: number
+  /** How long the markets' tick rates are held: they change rarely (10 minutes unless said). */
+  marketsTtlMs?: number
   now?: () => number
 }) {
   const now = options.now ?? Date.now
   const ttlMs = options.ttlMs ?? 10_000
   const histories = createTtlCache<HistoricalPrice[]>({ ttlMs, now })
   const prices = createTtlCache<MarketPrice[]>({ ttlMs, now, maxKeys: 1 })
+  const markets = createTtlCache<Record<string, string>>({ ttlMs: options.marketsTtlMs ?? 600_000, now, maxKeys: 1 })
 
   return {
     ttlMs,
@@ -96,6 +99,22 @@ export function createMarketData(options: {
     async prices(): Promise<{ items: MarketPrice[]; fetchedAt: number; stale: boolean }> {
       const answer = await prices.get("all", () => options.upstream.listPrices(PRICE_MARKETS))
       return { items: answer.data, fetchedAt: answer.fetchedAt, stale: answer.stale }
+    },
+
+    /**
+     * Each market's `tick_rate` (GET /v2/markets), which sets the decimals its prices are
+     * shown with (lib/format). Empty when the service does not answer: prices then fall
+     * back to the decimals by size, and nothing else fails for it.
+     */
+    async tickRates(): Promise<Record<string, string>> {
+      const list = options.upstream.listMarkets?.bind(options.upstream)
+      if (!list) return {}
+      try {
+        const answer = await markets.get("all", async () => Object.fromEntries((await list()).map((m) => [m.market, m.tick_rate])))
+        return answer.data
+      } catch {
+        return {}
+      }
     },
   }
 }

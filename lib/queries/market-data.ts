@@ -45,6 +45,15 @@ export function useMarketPricesQuery(options?: QueryOptions<MarketPrices>) {
   })
 }
 
+/**
+ * The service's tick_rate of `market` (the decimals its prices are shown with, lib/format's
+ * formatPrice `tick`); undefined until the prices answer, or for a market it did not list.
+ */
+export function useTickRate(market: string | null | undefined): string | undefined {
+  const { data } = useMarketPricesQuery()
+  return market ? data?.tick_rates[market] : undefined
+}
+
 export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
   return apiFetch("/api/overview", { signal, schema: overviewSchema })
 }

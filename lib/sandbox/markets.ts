@@ -11,7 +11,7 @@ import {
   PRICE_MARKETS,
 } from "@/lib/schemas/market-data"
 import { timestamp } from "@/lib/sandbox/format"
-import { historyDeviation, marketAssets, priceDecimals, referenceUsd } from "@/lib/sandbox/pricing"
+import { historyDeviation, marketAssets, marketTickPlaces, priceDecimals } from "@/lib/sandbox/pricing"
 import type { QuoteBook } from "@/lib/sandbox/quotes"
 import { unitDraw } from "@/lib/sandbox/random"
 
@@ -257,8 +257,7 @@ function isKnownMarket(market: string): boolean {
 }
 
 function tickRate(market: string): string {
-  const { base, quote } = marketAssets(market)
-  const places = priceDecimals(referenceUsd(base).div(referenceUsd(quote)))
+  const places = marketTickPlaces(market)
   return toDecimal("1").div(toDecimal("10").pow(places)).toFixed(places)
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { type Decimal, toDecimal } from "@/lib/money"
 import { decodeCursor, encodeCursor, timeBound } from "@/lib/sandbox/cursor"
 import { FaultInjector } from "@/lib/sandbox/faults"
-import { ASSET_PRICING, marketPrices, movedTooFar, priceDecimals, referenceUsd, stepMid } from "@/lib/sandbox/pricing"
+import { ASSET_PRICING, marketPrices, marketTickPlaces, movedTooFar, priceDecimals, referenceUsd, stepMid } from "@/lib/sandbox/pricing"
 import { SANDBOX_MARKETS } from "@/lib/sandbox/pricing"
 import type { RuntimeSettings } from "@/lib/sandbox/settings"
 
@@ -46,9 +46,24 @@ describe("the price walk", () => {
       const { mid, buy, sell } = marketPrices(market, mids)
       expect(buy.gt(mid), market).toBe(true)
       expect(sell.lt(mid), market).toBe(true)
-      expect(buy.decimalPlaces()).toBeLessThanOrEqual(priceDecimals(mid))
-      expect(sell.decimalPlaces()).toBeLessThanOrEqual(priceDecimals(mid))
+      expect(buy.decimalPlaces()).toBeLessThanOrEqual(marketTickPlaces(market))
+      expect(sell.decimalPlaces()).toBeLessThanOrEqual(marketTickPlaces(market))
     }
+  })
+
+  it("keeps a market's tick when its price crosses a size boundary (the tick_rate GET /v2/markets states)", () => {
+    expect(marketTickPlaces("LTCUSD")).toBe(4)
+    expect(marketTickPlaces("BTCUSD")).toBe(2)
+    expect(marketTickPlaces("MATICUSD")).toBe(6)
+    // LTC (reference 95) walked above 100: still quoted to 0.0001, not 0.01.
+    const mids = new Map(referenceMids())
+    mids.set("LTC", toDecimal("101.23456789"))
+    const { buy, sell } = marketPrices("LTCUSD", mids)
+    expect(buy.gt(100)).toBe(true)
+    expect(buy.decimalPlaces()).toBeGreaterThan(2)
+    expect(buy.decimalPlaces()).toBeLessThanOrEqual(4)
+    expect(sell.decimalPlaces()).toBeLessThanOrEqual(4)
+    expect(priceDecimals(buy)).toBe(2)
   })
 
   it("rejects beyond a 10% move either way, not at it", () => {

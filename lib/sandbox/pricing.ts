@@ -111,12 +111,22 @@ export function marketMid(market: string, midsUsd: ReadonlyMap<string, Decimal>)
   return baseUsd.div(quoteUsd)
 }
 
+/**
+ * The decimals of a market's tick (its `tick_rate` in GET /v2/markets): fixed per market,
+ * set by the size of its reference price (LTCUSD at 95 quotes to 0.0001 even above 100),
+ * as the service keeps a market's tick whatever its price does.
+ */
+export function marketTickPlaces(market: string): number {
+  const { base, quote } = marketAssets(market)
+  return priceDecimals(referenceUsd(base).div(referenceUsd(quote)))
+}
+
 /** BUY rounds up and SELL rounds down to the market's tick, so BUY > mid > SELL. */
 export function marketPrices(market: string, midsUsd: ReadonlyMap<string, Decimal>): MarketPrices {
   const { base } = marketAssets(market)
   const mid = marketMid(market, midsUsd)
   const half = toDecimal(ASSET_PRICING[base]?.halfSpread ?? "0.002")
-  const places = priceDecimals(mid)
+  const places = marketTickPlaces(market)
   const buy = roundUp(mid.mul(half.plus(1)), places)
   let sell = roundDown(mid.mul(toDecimal("1").minus(half)), places)
   if (sell.gte(buy)) sell = buy.minus(toDecimal("1").div(10 ** places))

@@ -111,5 +111,11 @@ export const marketHistorySchema = z.object({
 export type MarketHistory = z.infer<typeof marketHistorySchema>
 
 /** GET /api/markets/prices: current and 24-hours-ago prices of the USD markets. */
-export const marketPricesSchema = z.object({ items: z.array(marketPriceSchema), fetched_at: dateTimeSchema, stale: z.boolean() })
+export const marketPricesSchema = z.object({
+  items: z.array(marketPriceSchema),
+  /** Each market's tick_rate from the service ("0.01"); empty when it did not answer. */
+  tick_rates: z.record(z.string(), decimalString).default({}),
+  fetched_at: dateTimeSchema,
+  stale: z.boolean(),
+})
 export type MarketPrices = z.infer<typeof marketPricesSchema>
