@@ -137,7 +137,7 @@ describe("traces over OTLP/HTTP", () => {
     }) as typeof process.exit)
     try {
       const name = `console.flush-check.${randomUUID()}`
-      await inSpan(name, {}, async () => undefined)
+      await inSpan(name, {}, () => Promise.resolve(undefined))
       flushTracesBeforeExit(10_000)
       process.exit(143)
       await vi.waitFor(() => expect(exits).toEqual([143]), { timeout: 15_000 })
