@@ -106,9 +106,14 @@ describe("traces over OTLP/HTTP", () => {
         "console POST /api/profiles/[profileId]/quote-executions",
         "console.intent.write",
         "console.intent.place",
+        "console.intent.settle",
         "upstream createQuoteExecution",
       ]),
     )
+    // Database query groups are marked as such, by group.
+    const settle = spans.find((s) => s.name === "console.intent.settle")!
+    expect(attribute(settle, "console.db.group")).toBe("intent.settle")
+    expect(attribute(settle, "db.system.name")).toBe("postgresql")
     const request = spans.find((s) => s.name.startsWith("console POST"))!
     expect(attribute(request, "console.role")).toBe("trader")
     expect(String(attribute(request, "http.response.status_code"))).toBe("200")
@@ -122,6 +127,23 @@ describe("traces over OTLP/HTTP", () => {
     for (const secret of ["trader@example.com", "0.00123", "Bearer", SECRET]) expect(everything).not.toContain(secret)
     // The log lines written during the trade carry its trace id.
     expect(logged.some((line) => line.includes(`"traceId":"${traceId}"`) && line.includes("intent.succeeded"))).toBe(true)
-    await provider.shutdown()
   }, 120_000)
+
+  it("at shutdown the process's exit waits until the spans still batched have gone out", async () => {
+    const { flushTracesBeforeExit, inSpan } = await import("@/lib/tracing")
+    const exits: unknown[] = []
+    const exitSpy = vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
+      exits.push(code)
+    }) as typeof process.exit)
+    try {
+      const name = `console.flush-check.${randomUUID()}`
+      await inSpan(name, {}, () => Promise.resolve(undefined))
+      flushTracesBeforeExit(10_000)
+      process.exit(143)
+      await vi.waitFor(() => expect(exits).toEqual([143]), { timeout: 15_000 })
+      expect(received.some((s) => s.name === name)).toBe(true)
+    } finally {
+      exitSpy.mockRestore()
+    }
+  }, 30_000)
 })

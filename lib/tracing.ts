@@ -41,3 +41,62 @@ export function activeTraceId(): string | undefined {
 export function injectTraceContext(headers: Record<string, string>): void {
   propagation.inject(context.active(), headers)
 }
+
+/**
+ * Runs one group of database queries (an intent write, a policy read, a usage read...) in a
+ * span named `console.<group>`, marked as database work. Its attributes name the group and
+ * what the caller adds (an operation, a ref_id): never a value the queries carry.
+ */
+export function inDbSpan<T>(group: string, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+  return inSpan(`console.${group}`, { "db.system.name": "postgresql", "console.db.group": group, ...attributes }, work)
+}
+
+// ---------------------------------------------------------------- flushing at exit
+
+/** How long the spans still batched may take to go out when the process ends. */
+export const TRACE_FLUSH_MS = 2000
+
+const flushing = globalThis as unknown as { __consoleTraceFlush?: () => Promise<void> }
+
+/** The SDK's flush (lib/tracing-sdk.ts registers its provider's shutdown): spans batched so far are sent. */
+export function onTracesFlush(flush: () => Promise<void>): void {
+  flushing.__consoleTraceFlush = flush
+}
+
+/** Sends the spans still batched, for at most `boundMs`: true when they went out. Nothing to do without tracing. */
+export async function flushTraces(boundMs = TRACE_FLUSH_MS): Promise<boolean> {
+  const flush = flushing.__consoleTraceFlush
+  if (!flush) return true
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([
+      flush().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), boundMs)
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * From now on the process's exit waits for the spans still batched (at most `boundMs`), so
+ * the last requests' spans are not lost: the graceful shutdown calls this, and Next's
+ * handler, which ends the process with process.exit once its server has closed, then exits
+ * after the flush. The first exit's code wins. Nothing changes without tracing.
+ */
+export function flushTracesBeforeExit(boundMs = TRACE_FLUSH_MS): void {
+  if (!flushing.__consoleTraceFlush) return
+  const exit = process.exit.bind(process)
+  let exiting = false
+  process.exit = ((code?: number | string | null) => {
+    if (exiting) return undefined as never
+    exiting = true
+    void flushTraces(boundMs).finally(() => exit(code))
+    return undefined as never
+  })
+}

@@ -1,7 +1,7 @@
 // Load shapes: closed-loop connections (throughput), and clients polling on a fixed period.
 import type http from "node:http"
 import { type HttpRequest, keepAliveAgent, send } from "./http"
-import { percentile, sleep } from "./stats"
+import { max, percentile, sleep } from "./stats"
 
 export interface LoadResult {
   requests: number
@@ -12,6 +12,8 @@ export interface LoadResult {
   rps: number
   p50: number
   p99: number
+  /** The slowest answer (ms). */
+  max: number
   firstError?: string
 }
 
@@ -69,6 +71,7 @@ export async function closedLoop(options: {
     rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    max: max(latencies),
     ...(firstError ? { firstError } : {}),
   }
 }
@@ -124,6 +127,7 @@ export async function pollers(options: {
     rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    max: max(latencies),
     ...(firstError ? { firstError } : {}),
   }
 }

@@ -8,18 +8,12 @@
 //   the other instance holds the quotes lease within 1 s of the signal (read in the database);
 //   the stopped instance exits 0.
 // Everything listens on 127.0.0.1 and every loop is bounded by a count or a deadline.
-import { randomBytes, randomUUID } from "node:crypto"
-import bcrypt from "bcryptjs"
-import pg from "pg"
-import { z } from "zod"
-import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
-import { expectOk, json, keepAliveAgent, send } from "./http"
+import { randomUUID } from "node:crypto"
+import { conversionCreate, conversionsPerRef, startFleet } from "./fleet"
+import { json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
-import { createBenchDatabase, scaleDatabaseServer } from "./postgres"
-import { freePort, onCleanup, tempDir } from "./processes"
 import type { Row } from "./report"
-import { type ConsoleServer, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
-import { profilesSchema } from "./shapes"
+import type { ConsoleServer } from "./servers"
 import { round, sleep } from "./stats"
 
 export interface ShutdownSettings {
@@ -34,8 +28,6 @@ export const SHUTDOWN_FULL: ShutdownSettings = { creates: 50, concurrency: 10, s
 export const SHUTDOWN_SMOKE: ShutdownSettings = { creates: 20, concurrency: 5, signalAfter: 6 }
 
 const GROUP = "10. graceful shutdown: SIGTERM during a burst of creates, two instances on one Postgres"
-const PROFILE = "Treasury"
-const conversionsSchema = z.object({ items: z.array(z.object({ id: z.string(), ref_id: z.string().optional() })) })
 
 type Outcome = { ref: string; status: number; code: string | null; attempts: number; movedToOther: boolean }
 
@@ -49,55 +41,8 @@ export async function shutdownSection(ctx: {
   failures: string[]
 }): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
-  const serverUrl = scaleDatabaseServer()
-  if (!serverUrl) throw new Error("shutdown: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres server the bench may create a database on")
-  const databaseUrl = await createBenchDatabase(serverUrl)
-  const clientId = "bench-shutdown-client"
-  const clientSecret = randomBytes(24).toString("base64url")
-  const sandbox = await startSandbox({
-    port: await freePort(4700, 4799),
-    dataDir: tempDir("console-bench-shutdown-sandbox-"),
-    logDir: ctx.logDir,
-    clientId,
-    clientSecret,
-    env: { SANDBOX_SETTLE_DELAY_MS: "0" },
-  })
-  const token = await sandboxToken(sandbox.origin, clientId, clientSecret, UPSTREAM_SCOPES)
-  const password = randomBytes(12).toString("base64url")
-  const users = JSON.stringify([{ email: "shutdown@example.com", role: "trader", passwordHash: bcrypt.hashSync(password, 8) }])
-  const nextAuthSecret = randomBytes(32).toString("base64url")
-  const apps: (ConsoleServer & { name: string })[] = []
-  for (const name of ["console-shutdown-1", "console-shutdown-2"]) {
-    const port = await freePort(3700, 3799)
-    logLine(`shutdown: starting ${name} on ${port}`)
-    const app = await startConsole({
-      name,
-      distDir: ctx.distDir,
-      port,
-      dataDir: tempDir("console-bench-shutdown-data-"),
-      logDir: ctx.logDir,
-      env: {
-        DATABASE_URL: databaseUrl,
-        UPSTREAM_BASE_URL: `${sandbox.origin}/sandbox/v2`,
-        UPSTREAM_TOKEN_URL: `${sandbox.origin}/sandbox/oauth2/token`,
-        UPSTREAM_CLIENT_ID: clientId,
-        UPSTREAM_CLIENT_SECRET: clientSecret,
-        NEXTAUTH_SECRET: nextAuthSecret,
-        CONSOLE_USERS: users,
-        LOG_LEVEL: "info",
-      },
-    })
-    apps.push({ ...app, name })
-  }
-  const cookie = await signIn(apps[0]!.origin, "shutdown@example.com", password)
-  const headersFor = (app: ConsoleServer) => ({ cookie, origin: app.origin })
-  const profiles = profilesSchema.parse(json(expectOk(await send(apps[0]!.origin, { path: "/api/profiles", headers: headersFor(apps[0]!) }), "profiles")))
-  const profileId = profiles.items.find((p) => p.nickname === PROFILE)?.id
-  if (!profileId) throw new Error(`shutdown: the sandbox has no ${PROFILE} profile`)
-
-  const db = new pg.Client({ connectionString: databaseUrl })
-  await db.connect()
-  onCleanup(() => db.end())
+  const fleet = await startFleet({ label: "shutdown", instances: 2, distDir: ctx.distDir, logDir: ctx.logDir, logLine })
+  const { apps, db, headersFor } = fleet
   const holder = async (): Promise<string | null> => {
     const { rows: feed } = await db.query<{ holder: string | null; live: boolean }>(
       "select holder, lease_until > floor(extract(epoch from clock_timestamp()) * 1000) as live from console_quote_feed where id = 1",
@@ -141,18 +86,7 @@ export async function shutdownSection(ctx: {
       return Number.NaN
     })()
   }
-  const createOn = (app: ConsoleServer, ref: string, a: typeof agent) =>
-    send(
-      app.origin,
-      {
-        method: "POST",
-        path: "/api/conversions",
-        headers: { ...headersFor(app), "content-type": "application/json" },
-        body: JSON.stringify({ profile_id: profileId, amount: "1.25", source_asset: "USD", target_asset: "USDP", ref_id: ref }),
-        timeoutMs: 30_000,
-      },
-      a,
-    )
+  const createOn = (app: ConsoleServer, ref: string, a: typeof agent) => send(app.origin, conversionCreate(fleet, app, ref), a)
   const burstStart = Date.now()
   // A stream, not one volley: `concurrency` callers each send their next create when the
   // last is answered, so creates keep arriving after the signal.
@@ -205,14 +139,7 @@ export async function shutdownSection(ctx: {
   await Promise.all(readers)
 
   // Counted at the service: each ref_id names exactly one conversion.
-  const perRef = new Map<string, number>()
-  for (const { ref } of outcomes) {
-    const res = expectOk(
-      await send(sandbox.origin, { path: `/sandbox/v2/conversion/stablecoins?ref_id=${encodeURIComponent(ref)}`, headers: { authorization: `Bearer ${token}` } }),
-      "list conversions",
-    )
-    perRef.set(ref, conversionsSchema.parse(json(res)).items.filter((c) => c.ref_id === ref).length)
-  }
+  const perRef = await conversionsPerRef(fleet, outcomes.map((o) => o.ref))
   const lost = [...perRef.values()].filter((n) => n !== 1).length
   const { rows: unresolved } = await db.query<{ n: string }>("select count(*) as n from console_intents where ref_id like $1 and state in ('PENDING', 'UNKNOWN')", [
     `${refPrefix}%`,
@@ -245,8 +172,7 @@ export async function shutdownSection(ctx: {
     goal: "≤ 1 s, exit 0",
     ok: takeoverMs <= 1000 && exitCode === 0,
   })
-  for (const app of apps) await app.server.stop(15_000)
-  await sandbox.server.stop()
+  await fleet.stop()
 }
 
 /** The instance holding the quotes lease: each logs "quotes.poller_started" with its id when it takes it. */

@@ -16,7 +16,8 @@ export function median(values: readonly number[]): number {
 }
 
 export function max(values: readonly number[]): number {
-  return values.length === 0 ? Number.NaN : Math.max(...values)
+  // A loop, not Math.max(...values): a long run's latencies would overflow the call's arguments.
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => (b > a ? b : a), Number.NEGATIVE_INFINITY)
 }
 
 export function sum(values: readonly number[]): number {

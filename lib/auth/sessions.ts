@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { type ConsoleSession, consoleAuthEvents, consoleSessions } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { inDbSpan } from "@/lib/tracing"
 
 /** Idle sign-out: a session ends this long after its last request. */
 export const SESSION_IDLE_S = 30 * 60
@@ -147,7 +148,7 @@ export async function resolveSession(db: Db, id: unknown, now = Date.now()): Pro
   // most one touch) of the session, instead of one each.
   const pending = inflight.get(id)
   if (pending) return pending
-  const check = checkSession(db, id, now)
+  const check = inDbSpan("session.read", () => checkSession(db, id, now))
     .catch((error: unknown) => {
       // The database is not answering: a session this instance saw valid a moment ago stays
       // valid meanwhile (reads that need no database keep working; writes fail on their own).

@@ -5,6 +5,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { submitConversion } from "@/lib/console/submission"
+import { intentsWritable } from "@/lib/console/readiness"
 import { errorResponse } from "@/lib/console/with-staff"
 import { openDatabase } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
@@ -68,6 +69,22 @@ describe.skipIf(!testDatabaseUrl())("bounded database work on Postgres", () => {
     const placed = await submitConversion(h, trader, conversion(refId))
     expect(placed.kind).toBe("placed")
     expect(await conversionsWithRef(refId)).toHaveLength(1)
+  }, 60_000)
+
+  it("readiness's database check fails while console_intents is locked (select 1 would not), and passes once it is free", async () => {
+    await expect(intentsWritable(h.db, 200)).resolves.toBeUndefined()
+    await expect(h.db.execute(sql`select 1`)).resolves.toBeDefined()
+    await locker.query("begin")
+    await locker.query("lock table console_intents in access exclusive mode")
+    try {
+      // What the old check did still answers: the lock is on one table.
+      await expect(h.db.execute(sql`select 1`)).resolves.toBeDefined()
+      const error = await failureOf(intentsWritable(h.db, 200))
+      expect(isDatabaseUnavailable(error)).toBe(true)
+    } finally {
+      await locker.query("rollback")
+    }
+    await expect(intentsWritable(h.db, 200)).resolves.toBeUndefined()
   }, 60_000)
 
   it("a request that finds every pooled connection taken is refused with 503 once the connect timeout passes, and the pool serves again when one is free", async () => {

@@ -7,6 +7,7 @@ import { type ConsoleIntent, type IntentOperation, type IntentState, consoleInte
 import { consoleProblemBody } from "@/lib/problem"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { Problem } from "@/lib/schemas/problem"
+import { inDbSpan } from "@/lib/tracing"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
 
 /**
@@ -95,7 +96,11 @@ export async function insertAdmittedIntent(
  * Writes the PENDING row before anything is sent. A create whose ref_id already has an
  * intent gets that row back instead (`created: false`): a retry or double submission.
  */
-export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<{ intent: ConsoleIntent; created: boolean }> {
+export function openIntent(db: Db, input: NewIntent & IntentKey): Promise<{ intent: ConsoleIntent; created: boolean }> {
+  return inDbSpan("intent.open", () => insertIntent(db, input), { "console.operation": input.operation })
+}
+
+async function insertIntent(db: Db, input: NewIntent & IntentKey): Promise<{ intent: ConsoleIntent; created: boolean }> {
   const refId = "refId" in input ? input.refId : null
   const inserted = await db
     .insert(consoleIntents)
@@ -116,16 +121,19 @@ export async function openIntent(db: Db, input: NewIntent & IntentKey): Promise<
  * the problem it was answered with. It holds no ref_id (the request keeps the one sent),
  * so a corrected order may use it; it counts toward no limit and is never retried.
  */
-export async function recordRefusal(
-  db: Db,
-  input: NewIntent & {
-    problem: Problem
-    at: Date
-    market?: string | null | undefined
-    side?: string | null | undefined
-    size?: { amount: string; currency: string } | null | undefined
-  },
-): Promise<ConsoleIntent> {
+export function recordRefusal(db: Db, input: Refusal): Promise<ConsoleIntent> {
+  return inDbSpan("refusal.write", () => insertRefusal(db, input), { "console.operation": input.operation })
+}
+
+type Refusal = NewIntent & {
+  problem: Problem
+  at: Date
+  market?: string | null | undefined
+  side?: string | null | undefined
+  size?: { amount: string; currency: string } | null | undefined
+}
+
+async function insertRefusal(db: Db, input: Refusal): Promise<ConsoleIntent> {
   const [row] = await db
     .insert(consoleIntents)
     .values({
@@ -184,7 +192,11 @@ export async function recordEventReplay(
  * Records how an intent ended. Success always wins (a record exists); a failure or an
  * unknown outcome only replaces PENDING or UNKNOWN, never a known result.
  */
-export async function settleIntent(db: Db, id: string, outcome: IntentOutcome): Promise<void> {
+export function settleIntent(db: Db, id: string, outcome: IntentOutcome): Promise<void> {
+  return inDbSpan("intent.settle", () => updateOutcome(db, id, outcome), { "console.intent_state": outcome.state })
+}
+
+async function updateOutcome(db: Db, id: string, outcome: IntentOutcome): Promise<void> {
   const now = new Date()
   if (outcome.state === "SUCCEEDED") {
     await db

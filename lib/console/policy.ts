@@ -8,6 +8,7 @@ import { type OrderSize, atOrOverThreshold, conversionSize, executionSize, limit
 import { type Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { formatAmount } from "@/lib/format"
 import { limitExceeded, validationFailed } from "@/lib/problem"
+import { inDbSpan } from "@/lib/tracing"
 import { DEFAULT_POLICY, type Limits, type Policy, type PolicyView, type Usage, policySchema } from "@/lib/schemas/approvals"
 
 export type Clock = () => Date
@@ -24,10 +25,12 @@ export interface StoredPolicy {
 }
 
 /** The policy in force: the saved one, or the defaults until an admin saves one. */
-export async function readPolicy(db: Db): Promise<StoredPolicy> {
-  const [row] = await db.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
-  if (!row) return { policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null }
-  return { policy: policySchema.parse(row.policy), updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+export function readPolicy(db: Db): Promise<StoredPolicy> {
+  return inDbSpan("policy.read", async () => {
+    const [row] = await db.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
+    if (!row) return { policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null }
+    return { policy: policySchema.parse(row.policy), updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+  })
 }
 
 /** The saved policy's JSON, as a value inside another query (null until an admin saves one). */
@@ -81,9 +84,11 @@ const NOT_USED: ("FAILED" | "REFUSED")[] = ["FAILED", "REFUSED"]
  * ones in flight and requests waiting for approval; refused, rejected, withdrawn and
  * expired ones count nothing.
  */
-export async function usedToday(db: Db, email: string, currency: string, at: Date): Promise<Decimal> {
-  const [row] = await db.select({ total: usedTodaySum }).from(consoleIntents).where(usedTodayWhere(email, currency, at))
-  return toDecimal(row?.total ?? "0")
+export function usedToday(db: Db, email: string, currency: string, at: Date): Promise<Decimal> {
+  return inDbSpan("usage.read", async () => {
+    const [row] = await db.select({ total: usedTodaySum }).from(consoleIntents).where(usedTodayWhere(email, currency, at))
+    return toDecimal(row?.total ?? "0")
+  })
 }
 
 /** `usedToday` as parts of a query: the sum to select from console_intents, and the rows it adds up. */
@@ -143,25 +148,27 @@ export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used:
 export async function policyView(db: Db, at: Date): Promise<PolicyView> {
   const stored = await readPolicy(db)
   const { start, end } = utcDay(at)
-  const rows = await db
-    .select({
-      email: consoleIntents.staffEmail,
-      role: sql<string>`max(${consoleIntents.staffRole})`,
-      currency: consoleIntents.sizeCurrency,
-      total: sql<string>`sum(${consoleIntents.sizeAmount})`,
-    })
-    .from(consoleIntents)
-    .where(
-      and(
-        isNotNull(consoleIntents.sizeAmount),
-        inArray(consoleIntents.operation, [...CREATES]),
-        notInArray(consoleIntents.state, NOT_USED),
-        gte(consoleIntents.createdAt, start),
-        lt(consoleIntents.createdAt, end),
-      ),
-    )
-    .groupBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency)
-    .orderBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency)
+  const rows = await inDbSpan("usage.read", () =>
+    db
+      .select({
+        email: consoleIntents.staffEmail,
+        role: sql<string>`max(${consoleIntents.staffRole})`,
+        currency: consoleIntents.sizeCurrency,
+        total: sql<string>`sum(${consoleIntents.sizeAmount})`,
+      })
+      .from(consoleIntents)
+      .where(
+        and(
+          isNotNull(consoleIntents.sizeAmount),
+          inArray(consoleIntents.operation, [...CREATES]),
+          notInArray(consoleIntents.state, NOT_USED),
+          gte(consoleIntents.createdAt, start),
+          lt(consoleIntents.createdAt, end),
+        ),
+      )
+      .groupBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency)
+      .orderBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency),
+  )
   const usage: Usage[] = rows.map((row) => {
     const currency = row.currency ?? "USD"
     const limits = limitsFor(stored.policy, { email: row.email, role: row.role as Staff["role"] })

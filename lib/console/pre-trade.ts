@@ -6,6 +6,7 @@ import { consoleIntents } from "@/lib/db/schema"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { DEFAULT_POLICY, POLICY_CURRENCIES } from "@/lib/schemas/approvals"
 import type { PreTradeFacts } from "@/lib/schemas/pre-trade"
+import { inDbSpan } from "@/lib/tracing"
 
 /**
  * The facts the forms check an order against before Confirm, read the way the server's
@@ -15,11 +16,13 @@ import type { PreTradeFacts } from "@/lib/schemas/pre-trade"
 export async function preTradeFacts(db: Db, staff: Staff, at: Date): Promise<PreTradeFacts> {
   const { policy } = await readPolicy(db)
   // The admission's own rows (lib/console/policy): refused and failed creates use nothing.
-  const rows = await db
-    .select({ currency: consoleIntents.sizeCurrency, total: usedTodaySum })
-    .from(consoleIntents)
-    .where(usedTodayWhere(staff.email, undefined, at))
-    .groupBy(consoleIntents.sizeCurrency)
+  const rows = await inDbSpan("usage.read", () =>
+    db
+      .select({ currency: consoleIntents.sizeCurrency, total: usedTodaySum })
+      .from(consoleIntents)
+      .where(usedTodayWhere(staff.email, undefined, at))
+      .groupBy(consoleIntents.sizeCurrency),
+  )
   const used = new Map(rows.map((r) => [r.currency ?? "", toDecimal(r.total ?? "0").toFixed(FIAT_DECIMALS)]))
   const limits = limitsFor(policy, staff)
   const retype = policy.retype_amount_over ?? DEFAULT_POLICY.retype_amount_over ?? {}

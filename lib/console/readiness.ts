@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm"
 import { database } from "@/lib/console/database"
 import { consoleRuntime } from "@/lib/console/runtime"
 import { shuttingDown } from "@/lib/console/draining"
-import { MIGRATIONS_FOLDER } from "@/lib/db/client"
+import { type Db, MIGRATIONS_FOLDER } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { withinOrNull } from "@/lib/within"
 
@@ -35,6 +35,18 @@ function newestMigrationWhen(): number {
   return newestMigration
 }
 
+/**
+ * The database check: not just `select 1`, which a locked table does not stop, but whether
+ * an intent could be written now (the table lock every insert takes), waiting at most
+ * `waitMs` for it. Throws when it cannot.
+ */
+export async function intentsWritable(db: Db, waitMs = 1000): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`set local lock_timeout = '${Math.trunc(waitMs)}ms'`))
+    await tx.execute(sql`lock table console_intents in row exclusive mode`)
+  })
+}
+
 async function check(work: () => Promise<boolean>, failure: string): Promise<CheckResult> {
   let failed = false
   const answer = await withinOrNull(
@@ -53,8 +65,7 @@ async function check(work: () => Promise<boolean>, failure: string): Promise<Che
 export async function readiness(): Promise<Readiness> {
   const [db, migrations, token, leases] = await Promise.all([
     check(async () => {
-      const { db } = await database()
-      await db.execute(sql`select 1`)
+      await intentsWritable((await database()).db)
       return true
     }, "health.database_failed"),
     check(async () => {

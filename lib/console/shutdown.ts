@@ -3,6 +3,7 @@ import { beginShutdown, shuttingDown, writesInFlight, writesSettled } from "@/li
 import { builtRuntime } from "@/lib/console/runtime"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
+import { flushTracesBeforeExit } from "@/lib/tracing"
 import { withinOrNull } from "@/lib/within"
 
 /** How long giving the leases up may take (a database that does not answer lets them lapse instead). */
@@ -24,7 +25,9 @@ type SignalListener = (signal: NodeJS.Signals) => void
  *     leases lapse;
  *  3. hands over to Next's handler: no new connections, the requests in flight answered;
  *  4. waits for the writes already taken (placements in flight) up to SHUTDOWN_TIMEOUT_MS
- *     and exits 0 when they all finished (1 when some were cut short).
+ *     and exits 0 when they all finished (1 when some were cut short);
+ *  5. with traces on, the exit (Next's or this one's) first sends the spans still batched,
+ *     for at most TRACE_FLUSH_MS (lib/tracing.ts).
  */
 export function installShutdown(): void {
   const installed = globalThis as unknown as { __consoleShutdownInstalled?: boolean }
@@ -45,6 +48,7 @@ export function installShutdown(): void {
 async function shutdown(signal: NodeJS.Signals, next: SignalListener[]): Promise<void> {
   if (shuttingDown()) return
   beginShutdown()
+  flushTracesBeforeExit()
   const timeoutMs = env().shutdownTimeoutMs
   const started = Date.now()
   log.info("console.shutting_down", { signal, writesInFlight: writesInFlight(), timeoutMs })

@@ -29,7 +29,7 @@ import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
 import type { Conversion, Quote, QuoteExecution } from "@/lib/schemas/records"
-import { inSpan } from "@/lib/tracing"
+import { inDbSpan } from "@/lib/tracing"
 
 /**
  * The submission path every create takes, approval or not: price it, admit it (its
@@ -160,11 +160,15 @@ async function submit<T>(
   }
   let admission: Awaited<ReturnType<typeof admit>>
   try {
-    admission = await inSpan("console.intent.write", { "console.operation": gate.operation, "console.ref_id": gate.refId }, async (span) => {
-      const admitted = await admit(deps.db, full, now)
-      span.setAttribute("console.admitted", admitted.admitted)
-      return admitted
-    })
+    admission = await inDbSpan(
+      "intent.write",
+      async (span) => {
+        const admitted = await admit(deps.db, full, now)
+        span.setAttribute("console.admitted", admitted.admitted)
+        return admitted
+      },
+      { "console.operation": gate.operation, "console.ref_id": gate.refId },
+    )
   } catch (error) {
     throw await refusedAs(full, error)
   }
