@@ -20,12 +20,14 @@ export {
   type QuoteExecutionOperations,
   type QuoteOperations,
   type SandboxOperations,
+  type TransferOperations,
   type UpstreamClient,
 } from "@/lib/upstream/operations"
 export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
 export * from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
+export { TRANSFER_PAGE_MAX, type TransferListFilters, getTransfer, listTransfers } from "@/lib/upstream/transfers"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
 export {
   DEFAULT_RATE_LIMITS,

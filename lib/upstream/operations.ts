@@ -5,6 +5,8 @@ import type { QuoteExecutionCreate, QuoteExecutionListQuery } from "@/lib/schema
 import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecution, QuoteExecutionPage, profilePageSchema } from "@/lib/schemas/records"
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
+import type { Transfer, TransferPage } from "@/lib/schemas/transfer"
+import type { TransferListFilters } from "@/lib/upstream/transfers"
 import type { HistoricalPrice, HistoryIncrement, MarketPrice, Ticker } from "@/lib/schemas/market-data"
 
 /** What the service client offers, call by call, in the console's own shapes. */
@@ -56,6 +58,12 @@ export interface ConversionOperations {
   cancelConversion(id: string): Promise<Conversion>
 }
 
+/** The service's Transfers API: every movement of a profile's funds (read only). */
+export interface TransferOperations {
+  listTransfers(filters?: TransferListFilters): Promise<TransferPage>
+  getTransfer(id: string): Promise<Transfer>
+}
+
 export interface SandboxOperations {
   /** Sandbox only: funds a profile. Not retried (it carries no ref_id). */
   sandboxDeposit(profileId: string, input: Pick<SandboxDeposit, "asset" | "amount">): Promise<SandboxDepositResponse>
@@ -95,6 +103,7 @@ export interface UpstreamClient
     ProfileOperations,
     QuoteExecutionOperations,
     ConversionOperations,
+    TransferOperations,
     SandboxOperations {
   conversionsApi(): Promise<ConversionsApi>
   conversionsVia(api: ConversionsApi): ConversionOperations
