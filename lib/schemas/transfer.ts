@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { dateTimeSchema, idSchema, serviceRefIdSchema } from "@/lib/schemas/common"
-import { TRANSFER_STATUS_VALUES, TRANSFER_TYPES } from "@/lib/schemas/events-transfers"
+import { TRANSFER_STATUS_VALUES, TRANSFER_TYPES } from "@/lib/schemas/transfer-constants"
 import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
 import { decimalString } from "@/lib/schemas/records"
 
@@ -10,9 +10,7 @@ import { decimalString } from "@/lib/schemas/records"
  * Amounts stay decimal strings; unknown fields are dropped on parse.
  */
 
-export { TRANSFER_STATUS_VALUES, TRANSFER_TYPES }
-export type TransferType = (typeof TRANSFER_TYPES)[number]
-export type TransferStatus = (typeof TRANSFER_STATUS_VALUES)[number]
+export { TRANSFER_STATUS_VALUES, TRANSFER_TYPES, type TransferStatus, type TransferType } from "@/lib/schemas/transfer-constants"
 
 /**
  * The service marks no field required; the console cannot show a transfer without an id,
