@@ -10,7 +10,7 @@ export interface ConsolePage {
   ready?: string
 }
 
-/** One execution and one conversion, placed as the signed-in admin, so their record pages exist; the execution's intent page, and a search that finds it. */
+/** One execution, one conversion and one deposit (a transfer), placed as the signed-in admin, so their record pages exist; the execution's intent page, and a search that finds it. */
 export async function recordPages(api: APIRequestContext, origin: string): Promise<ConsolePage[]> {
   const profiles = (await (await api.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
   const profile = profiles.items.find((p) => p.nickname === "Treasury") ?? profiles.items[0]
@@ -30,6 +30,9 @@ export async function recordPages(api: APIRequestContext, origin: string): Promi
   })
   expect(conversion.ok(), await conversion.text()).toBe(true)
   const { id: conversionId } = (await conversion.json()) as { id: string }
+  const deposit = await api.post("/api/sandbox/deposit", { headers: { origin }, data: { profile_id: profile.id, asset: "USD", amount: "12.00" } })
+  expect(deposit.ok(), await deposit.text()).toBe(true)
+  const { activity_id: transferId } = (await deposit.json()) as { activity_id: string }
   const intents = await api.get(`/api/intents?record_id=${executionId}`)
   expect(intents.ok(), await intents.text()).toBe(true)
   const [intent] = ((await intents.json()) as { items: { id: string }[] }).items
@@ -37,6 +40,7 @@ export async function recordPages(api: APIRequestContext, origin: string): Promi
   return [
     { path: `/executions/${profile.id}/${executionId}`, ready: "execution-record" },
     { path: `/conversions/${conversionId}`, ready: "conversion-record" },
+    { path: `/transfers/${transferId}`, ready: "transfer-record" },
     { path: `/intents/${intent.id}`, ready: "intent-record" },
     { path: `/search?q=${executionId}`, ready: "search-row" },
   ]
@@ -49,6 +53,7 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/executions", ready: "execution-row" },
   { path: "/conversions", ready: "conversion-row" },
   { path: "/conversions/new" },
+  { path: "/transfers", ready: "transfer-row" },
   { path: "/approvals" },
   { path: "/audit", ready: "audit-row" },
   { path: "/events", ready: "reader-status" },

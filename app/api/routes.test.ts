@@ -44,6 +44,7 @@ let runtime: ConsoleRuntime
 let profileId: string
 let executionId: string
 let conversionId: string
+let transferId: string
 
 /** A held quote as a client of the console gets it: from the console's quote cache. */
 async function buyQuoteId(): Promise<string> {
@@ -145,6 +146,9 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/conversions/[id]": { minimum: "support", call: () => Promise.resolve({ params: { id: conversionId } }) },
   "GET /api/conversions/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
   "GET /api/conversions/lookup": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
+  "GET /api/transfers": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&status=COMPLETED` }) },
+  "GET /api/transfers/[id]": { minimum: "support", call: () => Promise.resolve({ params: { id: transferId } }) },
+  "GET /api/transfers/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}` }) },
   "GET /api/search": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `q=${conversionId}` }) },
   "GET /api/intents": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `record_id=${conversionId}` }) },
   "GET /api/intents/[id]": { minimum: "support", call: async () => ({ params: { id: await pendingRequestId() } }) },
@@ -252,6 +256,7 @@ beforeAll(async () => {
     await runtime.upstream.createQuoteExecution(profileId, { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() })
   ).record.id
   conversionId = await pendingConversionId()
+  transferId = (await runtime.upstream.sandboxDeposit(profileId, { asset: "USD", amount: "5.00" })).activity_id!
 }, 60_000)
 
 afterAll(async () => {

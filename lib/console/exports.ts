@@ -4,6 +4,7 @@ import type { Attributed } from "@/lib/console/attribution"
 import { CONVERSION_DECIMALS, csvAmount, csvPrice } from "@/lib/format"
 import type { AuditEntry } from "@/lib/schemas/audit"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
+import type { Transfer } from "@/lib/schemas/transfer"
 
 /**
  * The console's CSV exports (executions, conversions, the audit trail): one page size,
@@ -96,6 +97,28 @@ export const CONVERSION_CSV_COLUMNS: readonly CsvColumn<Attributed<Conversion>>[
   { header: "fail_reason", value: (c) => c.fail_reason?.detail },
   { header: "placed_by", value: (c) => c.placed_by },
   { header: "approved_by", value: (c) => c.approved_by },
+]
+
+/** Amount, fee and total in the asset's places; the service's total is the balance change (unsigned). */
+export const TRANSFER_CSV_COLUMNS: readonly CsvColumn<Transfer>[] = [
+  { header: "id", value: (t) => t.id },
+  { header: "created_at", value: (t) => t.created_at },
+  { header: "updated_at", value: (t) => t.updated_at },
+  { header: "type", value: (t) => t.type },
+  { header: "direction", value: (t) => t.direction },
+  { header: "status", value: (t) => t.status },
+  { header: "asset", value: (t) => t.asset },
+  { header: "amount", value: (t) => csvAmount(t.amount, t.asset) },
+  { header: "fee", value: (t) => csvAmount(t.fee, t.asset) },
+  { header: "total", value: (t) => csvAmount(t.total, t.asset) },
+  { header: "profile_id", value: (t) => t.profile_id },
+  { header: "ref_id", value: (t) => t.ref_id },
+  { header: "crypto_network", value: (t) => t.crypto_network },
+  { header: "crypto_tx_hash", value: (t) => t.crypto_tx_hash },
+  { header: "destination_address", value: (t) => t.destination_address },
+  { header: "memo", value: (t) => t.memo },
+  { header: "group_id", value: (t) => t.group_id },
+  { header: "metadata", value: (t) => metadataJson(t.metadata) },
 ]
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)

@@ -64,3 +64,9 @@ export const intentKeys = {
   detail: (id: string) => [...intentKeys.all, "detail", id] as const,
   ofRecord: (recordId: string) => [...intentKeys.all, "record", recordId] as const,
 }
+
+export const transferKeys = {
+  all: ["transfers"] as const,
+  list: (filters: Record<string, string | undefined>) => [...transferKeys.all, "list", filters] as const,
+  detail: (id: string) => [...transferKeys.all, "detail", id] as const,
+}

@@ -12,28 +12,8 @@ export const EVENTS_SCOPE = "events:read_event"
 export const TRANSFERS_SCOPE = "transfer:read_transfer"
 export const SANDBOX_FIAT_DEPOSIT_SCOPE = "transfer:write_sandbox_fiat_deposit"
 
-export const TRANSFER_TYPES = [
-  "INTERNAL_TRANSFER_DEBIT",
-  "INTERNAL_TRANSFER_CREDIT",
-  "CRYPTO_DEPOSIT",
-  "CRYPTO_WITHDRAWAL",
-  "WIRE_DEPOSIT",
-  "WIRE_WITHDRAWAL",
-  "SEN_DEPOSIT",
-  "SEN_WITHDRAWAL",
-  "BANK_DEPOSIT",
-  "BANK_WITHDRAWAL",
-  "PAXOS_TRANSFER_DEBIT",
-  "PAXOS_TRANSFER_CREDIT",
-  "SIGNET_DEPOSIT",
-  "SIGNET_WITHDRAWAL",
-  "CBIT_WITHDRAWAL",
-  "CBIT_DEPOSIT",
-  "CUBIX_DEPOSIT",
-  "CUBIX_WITHDRAWAL",
-  "RTP_DEPOSIT",
-] as const
-export const TRANSFER_STATUS_VALUES = ["PENDING", "COMPLETED", "FAILED"] as const
+// The transfer types and statuses live in a module without zod, for the pages.
+export { TRANSFER_STATUS_VALUES, TRANSFER_TYPES } from "@/lib/schemas/transfer-constants"
 
 const dateTimeFilter = dateTimeFilterSchema.optional()
 const createdAtBounds = {

@@ -116,9 +116,15 @@ export const orchestrationSchema = z.object({
 })
 export type Orchestration = z.infer<typeof orchestrationSchema>
 
-/** The list's answer: note `orchestrations`, where other lists say `items`. */
-export const orchestrationPageSchema = z.object({
-  orchestrations: z.array(orchestrationSchema),
-  next_page_cursor: z.string().optional(),
-})
+/**
+ * The list's answer: `items`, and the deprecated `orchestrations` (same content) that older
+ * answers carry alone. Read `items`, fall back to `orchestrations`; one of them is required.
+ */
+export const orchestrationPageSchema = z
+  .object({
+    items: z.array(orchestrationSchema).optional(),
+    orchestrations: z.array(orchestrationSchema).optional(),
+    next_page_cursor: z.string().optional(),
+  })
+  .refine((page) => page.items !== undefined || page.orchestrations !== undefined, { message: "must have items (or the deprecated orchestrations)", path: ["items"] })
 export type OrchestrationPage = z.infer<typeof orchestrationPageSchema>

@@ -13,6 +13,8 @@ export const UPSTREAM_SCOPES = [
   "conversion:read_conversion_stablecoin",
   "funding:read_profile",
   "exchange:historical_prices",
+  // The Transfers API: every movement of the profiles' funds (the /transfers page, search).
+  "transfer:read_transfer",
 ] as const
 
 /**
@@ -53,4 +55,4 @@ export const SANDBOX_ADMIN_SCOPE = "sandbox:admin"
 export const EVENT_TRANSFER_SCOPES = ["events:read_event", "transfer:read_transfer", "transfer:write_sandbox_fiat_deposit"] as const
 
 /** Every scope the embedded sandbox grants its clients. */
-export const SANDBOX_SCOPES: readonly string[] = [...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, ...EVENT_TRANSFER_SCOPES, SANDBOX_ADMIN_SCOPE]
+export const SANDBOX_SCOPES: readonly string[] = [...new Set([...UPSTREAM_SCOPES, ...ORCHESTRATION_SCOPES, ...EVENT_TRANSFER_SCOPES, SANDBOX_ADMIN_SCOPE])]

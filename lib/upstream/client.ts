@@ -27,6 +27,7 @@ import { createOrchestrationAdapter } from "@/lib/upstream/orchestrations"
 import { DEFAULT_RATE_LIMITS, type Limiter, RateLimiter, type RateLimits } from "@/lib/upstream/rate-limiter"
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, createCaller } from "@/lib/upstream/request"
 import { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-conversions"
+import { getTransfer, listTransfers } from "@/lib/upstream/transfers"
 import { createTokenManager } from "@/lib/upstream/token-manager"
 import { type RequestTimer, type UpstreamFetch, type UpstreamLogEvent, realTimeout } from "@/lib/upstream/transport"
 
@@ -189,6 +190,8 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
     ...conversions,
 
     ...createEventOperations({ call, apiUrl, scopes }),
+    listTransfers: (filters) => listTransfers({ call, apiUrl, scopes }, filters),
+    getTransfer: (id) => getTransfer({ call, apiUrl, scopes }, id),
 
     async listMarkets() {
       return (await call({ ...read, op: "listMarkets", url: apiUrl("/markets"), schema: listMarketsResponseSchema })).value.markets

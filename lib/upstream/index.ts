@@ -20,6 +20,7 @@ export {
   type QuoteExecutionOperations,
   type QuoteOperations,
   type SandboxOperations,
+  type TransferOperations,
   type UpstreamClient,
 } from "@/lib/upstream/operations"
 export {
@@ -33,6 +34,7 @@ export { createStablecoinConversionAdapter } from "@/lib/upstream/stablecoin-con
 export * from "@/lib/upstream/errors"
 export { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 export { createOrchestrationAdapter, orchestrationToConversion } from "@/lib/upstream/orchestrations"
+export { TRANSFER_PAGE_MAX, type TransferListFilters, getTransfer, listTransfers } from "@/lib/upstream/transfers"
 export { type ProblemAnswer, upstreamErrorToProblem } from "@/lib/upstream/problem"
 export {
   DEFAULT_RATE_LIMITS,

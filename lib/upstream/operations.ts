@@ -5,6 +5,8 @@ import type { QuoteExecutionCreate, QuoteExecutionListQuery } from "@/lib/schema
 import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecution, QuoteExecutionPage, profilePageSchema } from "@/lib/schemas/records"
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
+import type { Transfer, TransferPage } from "@/lib/schemas/transfer"
+import type { TransferListFilters } from "@/lib/upstream/transfers"
 import type { HistoricalPrice, HistoryIncrement, MarketPrice, Ticker } from "@/lib/schemas/market-data"
 import type { EventOperations } from "@/lib/upstream/events"
 
@@ -57,6 +59,12 @@ export interface ConversionOperations {
   cancelConversion(id: string): Promise<Conversion>
 }
 
+/** The service's Transfers API: every movement of a profile's funds (read only). */
+export interface TransferOperations {
+  listTransfers(filters?: TransferListFilters): Promise<TransferPage>
+  getTransfer(id: string): Promise<Transfer>
+}
+
 export interface SandboxOperations {
   /** Sandbox only: funds a profile. Not retried (it carries no ref_id). */
   sandboxDeposit(profileId: string, input: Pick<SandboxDeposit, "asset" | "amount">): Promise<SandboxDepositResponse>
@@ -97,6 +105,7 @@ export interface UpstreamClient
     QuoteExecutionOperations,
     ConversionOperations,
     EventOperations,
+    TransferOperations,
     SandboxOperations {
   conversionsApi(): Promise<ConversionsApi>
   conversionsVia(api: ConversionsApi): ConversionOperations

@@ -115,12 +115,27 @@ describe("the Orchestrations adapter", () => {
       order: "ASC",
       limit: "5",
     })
+    sent.length = 0
     expect((await upstream.listConversions({ ref_id: refId })).items.map((c) => c.id)).toEqual([placed.id])
+    // One call with the service's ref_id filter, not a scan of the newest pages.
+    expect(sent.map((s) => new URLSearchParams(s.search).get("ref_id"))).toEqual([refId])
     expect((await upstream.listConversions({ ref_id: "no-such-ref" })).items).toEqual([])
     const first = await upstream.listConversions({ limit: 1 })
     expect(first.next_page_cursor).toBeDefined()
     const second = await upstream.listConversions({ limit: 1, page_cursor: first.next_page_cursor })
     expect(second.items[0]!.id).not.toBe(first.items[0]!.id)
+  })
+
+  it("reads items, and falls back to the deprecated orchestrations when an answer has only that", async () => {
+    const { orchestrationPageSchema } = await import("@/lib/schemas/orchestration")
+    const row = { id: "o-1", status: "PENDING", source_amount: "5.00", source_asset: "USD", destination_asset: "USDP" }
+    expect(orchestrationPageSchema.parse({ orchestrations: [row] }).orchestrations).toHaveLength(1)
+    expect(orchestrationPageSchema.parse({ items: [row] }).items).toHaveLength(1)
+    expect(orchestrationPageSchema.safeParse({ next_page_cursor: "x" }).success).toBe(false)
+    const refId = randomUUID()
+    const placed = (await upstream.createConversion({ profile_id: treasury, amount: "2.00", source_asset: "USD", target_asset: "USDP", ref_id: refId })).record
+    const page = await upstream.listConversions({ limit: 5 })
+    expect(page.items.map((c) => c.id)).toContain(placed.id)
   })
 
   it("filters updated_at itself (the service has no such filter)", async () => {

@@ -45,13 +45,10 @@ const asConversion: z.ZodType<Conversion> = orchestrationSchema
   .extend({ source_amount: z.string().regex(/^-?[0-9]*\.?[0-9]+$/, "must be a decimal string").optional() })
   .transform(orchestrationToConversion)
 const asConversionPage: z.ZodType<ConversionPage> = orchestrationPageSchema.transform((page: OrchestrationPage) => {
-  const out: ConversionPage = { items: page.orchestrations.map(orchestrationToConversion) }
+  const out: ConversionPage = { items: (page.items ?? page.orchestrations ?? []).map(orchestrationToConversion) }
   if (page.next_page_cursor) out.next_page_cursor = page.next_page_cursor
   return out
 })
-
-/** The orchestration list has no ref_id filter: a look-up by ref_id reads at most this many pages of 1000. */
-export const REF_ID_SCAN_MAX_PAGES = 20
 
 export function createOrchestrationAdapter(ctx: ApiContext): ConversionOperations {
   const read = { method: "GET" as const, scopes: ctx.scopes, retry: true, mutating: false }
@@ -107,16 +104,10 @@ export function createOrchestrationAdapter(ctx: ApiContext): ConversionOperation
         return (updatedFrom === undefined || at >= updatedFrom) && (updatedTo === undefined || at <= updatedTo)
       }
       if (query.ref_id !== undefined) {
-        // ref_ids are unique per customer: the first match is the only one.
-        let cursor: string | undefined
-        for (let n = 0; n < REF_ID_SCAN_MAX_PAGES; n++) {
-          const found = await page({ ...base, limit: 1000, page_cursor: cursor })
-          const match = found.items.find((c) => c.ref_id === query.ref_id && keep(c))
-          if (match) return { items: [match] }
-          cursor = found.next_page_cursor
-          if (!cursor) break
-        }
-        return { items: [] }
+        // The service's ref_id filter; ref_ids are unique per customer: the first match is the only one.
+        const found = await page({ ...base, ref_id: query.ref_id, limit: 1 })
+        const match = found.items.find((c) => c.ref_id === query.ref_id && keep(c))
+        return { items: match ? [match] : [] }
       }
       const found = await page({ ...base, limit: query.limit, page_cursor: query.page_cursor })
       // The service has no updated_at filter: a page keeps only the rows inside it (it may come back short).
