@@ -33,6 +33,7 @@ describe("the policy form's draft", () => {
       "staff.1.email",
     ])
     expect(result.errors?.["request_ttl_minutes"]).toBe("must be a whole number of minutes")
+    expect(result.errors?.["staff.0.email"]).toBe("must be an email address")
     expect(result.errors?.["staff.1.email"]).toBe("is required (or remove the row)")
   })
 

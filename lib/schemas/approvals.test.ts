@@ -2,12 +2,17 @@ import { describe, expect, it } from "vitest"
 import type { z } from "zod"
 import {
   APPROVAL_STATES,
+  type ApprovalRequest,
   DEFAULT_POLICY,
   POLICY_CURRENCIES,
   type Policy,
+  type PolicyView,
   approvalListQuerySchema,
+  approvalPageSchema,
+  approvalRequestSchema,
   approveBodySchema,
   policySchema,
+  policyViewSchema,
   rejectBodySchema,
   withdrawBodySchema,
 } from "@/lib/schemas/approvals"
@@ -23,8 +28,22 @@ describe("policySchema", () => {
   it("accepts the defaults, and the currencies are the fiat ones", () => {
     expect(policySchema.parse(DEFAULT_POLICY)).toEqual(DEFAULT_POLICY)
     expect(POLICY_CURRENCIES).toEqual(["USD", "EUR", "SGD"])
-    expect(DEFAULT_POLICY.approval_thresholds.execution.USD).toBe("10000.00")
-    expect(DEFAULT_POLICY.role_limits.trader?.per_order.USD).toBe("50000.00")
+  })
+
+  it("the defaults a console uses until an admin saves a policy are the ones docs/api.md documents", () => {
+    // Traders and admins both have limits in every currency: a fresh console places no unlimited order.
+    const limits = {
+      per_order: { USD: "50000.00", EUR: "45000.00", SGD: "65000.00" },
+      per_day: { USD: "250000.00", EUR: "225000.00", SGD: "325000.00" },
+    }
+    expect(DEFAULT_POLICY).toEqual({
+      approval_thresholds: { execution: { USD: "10000.00", EUR: "9000.00", SGD: "13000.00" }, conversion: { USD: "10000.00" } },
+      retype_amount_over: { USD: "25000.00", EUR: "22500.00", SGD: "32500.00" },
+      price_tolerance_percent: "0.5",
+      request_ttl_minutes: 240,
+      role_limits: { trader: limits, admin: limits },
+      staff_limits: {},
+    })
   })
 
   it("a request waits 1 minute to 7 days, in whole minutes", () => {
@@ -57,9 +76,13 @@ describe("policySchema", () => {
   it("staff limits are keyed by email address", () => {
     const limits = { per_order: { USD: "5.00" }, per_day: {} }
     expect(issues(policySchema, policy({ staff_limits: { "ann@example.com": limits } }))).toEqual([])
-    expect(issues(policySchema, policy({ staff_limits: { ann: limits } })).map((i) => i.split(":")[0])).toEqual(["staff_limits.ann"])
-    const long = `${"a".repeat(190)}@example.com`
-    expect(issues(policySchema, policy({ staff_limits: { [long]: limits } }))).toHaveLength(1)
+    expect(issues(policySchema, policy({ staff_limits: { ann: limits } }))).toEqual(["staff_limits.ann: must be an email address"])
+    const long = `${"a".repeat(188)}@example.com` // 200 characters
+    expect(issues(policySchema, policy({ staff_limits: { [long]: limits } }))).toEqual([])
+    expect(issues(policySchema, policy({ staff_limits: { [`a${long}`]: limits } }))).toEqual([`staff_limits.a${long}: at most 200 characters`])
+    const both = "a".repeat(201)
+    expect(issues(policySchema, policy({ staff_limits: { [both]: limits } }))).toEqual([`staff_limits.${both}: must be an email address, at most 200 characters`])
+    expect(issues(policySchema, policy({ staff_limits: [] }))).toHaveLength(1)
   })
 
   it("refuses unknown fields", () => {
@@ -87,6 +110,66 @@ describe("the approval bodies and list", () => {
     expect(issues(approvalListQuerySchema, { limit: "0" })).toEqual(["limit: must be at least 1"])
     expect(issues(approvalListQuerySchema, { limit: "201" })).toEqual(["limit: must be at most 200"])
     expect(issues(approvalListQuerySchema, { limit: "1.5" })).toEqual(["limit: must be a whole number"])
+    expect(issues(approvalListQuerySchema, { limit: "many" })).toEqual(["limit: must be a whole number"])
     expect(issues(approvalListQuerySchema, { state: "DONE" })).toEqual([`state: must be one of ${APPROVAL_STATES.join(", ")}`])
+  })
+})
+
+// The browser reads the console API's answers through these schemas (lib/queries/approvals.ts):
+// a field the schema dropped or refused would be missing from the approvals and policy pages.
+describe("the answers the approvals and policy pages read", () => {
+  const request: ApprovalRequest = {
+    id: "9b2f4c1e-0d7a-4f5e-8c3b-2a1d0e9f8c7b",
+    kind: "execution",
+    state: "APPROVED",
+    placement: "PLACED",
+    ref_id: "r-1",
+    profile_id: "profile-1",
+    request: { quote_id: "q-1", quote_amount: "20000.00" },
+    size: { amount: "20000.00", currency: "USD" },
+    market: "BTCUSD",
+    side: "BUY",
+    reviewed_price: "64250.15",
+    limit_price: "64571.40",
+    executed_price: "64260.00",
+    maker: { email: "maker@example.com", role: "trader" },
+    checker: { email: "checker@example.com", role: "admin" },
+    created_at: "2026-03-01T10:00:00.000Z",
+    expires_at: "2026-03-01T14:00:00.000Z",
+    decided_at: "2026-03-01T10:05:00.000Z",
+    comment: "fine",
+    reason: null,
+    record_id: "e-1",
+    record_status: "SETTLED",
+    problem: { title: "Price moved", detail: null },
+  }
+
+  it("a request keeps every field, whatever its kind, state and placement", () => {
+    expect(approvalRequestSchema.parse(request)).toEqual(request)
+    for (const kind of ["execution", "conversion"] as const) expect(approvalRequestSchema.parse({ ...request, kind }).kind).toBe(kind)
+    for (const state of APPROVAL_STATES) expect(approvalRequestSchema.parse({ ...request, state }).state).toBe(state)
+    for (const placement of ["NOT_SENT", "SENDING", "PLACED", "FAILED"] as const) {
+      expect(approvalRequestSchema.parse({ ...request, placement }).placement).toBe(placement)
+    }
+    const pending = { ...request, state: "PENDING", placement: "NOT_SENT", checker: null, decided_at: null, problem: null }
+    expect(approvalRequestSchema.parse(pending)).toEqual(pending)
+    expect(approvalRequestSchema.safeParse({ ...request, kind: "transfer" }).success).toBe(false)
+    expect(approvalRequestSchema.safeParse({ ...request, placement: "LOST" }).success).toBe(false)
+  })
+
+  it("a page of requests keeps its items and counts", () => {
+    const page = { items: [request], pending_count: 3, pending_for_you: 2 }
+    expect(approvalPageSchema.parse(page)).toEqual(page)
+  })
+
+  it("the policy view keeps the policy, who saved it and each staff member's usage today", () => {
+    const view: PolicyView = {
+      policy: DEFAULT_POLICY,
+      updated_at: "2026-03-01T11:00:00.000Z",
+      updated_by: "admin@example.com",
+      usage_today: [{ staff_email: "maker@example.com", currency: "USD", used_today: "30.01", per_day: "250000.00", per_order: null }],
+      day: "2026-03-01",
+    }
+    expect(policyViewSchema.parse(view)).toEqual(view)
   })
 })

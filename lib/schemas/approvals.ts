@@ -14,8 +14,12 @@ export type PolicyCurrency = (typeof POLICY_CURRENCIES)[number]
 
 const fiat = amountSchema(FIAT_DECIMALS)
 
-/** An amount per currency; a currency left out has no threshold or limit. */
-const perCurrency = z.partialRecord(z.enum(POLICY_CURRENCIES, { error: `must be one of ${POLICY_CURRENCIES.join(", ")}` }), fiat)
+/**
+ * An amount per currency; a currency left out has no threshold or limit. Another key is
+ * refused as an unrecognized key (a partial record's own wording: an error message on
+ * the key's enum would never be shown).
+ */
+const perCurrency = z.partialRecord(z.enum(POLICY_CURRENCIES), fiat)
 
 const limitsSchema = z.strictObject({
   per_order: perCurrency,
@@ -41,12 +45,15 @@ export const policySchema = z.strictObject({
   /** Minutes a request waits before it expires. */
   request_ttl_minutes: z
     .number({ error: "must be a whole number of minutes" })
-    .int("must be a whole number of minutes")
+    .int() // the schema's error is this rule's message too
     .min(1, "must be at least 1")
     .max(7 * 24 * 60, "must be at most 10080 (7 days)"),
   /** Limits by role; a staff member listed under `staff` has those instead. */
-  role_limits: z.partialRecord(z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }), limitsSchema),
-  staff_limits: z.record(z.email("must be an email address").max(200), limitsSchema),
+  role_limits: z.partialRecord(z.enum(ROLES), limitsSchema),
+  // An email that breaks a key's rule is answered with that rule (zod's own words: "Invalid key in record").
+  staff_limits: z.record(z.email("must be an email address").max(200, "at most 200 characters"), limitsSchema, {
+    error: (issue) => (issue.code === "invalid_key" ? issue.issues.map((i) => i.message).join(", ") : undefined),
+  }),
 })
 export type Policy = z.infer<typeof policySchema>
 
@@ -139,7 +146,8 @@ export type ApprovalPage = z.infer<typeof approvalPageSchema>
 
 export const approvalListQuerySchema = z.strictObject({
   state: z.enum(APPROVAL_STATES, { error: `must be one of ${APPROVAL_STATES.join(", ")}` }).optional(),
-  limit: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").max(200, "must be at most 200").default(50),
+  // The schema's error is the whole-number rule's message too.
+  limit: z.coerce.number({ error: "must be a whole number" }).int().min(1, "must be at least 1").max(200, "must be at most 200").default(50),
 })
 export type ApprovalListQuery = z.infer<typeof approvalListQuerySchema>
 

@@ -110,6 +110,12 @@ describe("amountSchema: the service's pattern, on the value exactly as sent", ()
     expect(issues(amountSchema(2), input)).toEqual([": must be a number like 12.34, without spaces around it"])
   })
 
+  it("a value with spaces around it that would still not be a number gets the plain rule, not the spaces' one", () => {
+    // Only a leading minus is set aside before the pattern: a minus inside is no number, spaces or not.
+    expect(issues(amountSchema(2), " 1-5 ")).toEqual([PATTERN])
+    expect(issues(amountSchema(2), " 1.5- ")).toEqual([PATTERN])
+  })
+
   it("gives the plain rule for everything else, like the typed form field's schema", () => {
     for (const input of ["", "   ", "1 000", "abc", "1.001", "0", "-5", 5, undefined]) {
       expect(issues(amountSchema(2), input)).toEqual(issues(fiatAmountSchema, input))

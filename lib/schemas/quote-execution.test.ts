@@ -237,6 +237,8 @@ describe("the console's body: the reviewed quote", () => {
       side: "SELL",
       price: ".5",
     })
+    // A whole-number price (no dot) is a price the service quotes too.
+    expect(consoleQuoteExecutionCreateSchema.parse({ ...body, reviewed_quote: { ...reviewed, price: "64250" } }).reviewed_quote?.price).toBe("64250")
     expect(consoleQuoteExecutionCreateSchema.parse(body)).toEqual(body)
   })
 
@@ -296,6 +298,11 @@ describe("quoteExecutionListQuerySchema", () => {
     ["status", "CANCELLED", "status: must be CREATED or SETTLED"],
     ["market", "BTC-USD", "market: must be a market like BTCUSD"],
     ["market", "btcusd", "market: must be a market like BTCUSD"],
+    // The whole value is the market: nothing before or after it, at most 16 characters.
+    ["market", "-BTCUSD", "market: must be a market like BTCUSD"],
+    ["market", "BTCUSD-", "market: must be a market like BTCUSD"],
+    ["market", "ABCDEFGHIJKLMNOPQ", "market: must be a market like BTCUSD"],
+    ["market", 5, "market: must be a market like BTCUSD"],
     ["created_at.begin", "2026-01-01", "created_at.begin: must be an RFC 3339 date-time"],
     ["created_at.end", "yesterday", "created_at.end: must be an RFC 3339 date-time"],
     ["created_at.end", "2026-01-01T00:00:00", "created_at.end: must be an RFC 3339 date-time"],

@@ -41,15 +41,19 @@ export const quoteExecutionCreateSchema = z
 
 export type QuoteExecutionCreate = z.infer<typeof quoteExecutionCreateSchema>
 
+/** A market like BTCUSD; the schema's error is also its pattern's (one message for a wrong type and a wrong form). */
+const marketSchema = z.string({ error: "must be a market like BTCUSD" }).regex(/^[A-Z0-9]{4,16}$/)
+
 /**
  * The held quote as the maker reviewed it. The console never sends it to the service: it
  * tells the console the order's market, side and price when the quote is no longer the
  * current one (approval policy: the order's size, and the limit price of a request).
  */
 export const reviewedQuoteSchema = z.strictObject({
-  market: z.string({ error: "must be a market like BTCUSD" }).regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD"),
+  market: marketSchema,
   side: z.enum(EXECUTION_SIDES, { error: "must be BUY or SELL" }),
-  price: z.string({ error: "must be a decimal string" }).regex(/^[0-9]*\.?[0-9]+$/, "must be a decimal string"),
+  // The schema's error is also its pattern's: one message for a wrong type and a wrong form.
+  price: z.string({ error: "must be a decimal string" }).regex(/^[0-9]*\.?[0-9]+$/),
 })
 
 /**
@@ -68,10 +72,7 @@ export type ReviewedQuote = z.infer<typeof reviewedQuoteSchema>
 /** Filters of the execution list, as the service takes them. */
 export const quoteExecutionListQuerySchema = z.strictObject({
   side: z.enum(EXECUTION_SIDES, { error: "must be BUY or SELL" }).optional(),
-  market: z
-    .string({ error: "must be a market like BTCUSD" })
-    .regex(/^[A-Z0-9]{4,16}$/, "must be a market like BTCUSD")
-    .optional(),
+  market: marketSchema.optional(),
   status: z.enum(EXECUTION_STATUSES, { error: "must be CREATED or SETTLED" }).optional(),
   "created_at.begin": dateTimeFilterSchema.optional(),
   "created_at.end": dateTimeFilterSchema.optional(),
