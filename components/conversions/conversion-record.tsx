@@ -85,7 +85,7 @@ export function ConversionRecord({
         </h2>
         <span aria-live="polite" className="inline-flex items-center gap-2 text-sm">
           <span className="sr-only">Status:</span>
-          <StatusBadge status={conversion.status} />
+          <StatusBadge status={conversion.status} of="conversion" />
           {live ? <span className="text-xs text-slate-600">updating live</span> : null}
         </span>
       </header>

@@ -120,7 +120,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
                 <Timestamp value={c.created_at} />
               </Td>
               <Td>
-                <StatusBadge status={c.status} />
+                <StatusBadge status={c.status} of="conversion" />
               </Td>
               <Td align="right">
                 <Amount value={c.amount} asset={c.source_asset} places={CONVERSION_DECIMALS} unit="" />

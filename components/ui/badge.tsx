@@ -26,17 +26,36 @@ const STATUS_TONES: Record<string, BadgeTone> = {
   COMPLETED: "success",
   CANCELLED: "danger",
   FAILED: "danger",
+  PENDING: "warning",
+  REJECTED: "danger",
+}
+
+/**
+ * What a conversion's status means where its word alone would mislead: an orchestration's
+ * PENDING is the service's own approval, not the console's four-eyes (an intent's or a
+ * request's PENDING is the console's: no note there).
+ */
+const CONVERSION_NOTES: Record<string, string> = {
+  PENDING: "waiting for approval at the service",
+  REJECTED: "rejected at the service, nothing moved",
 }
 
 /**
  * Status of a record: CREATED and PROCESSING (Orchestrations) are in flight, SETTLED and
- * COMPLETED done, CANCELLED and FAILED stopped.
+ * COMPLETED done, CANCELLED and FAILED stopped; an orchestration PENDING waits for the
+ * service's own approval (not the console's four-eyes) and REJECTED is final, nothing moved.
  */
-export function StatusBadge({ status }: { status: string }) {
+export function StatusBadge({ status, of }: { status: string; of?: "conversion" }) {
   const tone: BadgeTone = STATUS_TONES[status] ?? "neutral"
+  const note = of === "conversion" ? CONVERSION_NOTES[status] : undefined
   return (
     <Badge tone={tone}>
       <span data-testid="status">{status}</span>
+      {note ? (
+        <span data-testid="status-note" className="ml-1 font-normal">
+          · {note}
+        </span>
+      ) : null}
     </Badge>
   )
 }

@@ -23,7 +23,7 @@ import type { Db } from "@/lib/db/client"
  */
 
 /** Final statuses of an orchestration: the console's terminal ones, and REJECTED at the service. */
-const FINAL = [...TERMINAL_STATUSES, "REJECTED"] as const
+const FINAL = TERMINAL_STATUSES
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)
 

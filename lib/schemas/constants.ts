@@ -10,9 +10,10 @@ export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\
 
 /**
  * Terminal states: polling stops once a record reaches one (a conversion placed through
- * the Orchestrations API ends COMPLETED or FAILED).
+ * the Orchestrations API ends COMPLETED or FAILED, or REJECTED when the service's own
+ * approval refused it: nothing moved).
  */
-export const TERMINAL_STATUSES = ["SETTLED", "CANCELLED", "COMPLETED", "FAILED"] as const
+export const TERMINAL_STATUSES = ["SETTLED", "CANCELLED", "COMPLETED", "FAILED", "REJECTED"] as const
 
 export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status)
