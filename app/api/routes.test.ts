@@ -346,7 +346,7 @@ describe("routes' answers", () => {
       partial: boolean
     }
     expect(none.matches).toEqual([])
-    expect(none.sources.map((x) => x.source)).toEqual(["intent_log", "service_profiles", "service_conversions", "service_executions"])
+    expect(none.sources.map((x) => x.source)).toEqual(["intent_log", "service_profiles", "service_conversions", "service_transfers", "service_executions"])
     for (const [q, rule] of [
       ["%20%20", "must not be empty"],
       [`${"x".repeat(256)}`, "at most 255 characters"],

@@ -3,6 +3,7 @@ import type { SearchMatch, SearchResult, SearchSourceReport } from "@/lib/schema
 export const KIND_WORDS: Record<SearchMatch["kind"], string> = {
   execution: "Execution",
   conversion: "Conversion",
+  transfer: "Transfer",
   intent: "Console intent",
   profile: "Profile",
 }
@@ -14,6 +15,7 @@ export const MATCHED_BY_WORDS: Record<SearchMatch["matched_by"], string> = {
   intent_id: "the intent's id",
   target_id: "the record it acted on",
   id_prefix: "the start of its id or ref_id",
+  tx_hash: "its transaction hash",
 }
 
 export const SOURCE_WORDS: Record<SearchSourceReport["source"], string> = {
@@ -22,6 +24,7 @@ export const SOURCE_WORDS: Record<SearchSourceReport["source"], string> = {
   service_profiles: "the service's profiles",
   service_conversions: "the service's conversions",
   service_executions: "the service's executions",
+  service_transfers: "the service's transfers",
 }
 
 /** "the console's intent log, the service's profiles and the service's conversions": what was searched. */

@@ -16,6 +16,7 @@ import { Timestamp } from "@/components/ui/timestamp"
 import { formatCount } from "@/lib/format"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { transferExportUrl, useTransfersInfiniteQuery } from "@/lib/queries/transfers"
+import { transferPath } from "@/lib/record-paths"
 import { TRANSFER_STATUS_VALUES, TRANSFER_TYPES, transferTypeLabel } from "@/lib/schemas/transfer-constants"
 import {
   EMPTY_TRANSFER_FILTERS,
@@ -165,7 +166,7 @@ export function TransfersTable({ initialFilters }: { initialFilters: TransferFil
                 <IdChip value={t.ref_id} label="ref_id" />
               </Td>
               <Td>
-                <IdChip value={t.id} label="transfer id" href={`/transfers/${encodeURIComponent(t.id)}`} linkLabel={`open transfer ${t.id}`} />
+                <IdChip value={t.id} label="transfer id" href={transferPath(t.id)} linkLabel={`open transfer ${t.id}`} />
               </Td>
             </Tr>
           ))}

@@ -1,8 +1,10 @@
 import "server-only"
 import type { ConsoleIntent } from "@/lib/db/schema"
-import { conversionPath, executionPath } from "@/lib/record-paths"
+import { conversionPath, executionPath, transferPath } from "@/lib/record-paths"
 import type { Conversion, Profile, QuoteExecution } from "@/lib/schemas/records"
 import type { SearchMatch } from "@/lib/schemas/search"
+import type { Transfer } from "@/lib/schemas/transfer"
+import { transferTypeLabel } from "@/lib/schemas/transfer-constants"
 
 /** What a search says about a record, an intent or a profile it found. */
 
@@ -22,6 +24,11 @@ export function conversionMatch(c: Conversion, found: Found): SearchMatch {
   const amount = c.amount ? { value: c.amount, asset: c.source_asset ?? null } : null
   const shown = { summary: `${c.source_asset ?? "?"} → ${c.target_asset ?? "?"}`, amount, status: c.status, time: c.created_at ?? null }
   return { kind: "conversion", id: c.id, ...found, href: conversionPath(c.id), profile_id: c.profile_id ?? null, ...shown }
+}
+
+export function transferMatch(t: Transfer, found: Found): SearchMatch {
+  const shown = { summary: transferTypeLabel(t.type), amount: { value: t.amount, asset: t.asset }, status: t.status, time: t.created_at }
+  return { kind: "transfer", id: t.id, ...found, href: transferPath(t.id), profile_id: t.profile_id ?? null, ...shown }
 }
 
 export function profileMatch(p: Profile): SearchMatch {

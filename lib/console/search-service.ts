@@ -1,6 +1,6 @@
 import "server-only"
 import type { ConsoleIntent } from "@/lib/db/schema"
-import { conversionMatch, executionMatch, profileMatch } from "@/lib/console/search-matches"
+import { conversionMatch, executionMatch, profileMatch, transferMatch } from "@/lib/console/search-matches"
 import { type ConversionsApi, isConversionsApi } from "@/lib/schemas/constants"
 import type { Profile } from "@/lib/schemas/records"
 import type { SearchMatch, SearchSource, SearchSourceReport } from "@/lib/schemas/search"
@@ -18,18 +18,20 @@ import {
 export const SEARCH_MAX_SERVICE_CALLS = 10
 /** Records the intent log found, fetched fresh from the service for their status (within the bound). */
 export const SEARCH_MAX_REFRESHES = 3
-/** The Orchestrations API has no ref_id filter: a search reads at most this many pages of 1,000. */
-export const SEARCH_ORCHESTRATION_PAGES = 2
 
 /** An id the service could take in a path: what the console's own path check allows. */
 const ID_SHAPED = /^[A-Za-z0-9._:-]{1,128}$/
 
 const BY_ID = { matched_by: "id", found_in: "service", intent_id: null } as const
 const BY_REF_ID = { matched_by: "ref_id", found_in: "service", intent_id: null } as const
+const BY_TX_HASH = { matched_by: "tx_hash", found_in: "service", intent_id: null } as const
+
+/** Long enough to be a crypto transaction hash (Bitcoin's and Ethereum's are 64 hex digits, Solana's about 88 characters). */
+const TX_HASH_MIN = 32
 
 export type SearchUpstream = Pick<
   UpstreamClient,
-  "listProfiles" | "getConversion" | "listConversions" | "getQuoteExecution" | "conversionsApi" | "conversionsVia"
+  "listProfiles" | "getConversion" | "listConversions" | "getQuoteExecution" | "conversionsApi" | "conversionsVia" | "getTransfer" | "listTransfers"
 >
 
 export type Report = (source: SearchSource, state: SearchSourceReport["state"], detail: string) => void
@@ -134,6 +136,7 @@ export async function searchService(
   }
   if (matches.length > 0) {
     report("service_conversions", "skipped", "not asked: it is a profile id")
+    report("service_transfers", "skipped", "not asked: it is a profile id")
     report("service_executions", "skipped", "not asked: it is a profile id")
     return { matches, partial }
   }
@@ -144,7 +147,18 @@ export async function searchService(
   if (conversions.partial) partial = true
   report("service_conversions", conversions.state, conversions.detail)
   if (conversions.matches.length > 0) {
+    report("service_transfers", "skipped", "not asked: it is a conversion")
     report("service_executions", "skipped", "not asked: it is a conversion")
+    return { matches, partial }
+  }
+
+  // Transfers: by id, by ref_id, and a transaction hash among the newest.
+  const transfers = await searchTransfers(upstream, q, idShaped, budget)
+  matches.push(...transfers.matches)
+  if (transfers.partial) partial = true
+  report("service_transfers", transfers.state, transfers.detail)
+  if (transfers.matches.length > 0) {
+    report("service_executions", "skipped", "not asked: it is a transfer")
     return { matches, partial }
   }
 
@@ -217,22 +231,49 @@ async function searchConversions(upstream: SearchUpstream, q: string, idShaped: 
     }
     if (budget.left <= 0) return searched([], true, " (ref_id not asked: no calls left)")
     asked.push("ref_id")
-    if (api === "orchestrations") {
-      // No ref_id filter there: read a few pages and match exactly.
-      let cursor: string | undefined
-      for (let n = 0; n < SEARCH_ORCHESTRATION_PAGES && budget.left > 0; n++) {
-        const page = await budget.call(() => upstream.listConversions({ limit: 1000, page_cursor: cursor }))
-        const found = page.items.find((c) => c.ref_id === q)
-        if (found) return searched([conversionMatch(found, BY_REF_ID)])
-        cursor = page.next_page_cursor
-        if (!cursor) return searched([])
-      }
-      return searched([], true, ` (ref_id: only the newest ${SEARCH_ORCHESTRATION_PAGES * 1000} orchestrations)`)
-    }
+    // Both APIs filter by ref_id (the Orchestrations API since its ref_id filter).
     const page = await budget.call(() => upstream.listConversions({ ref_id: q, limit: 1 }))
     const found = page.items.find((c) => c.ref_id === q)
     return searched(found ? [conversionMatch(found, BY_REF_ID)] : [])
   } catch (error) {
     return { matches: [], state: "failed", detail: `${asked.join(" and ")} on ${api}: ${failureWords(error)}`, partial: true }
+  }
+}
+
+async function searchTransfers(upstream: SearchUpstream, q: string, idShaped: boolean, budget: Budget): Promise<SourceAnswer> {
+  if (!idShaped) return { matches: [], state: "skipped", detail: "not asked: ids are letters, digits and . _ : - only", partial: false }
+  if (budget.left <= 0) {
+    return { matches: [], state: "skipped", detail: budget.down ? "not asked: the service failed just before" : "not asked: no calls left", partial: true }
+  }
+  const asked: string[] = []
+  const searched = (matches: SearchMatch[], partial = false, note = ""): SourceAnswer => ({
+    matches,
+    state: "searched",
+    detail: `transfer ${asked.join(", ")}${note}`,
+    partial,
+  })
+  try {
+    asked.push("id")
+    try {
+      const t = await budget.call(() => upstream.getTransfer(q))
+      if (t.id === q) return searched([transferMatch(t, BY_ID)])
+    } catch (error) {
+      if (!isAbsent(error)) throw error
+    }
+    if (budget.left <= 0) return searched([], true, " (ref_id not asked: no calls left)")
+    asked.push("ref_id")
+    const byRef = await budget.call(() => upstream.listTransfers({ ref_ids: [q], limit: 1 }))
+    const found = byRef.items.find((t) => t.ref_id === q)
+    if (found) return searched([transferMatch(found, BY_REF_ID)])
+    if (q.length < TX_HASH_MIN) return searched([])
+    if (budget.left <= 0) return searched([], true, " (transaction hash not asked: no calls left)")
+    asked.push("transaction hash")
+    // Hex hashes are shown in either case: ask for both spellings.
+    const hashes = [...new Set([q, q.toLowerCase()])]
+    const byHash = await budget.call(() => upstream.listTransfers({ crypto_tx_hashes: hashes, limit: 1 }))
+    const found2 = byHash.items.find((t) => t.crypto_tx_hash !== undefined && hashes.includes(t.crypto_tx_hash))
+    return searched(found2 ? [transferMatch(found2, BY_TX_HASH)] : [])
+  } catch (error) {
+    return { matches: [], state: "failed", detail: `transfer ${asked.join(", ")}: ${failureWords(error)}`, partial: true }
   }
 }

@@ -9,7 +9,7 @@ import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecut
 import { testDrivers } from "@/test/db"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
-const CALLS = ["listProfiles", "getConversion", "listConversions", "getQuoteExecution"] as const
+const CALLS = ["listProfiles", "getConversion", "listConversions", "getQuoteExecution", "getTransfer", "listTransfers"] as const
 
 /** The harness's client, counting service calls, with some calls made to fail like an outage. */
 function counted(upstream: SearchUpstream, failing: Partial<Record<(typeof CALLS)[number], boolean>> = {}) {
@@ -180,6 +180,29 @@ describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver
     }
   })
 
+  it("finds a transfer another client made (a deposit at the service) by its id and by its crypto transaction hash, in either case", async () => {
+    const wire = (await h.upstream.sandboxDeposit(profileId, { asset: "USD", amount: "12.50" })).activity_id!
+    const byId = await searchAnything(h, wire)
+    expect(byId.matches).toEqual([
+      expect.objectContaining({ kind: "transfer", id: wire, matched_by: "id", found_in: "service", href: `/transfers/${wire}`, amount: { value: "12.50", asset: "USD" }, summary: "Wire deposit", status: "COMPLETED" }),
+    ])
+    expect(byId.sources.find((s) => s.source === "service_executions")).toMatchObject({ state: "skipped" })
+
+    const btc = (await h.upstream.sandboxDeposit(profileId, { asset: "BTC", amount: "0.015" })).activity_id!
+    const hash = (await h.upstream.getTransfer(btc)).crypto_tx_hash!
+    expect(hash).toMatch(/^(0x)?[0-9a-f]{64}$/)
+    for (const q of [hash, hash.toUpperCase().replace(/^0X/, "0x")]) {
+      const counter = counted(h.upstream)
+      const byHash = await searchAnything({ db: h.db, upstream: counter.upstream }, q)
+      expect(byHash.matches).toEqual([expect.objectContaining({ kind: "transfer", id: btc, matched_by: "tx_hash" })])
+      expect(counter.calls.length).toBeLessThanOrEqual(SEARCH_MAX_SERVICE_CALLS)
+    }
+    // Something shorter than a hash is not asked for as one.
+    const counter = counted(h.upstream)
+    await searchAnything({ db: h.db, upstream: counter.upstream }, `short-${randomUUID().slice(0, 8)}`)
+    expect(counter.calls.filter((c) => c === "listTransfers")).toHaveLength(1)
+  })
+
   it("says nothing was found, and where it looked, without inventing a match", async () => {
     const counter = counted(h.upstream)
     const q = `made-up-${randomUUID()}`
@@ -190,6 +213,7 @@ describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver
       ["intent_log", "searched"],
       ["service_profiles", "searched"],
       ["service_conversions", "searched"],
+      ["service_transfers", "searched"],
       ["service_executions", "searched"],
     ])
     expect(result.service_calls).toBe(counter.calls.length)
@@ -202,7 +226,7 @@ describe.each(testDrivers())("searchAnything against the sandbox on %s", (driver
     expect(result.partial).toBe(true)
     expect(result.matches).toEqual([])
     const state = Object.fromEntries(result.sources.map((s) => [s.source, s.state]))
-    expect(state).toEqual({ intent_log: "searched", service_profiles: "searched", service_conversions: "failed", service_executions: "skipped" })
+    expect(state).toEqual({ intent_log: "searched", service_profiles: "searched", service_conversions: "failed", service_transfers: "skipped", service_executions: "skipped" })
     expect(result.sources.find((s) => s.source === "service_conversions")?.detail).toContain("could not be reached")
     // The outage stopped the search: no call after the failed one.
     expect(counter.calls).toEqual(["listProfiles", "getConversion"])

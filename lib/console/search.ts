@@ -8,7 +8,7 @@ import { log } from "@/lib/log"
 import { isUuid } from "@/lib/schemas/common"
 import { SEARCH_PREFIX_MIN, type SearchMatch, type SearchResult, type SearchSource, type SearchSourceReport } from "@/lib/schemas/search"
 
-export { SEARCH_MAX_REFRESHES, SEARCH_MAX_SERVICE_CALLS, SEARCH_ORCHESTRATION_PAGES, type SearchUpstream } from "@/lib/console/search-service"
+export { SEARCH_MAX_REFRESHES, SEARCH_MAX_SERVICE_CALLS, type SearchUpstream } from "@/lib/console/search-service"
 
 /** Intents read per search, newest first. */
 const INTENT_LOG_LIMIT = 20
@@ -68,8 +68,8 @@ async function searchIntentLogByPrefix(db: Db, q: string): Promise<ConsoleIntent
  * console placed by id, ref_id and quote id, including executions, which the service cannot
  * list by ref_id. Records found there are fetched fresh for their status (at most
  * SEARCH_MAX_REFRESHES). Only when the intent log knows nothing is the service asked: the
- * profiles (one call), a conversion by id (one) and by ref_id (one, or a few pages on the
- * Orchestrations API), then an execution by id in each profile while calls are left. Never
+ * profiles (one call), a conversion by id (one) and by ref_id (one), a transfer by id,
+ * ref_id and (for a q long enough to be one) transaction hash (one each), then an execution by id in each profile while calls are left. Never
  * more than SEARCH_MAX_SERVICE_CALLS calls. Every match is something a source answered
  * with; a source that failed is named, and the answer is marked partial, never a 500.
  */
@@ -114,6 +114,7 @@ export async function searchAnything(deps: SearchDeps, q: string): Promise<Searc
     const why = "not asked: the intent log already found it"
     report("service_profiles", "skipped", why)
     report("service_conversions", "skipped", why)
+    report("service_transfers", "skipped", why)
     report("service_executions", "skipped", why)
   } else {
     const found = await searchService(deps.upstream, q, budget, report)

@@ -20,11 +20,11 @@ export const searchQuerySchema = z.strictObject({
 })
 export type SearchQuery = z.infer<typeof searchQuerySchema>
 
-export const SEARCH_KINDS = ["execution", "conversion", "intent", "profile"] as const
+export const SEARCH_KINDS = ["execution", "conversion", "transfer", "intent", "profile"] as const
 export type SearchKind = (typeof SEARCH_KINDS)[number]
 
 /** What a pasted string was equal to; id_prefix: the start (8 or more characters) of an id or ref_id the console holds. */
-export const MATCHED_BY = ["id", "ref_id", "quote_id", "intent_id", "target_id", "id_prefix"] as const
+export const MATCHED_BY = ["id", "ref_id", "quote_id", "intent_id", "target_id", "id_prefix", "tx_hash"] as const
 
 /** The shortest start of an id a search looks records up by: what the tables show of a long id. */
 export const SEARCH_PREFIX_MIN = 8
@@ -49,7 +49,7 @@ export const searchMatchSchema = z.object({
 })
 export type SearchMatch = z.infer<typeof searchMatchSchema>
 
-export const SEARCH_SOURCES = ["intent_log", "service_profiles", "service_conversions", "service_executions", "service_records"] as const
+export const SEARCH_SOURCES = ["intent_log", "service_profiles", "service_conversions", "service_executions", "service_transfers", "service_records"] as const
 export type SearchSource = (typeof SEARCH_SOURCES)[number]
 
 export const searchSourceSchema = z.object({
