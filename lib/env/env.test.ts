@@ -145,10 +145,12 @@ describe("configuration", () => {
   it("the event reader: EVENTS_POLL_MS (0 turns it off), its scope asked for, and WEBHOOK_API_KEY at least 32 characters", () => {
     expect(parseEnv({}).eventsPollMs).toBe(5000)
     expect(parseEnv(upstream).upstreamScopes).toContain("events:read_event")
-    const listed = "exchange:read_quote exchange:write_quote_execution exchange:read_quote_execution conversion:write_conversion_stablecoin conversion:read_conversion_stablecoin funding:read_profile exchange:historical_prices"
+    const listed = "exchange:read_quote exchange:write_quote_execution exchange:read_quote_execution conversion:write_conversion_stablecoin conversion:read_conversion_stablecoin funding:read_profile exchange:historical_prices transfer:read_transfer"
     // Scopes listed by hand must include the reader's while it reads, and need not when it is off.
     expect(errorOf({ ...upstream, UPSTREAM_SCOPES: listed })).toContain("UPSTREAM_SCOPES: must include events:read_event")
     expect(parseEnv({ ...upstream, UPSTREAM_SCOPES: listed, EVENTS_POLL_MS: "0" }).eventsPollMs).toBe(0)
+    // The transfers pages read with their own scope, reader or not.
+    expect(errorOf({ ...upstream, UPSTREAM_SCOPES: listed.replace(" transfer:read_transfer", ""), EVENTS_POLL_MS: "0" })).toContain("UPSTREAM_SCOPES: must include transfer:read_transfer")
     expect(parseEnv({}).webhook).toBeUndefined()
     expect(parseEnv({ WEBHOOK_API_KEY: "k".repeat(32), WEBHOOK_API_KEY_HEADER: "X-Paxos-Key" }).webhook).toEqual({ apiKey: "k".repeat(32), header: "x-paxos-key" })
     expect(errorOf({ WEBHOOK_API_KEY: "short" })).toContain("WEBHOOK_API_KEY: must be at least 32 characters")
