@@ -7,8 +7,7 @@ import { RecordStory } from "@/components/intents/intent-story"
 import { RecordLinks } from "@/components/intents/record-links"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
-import { Button } from "@/components/ui/button"
-import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
+import { ProblemAlert, ProblemWithRetry, describeError } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useConversionLookupQuery, useConversionQuery } from "@/lib/queries/conversions"
 import { useBalancesQuery, useProfilesQuery } from "@/lib/queries/profiles"
@@ -112,14 +111,7 @@ export function ConversionDetail({ id, canCancel }: { id: string; canCancel: boo
         </Alert>
       )
     }
-    return (
-      <div className="space-y-3">
-        <ProblemAlert error={query.error} />
-        <Button variant="secondary" onClick={() => void query.refetch()}>
-          Try again
-        </Button>
-      </div>
-    )
+    return <ProblemWithRetry error={query.error} onRetry={() => void query.refetch()} />
   }
 
   const conversion = query.data

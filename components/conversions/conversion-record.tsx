@@ -1,28 +1,18 @@
 "use client"
 
 import { CONVERSION_DECIMALS } from "@/lib/format"
-import type { ReactNode, Ref } from "react"
+import type { Ref } from "react"
 import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { cn } from "@/components/ui/cn"
 import { CopyableId } from "@/components/ui/copyable-id"
+import { GridRow as Row } from "@/components/ui/detail-list"
 import { Timestamp } from "@/components/ui/timestamp"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { Conversion } from "@/lib/schemas/records"
 import { conversionTimeline } from "./format"
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <>
-      <dt className="font-medium text-slate-600">{label}</dt>
-      <dd className="min-w-0 break-all" data-testid={testId}>
-        {children}
-      </dd>
-    </>
-  )
-}
 
 /** The states a conversion went through, with their times. */
 export function ConversionTimeline({ conversion }: { conversion: Conversion }) {

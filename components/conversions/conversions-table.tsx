@@ -8,8 +8,8 @@ import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
-import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { Field, Input, Select } from "@/components/ui/field"
+import { FilterActions, ListState } from "@/components/ui/list-parts"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -70,21 +70,13 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
             </Field>
           ))}
         </div>
-        <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" variant="secondary">
-            Apply filters
-          </Button>
-          <Button
-            variant="ghost"
-            onClick={() => {
-              reset(EMPTY_FILTERS)
-              apply(EMPTY_FILTERS)
-            }}
-          >
-            Clear
-          </Button>
-          <ExportCsvLink href={conversionExportUrl(filters)} className="ml-auto" />
-        </div>
+        <FilterActions
+          onClear={() => {
+            reset(EMPTY_FILTERS)
+            apply(EMPTY_FILTERS)
+          }}
+          exportHref={conversionExportUrl(filters)}
+        />
       </form>
 
       {list.error ? <ProblemAlert error={list.error} /> : null}
@@ -92,17 +84,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
       <Table
         framed
         caption="Conversions, newest first"
-        after={
-          list.isPending ? (
-            <p role="status" className="px-3 py-4 text-sm text-slate-700">
-              Loading conversions…
-            </p>
-          ) : rows.length === 0 && !list.error ? (
-            <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
-              No conversions match these filters.
-            </p>
-          ) : null
-        }
+        after={<ListState pending={list.isPending} empty={rows.length === 0 && !list.error} noun="conversions" />}
       >
         <TableHead>
           <Th>Created (UTC)</Th>

@@ -1,7 +1,7 @@
 "use client"
 
 import type { Ref } from "react"
-import { describeError } from "@/components/ui/problem-alert"
+import { RefreshProblem } from "@/components/ui/problem-alert"
 import { useConversionQuery } from "@/lib/queries/conversions"
 import { conversionKeys, profileKeys } from "@/lib/queries/keys"
 import { useRefreshWhenEnded } from "@/lib/queries/settle"
@@ -18,11 +18,7 @@ export function LiveConversion({ initial, heading, headingRef }: { initial: Conv
   return (
     <div className="space-y-2">
       <ConversionRecord conversion={conversion} {...(heading === undefined ? {} : { heading })} {...(headingRef === undefined ? {} : { headingRef })} />
-      {query.error ? (
-        <p role="status" className="text-sm text-amber-900">
-          Could not refresh the status just now ({describeError(query.error).title.toLowerCase()}); still trying.
-        </p>
-      ) : null}
+      <RefreshProblem error={query.error} />
     </div>
   )
 }

@@ -1,14 +1,13 @@
 "use client"
 
 import Link from "next/link"
-import type { ReactNode } from "react"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { Button } from "@/components/ui/button"
 import { cn } from "@/components/ui/cn"
 import { CopyableId } from "@/components/ui/copyable-id"
-import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
+import { GridRow as Row } from "@/components/ui/detail-list"
+import { ProblemWithRetry, RefreshProblem, describeError } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useProfilesQuery } from "@/lib/queries/profiles"
@@ -16,17 +15,6 @@ import { useTransferQuery } from "@/lib/queries/transfers"
 import type { Transfer } from "@/lib/schemas/transfer"
 import { transferTypeLabel } from "@/lib/schemas/transfer-constants"
 import { directionLabel, transferTimeline } from "./format"
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <>
-      <dt className="font-medium text-slate-600">{label}</dt>
-      <dd className="min-w-0 break-all" data-testid={testId}>
-        {children}
-      </dd>
-    </>
-  )
-}
 
 /** Created → pending at the service → completed or failed, with the times the service gave. */
 export function TransferTimeline({ transfer }: { transfer: Transfer }) {
@@ -171,23 +159,12 @@ export function TransferDetail({ id }: { id: string }) {
         </Alert>
       )
     }
-    return (
-      <div className="space-y-3">
-        <ProblemAlert error={query.error} />
-        <Button variant="secondary" onClick={() => void query.refetch()}>
-          Try again
-        </Button>
-      </div>
-    )
+    return <ProblemWithRetry error={query.error} onRetry={() => void query.refetch()} />
   }
   return (
     <div className="space-y-4">
       <TransferRecord transfer={query.data} />
-      {query.error ? (
-        <p role="status" className="text-sm text-amber-900">
-          Could not refresh the status just now ({describeError(query.error).title.toLowerCase()}); still trying.
-        </p>
-      ) : null}
+      <RefreshProblem error={query.error} />
     </div>
   )
 }

@@ -7,8 +7,8 @@ import { ProfileOptions } from "@/components/profile/profile-picker"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
-import { ExportCsvLink } from "@/components/ui/export-csv-link"
 import { Field, Input, Select } from "@/components/ui/field"
+import { FilterActions, ListState } from "@/components/ui/list-parts"
 import { IdChip } from "@/components/ui/id-chip"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
@@ -95,21 +95,13 @@ export function TransfersTable({ initialFilters }: { initialFilters: TransferFil
             </Field>
           ))}
         </div>
-        <div className="flex flex-wrap items-center gap-3">
-          <Button type="submit" variant="secondary">
-            Apply filters
-          </Button>
-          <Button
-            variant="ghost"
-            onClick={() => {
-              reset(EMPTY_TRANSFER_FILTERS)
-              apply(EMPTY_TRANSFER_FILTERS)
-            }}
-          >
-            Clear
-          </Button>
-          <ExportCsvLink href={transferExportUrl(filters)} className="ml-auto" />
-        </div>
+        <FilterActions
+          onClear={() => {
+            reset(EMPTY_TRANSFER_FILTERS)
+            apply(EMPTY_TRANSFER_FILTERS)
+          }}
+          exportHref={transferExportUrl(filters)}
+        />
       </form>
 
       {list.error ? <ProblemAlert error={list.error} /> : null}
@@ -117,17 +109,7 @@ export function TransfersTable({ initialFilters }: { initialFilters: TransferFil
       <Table
         framed
         caption="Transfers, newest first"
-        after={
-          list.isPending ? (
-            <p role="status" className="px-3 py-4 text-sm text-slate-700">
-              Loading transfers…
-            </p>
-          ) : rows.length === 0 && !list.error ? (
-            <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
-              No transfers match these filters.
-            </p>
-          ) : null
-        }
+        after={<ListState pending={list.isPending} empty={rows.length === 0 && !list.error} noun="transfers" />}
       >
         <TableHead>
           <Th>Created (UTC)</Th>

@@ -20,3 +20,15 @@ export function DetailRow({ label, children, testId }: { label: string; children
     </div>
   )
 }
+
+/** One field of a record card's two-column grid (a `dl` with grid columns): label, then value, long ids broken anywhere. */
+export function GridRow({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <>
+      <dt className="font-medium text-slate-600">{label}</dt>
+      <dd className="min-w-0 break-all" data-testid={testId}>
+        {children}
+      </dd>
+    </>
+  )
+}

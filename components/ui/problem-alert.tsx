@@ -1,6 +1,7 @@
 "use client"
 
 import { Alert } from "@/components/ui/alert"
+import { Button } from "@/components/ui/button"
 import { formatAmount } from "@/lib/format"
 import { ApiNetworkError, ApiProblemError } from "@/lib/queries/api"
 
@@ -53,5 +54,27 @@ export function ProblemAlert({ error, className }: { error: unknown; className?:
     <Alert tone="danger" title={title} className={className}>
       {detail}
     </Alert>
+  )
+}
+
+/** A record that could not be read: the problem, and a button that asks again. */
+export function ProblemWithRetry({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  return (
+    <div className="space-y-3">
+      <ProblemAlert error={error} />
+      <Button variant="secondary" onClick={onRetry}>
+        Try again
+      </Button>
+    </div>
+  )
+}
+
+/** Under a record already shown: its last refresh failed, the page keeps asking (nothing when `error` is null). */
+export function RefreshProblem({ error }: { error: unknown }) {
+  if (!error) return null
+  return (
+    <p role="status" className="text-sm text-amber-900">
+      Could not refresh the status just now ({describeError(error).title.toLowerCase()}); still trying.
+    </p>
   )
 }

@@ -1,0 +1,36 @@
+import { Button } from "@/components/ui/button"
+import { ExportCsvLink } from "@/components/ui/export-csv-link"
+
+/** The end of every list's filter form: apply, clear (back to no filter), and the export of what the filters select. */
+export function FilterActions({ onClear, exportHref }: { onClear: () => void; exportHref: string }) {
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      <Button type="submit" variant="secondary">
+        Apply filters
+      </Button>
+      <Button variant="ghost" onClick={onClear}>
+        Clear
+      </Button>
+      <ExportCsvLink href={exportHref} className="ml-auto" />
+    </div>
+  )
+}
+
+/** What a list's table says under its head while it loads, or when the filters match nothing (`noun`: "transfers"). */
+export function ListState({ pending, empty, noun }: { pending: boolean; empty: boolean; noun: string }) {
+  if (pending) {
+    return (
+      <p role="status" className="px-3 py-4 text-sm text-slate-700">
+        Loading {noun}…
+      </p>
+    )
+  }
+  if (empty) {
+    return (
+      <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
+        No {noun} match these filters.
+      </p>
+    )
+  }
+  return null
+}
