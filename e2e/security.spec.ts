@@ -28,7 +28,14 @@ test.describe("signed out: what anyone gets", () => {
     const res = await request.get("/api/health")
     expect(res.status()).toBe(200)
     // On PGlite the console is the only instance there can be: it counts the service's limits itself.
-    expect(await res.json()).toEqual({ status: "ok", mode: "sandbox", database: "ok", limiter: "solo" })
+    // The event reader reads alone too; what it says of itself is a flag and numbers, nothing more.
+    const body = (await res.json()) as Record<string, unknown> & { events: Record<string, unknown> }
+    expect(body).toMatchObject({ status: "ok", mode: "sandbox", database: "ok", limiter: "solo", events: { reader: true } })
+    expect(Object.keys(body).sort()).toEqual(["database", "events", "limiter", "mode", "status"])
+    expect(Object.keys(body.events).sort()).toEqual(["lag_seconds", "last_read_seconds", "parked", "reader", "retrying"])
+    for (const key of ["lag_seconds", "last_read_seconds", "retrying", "parked"]) {
+      expect(body.events[key] === null || typeof body.events[key] === "number", `${key}: ${String(body.events[key])}`).toBe(true)
+    }
   })
 
   test("pages carry the security headers", async ({ request }) => {
