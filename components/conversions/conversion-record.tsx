@@ -5,9 +5,9 @@ import type { Ref } from "react"
 import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { cn } from "@/components/ui/cn"
 import { CopyableId } from "@/components/ui/copyable-id"
 import { GridRow as Row } from "@/components/ui/detail-list"
+import { StepTimeline } from "@/components/ui/step-timeline"
 import { Timestamp } from "@/components/ui/timestamp"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { isTerminalStatus } from "@/lib/schemas/constants"
@@ -16,32 +16,7 @@ import { conversionTimeline } from "./format"
 
 /** The states a conversion went through, with their times. */
 export function ConversionTimeline({ conversion }: { conversion: Conversion }) {
-  const steps = conversionTimeline(conversion)
-  return (
-    <ol aria-label="Timeline" className="space-y-3 border-l-2 border-slate-200 pl-4" data-testid="timeline">
-      {steps.map((step) => (
-        <li key={step.key} className="relative" data-testid={`timeline-${step.key}`}>
-          <span
-            aria-hidden
-            className={cn(
-              "absolute -left-[1.4rem] top-1 size-3 rounded-full border-2",
-              step.state === "done" ? "border-blue-700 bg-blue-700" : "border-slate-400 bg-white",
-            )}
-          />
-          <p className="text-sm font-medium text-slate-900">
-            {step.label}
-            {step.state === "pending" ? <span className="ml-2 text-xs font-normal text-slate-600">(pending)</span> : null}
-          </p>
-          {step.at ? (
-            <p className="text-sm text-slate-700">
-              <Timestamp value={step.at} />
-            </p>
-          ) : null}
-          {step.note ? <p className="text-xs text-slate-600">{step.note}</p> : null}
-        </li>
-      ))}
-    </ol>
-  )
+  return <StepTimeline steps={conversionTimeline(conversion)} />
 }
 
 /**

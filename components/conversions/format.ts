@@ -1,14 +1,5 @@
+import type { TimelineStep } from "@/components/ui/step-timeline"
 import type { Conversion } from "@/lib/schemas/records"
-
-export type TimelineState = "done" | "pending"
-
-export interface TimelineStep {
-  key: string
-  label: string
-  at: string | undefined
-  state: TimelineState
-  note?: string
-}
 
 /** A step that happened, at the time the record states for it (if it states one). */
 function done(key: string, label: string, at: string | undefined, note?: string): TimelineStep {

@@ -1,12 +1,6 @@
+import type { TimelineStep } from "@/components/ui/step-timeline"
 import type { Transfer } from "@/lib/schemas/transfer"
 
-export interface TransferStep {
-  key: string
-  label: string
-  at: string | undefined
-  state: "done" | "pending"
-  note?: string
-}
 
 /** CREDIT: money into the profile; DEBIT: out of it. */
 export function directionLabel(direction: string | undefined): string {
@@ -19,8 +13,8 @@ export function directionLabel(direction: string | undefined): string {
  * A transfer's story: created → pending at the service → completed or failed. The
  * service says when it finished only by `updated_at`.
  */
-export function transferTimeline(t: Pick<Transfer, "status" | "created_at" | "updated_at" | "direction">): TransferStep[] {
-  const steps: TransferStep[] = [{ key: "created", label: "Created", at: t.created_at, state: "done" }]
+export function transferTimeline(t: Pick<Transfer, "status" | "created_at" | "updated_at" | "direction">): TimelineStep[] {
+  const steps: TimelineStep[] = [{ key: "created", label: "Created", at: t.created_at, state: "done" }]
   const moves = t.direction === "DEBIT" ? "debited from" : "credited to"
   if (t.status === "PENDING") {
     steps.push({ key: "pending", label: "Pending", at: undefined, state: "pending", note: `Waiting at the service; nothing is ${moves} the profile yet.` })
