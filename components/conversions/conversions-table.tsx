@@ -2,14 +2,12 @@
 
 import { CONVERSION_DECIMALS } from "@/lib/format"
 import Link from "next/link"
-import { useState } from "react"
-import { useForm } from "react-hook-form"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { CopyButton } from "@/components/ui/copy-button"
 import { Field, Input, Select } from "@/components/ui/field"
-import { FilterActions, ListState } from "@/components/ui/list-parts"
+import { FilterActions, ListState, useAddressBarFilters } from "@/components/ui/list-parts"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -37,20 +35,20 @@ const DATE_FIELDS = [
  * in the address bar, so a filtered view can be shared.
  */
 export function ConversionsTable({ initialFilters }: { initialFilters: FilterValues }) {
-  const [applied, setApplied] = useState<FilterValues>(initialFilters)
   const profiles = useProfilesQuery()
-  const form = useForm<FilterValues>({ resolver: filterResolver, mode: "onChange", defaultValues: initialFilters })
-  const { register, handleSubmit, reset, formState } = form
+  const { applied, form, onApply, clear } = useAddressBarFilters({
+    path: "/conversions",
+    initial: initialFilters,
+    empty: EMPTY_FILTERS,
+    resolver: filterResolver,
+    toSearch: filtersToSearch,
+  })
+  const { register, formState } = form
   const filters = toConversionFilters(applied)
   const list = useConversionsInfiniteQuery(filters)
   const rows = list.data?.pages.flatMap((page) => page.items) ?? []
   const nickname = (id: string | undefined) => profiles.data?.find((p) => p.id === id)?.nickname
 
-  function apply(values: FilterValues) {
-    setApplied(values)
-    window.history.replaceState(null, "", `/conversions${filtersToSearch(values)}`)
-  }
-  const onApply = handleSubmit(apply)
 
   return (
     <div className="space-y-4">
@@ -70,13 +68,7 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
             </Field>
           ))}
         </div>
-        <FilterActions
-          onClear={() => {
-            reset(EMPTY_FILTERS)
-            apply(EMPTY_FILTERS)
-          }}
-          exportHref={conversionExportUrl(filters)}
-        />
+        <FilterActions onClear={clear} exportHref={conversionExportUrl(filters)} />
       </form>
 
       {list.error ? <ProblemAlert error={list.error} /> : null}

@@ -1,14 +1,12 @@
 "use client"
 
-import { useState } from "react"
-import { useForm } from "react-hook-form"
 import { fieldMessage } from "@/components/forms/field-message"
 import { ProfileOptions } from "@/components/profile/profile-picker"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Field, Input, Select } from "@/components/ui/field"
-import { FilterActions, ListState } from "@/components/ui/list-parts"
+import { FilterActions, ListState, useAddressBarFilters } from "@/components/ui/list-parts"
 import { IdChip } from "@/components/ui/id-chip"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
@@ -38,20 +36,20 @@ const DATE_FIELDS = [
  * export of everything the filters select. Applied filters live in the address bar.
  */
 export function TransfersTable({ initialFilters }: { initialFilters: TransferFilterValues }) {
-  const [applied, setApplied] = useState<TransferFilterValues>(initialFilters)
   const profiles = useProfilesQuery()
-  const form = useForm<TransferFilterValues>({ resolver: transferFilterResolver, mode: "onChange", defaultValues: initialFilters })
-  const { register, handleSubmit, reset, formState } = form
+  const { applied, form, onApply, clear } = useAddressBarFilters({
+    path: "/transfers",
+    initial: initialFilters,
+    empty: EMPTY_TRANSFER_FILTERS,
+    resolver: transferFilterResolver,
+    toSearch: transferFiltersToSearch,
+  })
+  const { register, formState } = form
   const filters = toTransferFilters(applied)
   const list = useTransfersInfiniteQuery(filters)
   const rows = list.data?.pages.flatMap((page) => page.items) ?? []
   const nickname = (id: string | undefined) => profiles.data?.find((p) => p.id === id)?.nickname
 
-  function apply(values: TransferFilterValues) {
-    setApplied(values)
-    window.history.replaceState(null, "", `/transfers${transferFiltersToSearch(values)}`)
-  }
-  const onApply = handleSubmit(apply)
 
   return (
     <div className="space-y-4">
@@ -95,13 +93,7 @@ export function TransfersTable({ initialFilters }: { initialFilters: TransferFil
             </Field>
           ))}
         </div>
-        <FilterActions
-          onClear={() => {
-            reset(EMPTY_TRANSFER_FILTERS)
-            apply(EMPTY_TRANSFER_FILTERS)
-          }}
-          exportHref={transferExportUrl(filters)}
-        />
+        <FilterActions onClear={clear} exportHref={transferExportUrl(filters)} />
       </form>
 
       {list.error ? <ProblemAlert error={list.error} /> : null}

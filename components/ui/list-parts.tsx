@@ -1,3 +1,5 @@
+import { useState } from "react"
+import { type DefaultValues, type FieldValues, type Resolver, useForm } from "react-hook-form"
 import { Button } from "@/components/ui/button"
 import { ExportCsvLink } from "@/components/ui/export-csv-link"
 
@@ -33,4 +35,35 @@ export function ListState({ pending, empty, noun }: { pending: boolean; empty: b
     )
   }
   return null
+}
+
+/**
+ * A list's filter form and the filters it last applied, kept in the address bar (`path`
+ * plus `toSearch`'s query) so a reload or a shared link shows the same view. `apply` is the
+ * form's submit; `clear` empties the form and applies `empty`.
+ */
+export function useAddressBarFilters<V extends FieldValues>({
+  path,
+  initial,
+  empty,
+  resolver,
+  toSearch,
+}: {
+  path: string
+  initial: V
+  empty: V
+  resolver: Resolver<V>
+  toSearch: (values: V) => string
+}) {
+  const [applied, setApplied] = useState<V>(initial)
+  const form = useForm<V>({ resolver, mode: "onChange", defaultValues: initial as DefaultValues<V> })
+  function apply(values: V) {
+    setApplied(values)
+    window.history.replaceState(null, "", `${path}${toSearch(values)}`)
+  }
+  function clear() {
+    form.reset(empty)
+    apply(empty)
+  }
+  return { applied, form, onApply: form.handleSubmit(apply), clear }
 }
