@@ -12,27 +12,20 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b)
 }
 
+type MachineHandler = (ctx: { req: NextRequest; requestId: string }) => Promise<Response>
+type MachineRoute = (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response>
+
 /**
- * The wrapper of routes read by machines rather than staff (Prometheus): no session, a
- * bearer token from configuration instead. A route whose token is not configured does not
- * exist (404); a missing or wrong token is a 401. Every answer, errors included, is
- * counted like any console request, and errors are application/problem+json.
+ * What both machine wrappers share: a request id, `gate` (the refusal, or null to go on),
+ * then the handler with the id and no-store on its answer; any error as problem+json.
  */
-export function withBearerToken(
-  expectedToken: () => string | undefined,
-  handler: (ctx: { req: NextRequest; requestId: string }) => Promise<Response>,
-): (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response> {
+function machineRoute(gate: (req: NextRequest, requestId: string, headers: Record<string, string>) => Response | null, handler: MachineHandler): MachineRoute {
   return measured(async (req) => {
     const requestId = randomUUID()
     const headers = { "x-request-id": requestId }
     try {
-      const expected = expectedToken()
-      if (!expected) return problemResponse(notFound("There is nothing here."), headers)
-      const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]
-      if (!given || !sameSecret(given, expected)) {
-        log.warn("authz.denied", { requestId, who: "bearer", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong token" : "no bearer token", status: 401 })
-        return problemResponse(unauthenticated("A valid bearer token is required."), { ...headers, "www-authenticate": 'Bearer realm="console"' })
-      }
+      const refused = gate(req, requestId, headers)
+      if (refused) return refused
       const response = await handler({ req, requestId })
       response.headers.set("x-request-id", requestId)
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
@@ -41,6 +34,23 @@ export function withBearerToken(
       return errorResponse(error, requestId, { req, staff: null })
     }
   })
+}
+
+/**
+ * The wrapper of routes read by machines rather than staff (Prometheus): no session, a
+ * bearer token from configuration instead. A route whose token is not configured does not
+ * exist (404); a missing or wrong token is a 401. Every answer, errors included, is
+ * counted like any console request, and errors are application/problem+json.
+ */
+export function withBearerToken(expectedToken: () => string | undefined, handler: MachineHandler): MachineRoute {
+  return machineRoute((req, requestId, headers) => {
+    const expected = expectedToken()
+    if (!expected) return problemResponse(notFound("There is nothing here."), headers)
+    const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]
+    if (given && sameSecret(given, expected)) return null
+    log.warn("authz.denied", { requestId, who: "bearer", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong token" : "no bearer token", status: 401 })
+    return problemResponse(unauthenticated("A valid bearer token is required."), { ...headers, "www-authenticate": 'Bearer realm="console"' })
+  }, handler)
 }
 
 export interface ApiKeyConfig {
@@ -57,30 +67,19 @@ export interface ApiKeyConfig {
  */
 export function withApiKey(
   config: () => ApiKeyConfig | undefined,
-  handler: (ctx: { req: NextRequest; requestId: string }) => Promise<Response>,
+  handler: MachineHandler,
   hooks: { onOff?: () => void; onRefused?: () => void } = {},
-): (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response> {
-  return measured(async (req) => {
-    const requestId = randomUUID()
-    const headers = { "x-request-id": requestId }
-    try {
-      const expected = config()
-      if (!expected) {
-        hooks.onOff?.()
-        return problemResponse(notFound("There is nothing here."), headers)
-      }
-      const given = req.headers.get(expected.header)
-      if (!given || !sameSecret(given, expected.apiKey)) {
-        hooks.onRefused?.()
-        log.warn("authz.denied", { requestId, who: "api-key", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong key" : "no key", status: 401 })
-        return problemResponse(unauthenticated(`A valid API key is required in the ${expected.header} header.`), headers)
-      }
-      const response = await handler({ req, requestId })
-      response.headers.set("x-request-id", requestId)
-      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store")
-      return response
-    } catch (error) {
-      return errorResponse(error, requestId, { req, staff: null })
+): MachineRoute {
+  return machineRoute((req, requestId, headers) => {
+    const expected = config()
+    if (!expected) {
+      hooks.onOff?.()
+      return problemResponse(notFound("There is nothing here."), headers)
     }
-  })
+    const given = req.headers.get(expected.header)
+    if (given && sameSecret(given, expected.apiKey)) return null
+    hooks.onRefused?.()
+    log.warn("authz.denied", { requestId, who: "api-key", what: `${req.method} ${req.nextUrl.pathname}`, why: given ? "wrong key" : "no key", status: 401 })
+    return problemResponse(unauthenticated(`A valid API key is required in the ${expected.header} header.`), headers)
+  }, handler)
 }
