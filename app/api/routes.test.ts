@@ -527,6 +527,25 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     spy.mockRestore()
   })
 
+  it("a policy with a limit under __proto__ is a 400 naming that field, and the saved policy stays as it was", async () => {
+    const routes = await routeHandlers()
+    const put = routes.find((h) => h.key === "PUT /api/policy")!
+    const get = routes.find((h) => h.key === "GET /api/policy")!
+    const before: unknown = await (await invoke(get.handler, "GET", get.route, { params: {} }, { role: "admin" })).json()
+    const { DEFAULT_POLICY } = await import("@/lib/schemas/approvals")
+    // Written by hand: JSON.stringify of an object literal would not keep a __proto__ key.
+    const rawBody = JSON.stringify(DEFAULT_POLICY).replace('"per_order":{"USD":"50000.00"', '"per_order":{"__proto__":"1.00","USD":"50000.00"')
+    expect(rawBody).toContain("__proto__")
+    const res = await invoke(put.handler, "PUT", put.route, { params: {}, body: {} }, { role: "admin", rawBody })
+    expect(res.status).toBe(400)
+    expect(res.headers.get("content-type")).toBe("application/problem+json")
+    expect(await res.json()).toMatchObject({
+      code: "validation_failed",
+      meta: { fields: { "role_limits.trader.per_order.__proto__": "is not an allowed field name" } },
+    })
+    expect(await (await invoke(get.handler, "GET", get.route, { params: {} }, { role: "admin" })).json()).toEqual(before)
+  })
+
   it("a body that is not JSON is a 400 problem, and a non-JSON content type a 415", async () => {
     const { route, handler } = (await routeHandlers()).find((h) => h.key === "POST /api/conversions")!
     const res = await invoke(handler, "POST", route, { params: {}, body: {} }, { role: "trader", rawBody: "{not json" })

@@ -1,7 +1,7 @@
 import "server-only"
 import { z } from "zod"
 import { readBoundedText } from "@/lib/http/bounded-body"
-import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
+import { illFormedField } from "@/lib/http/well-formed"
 import { unsupportedMediaType, validationFailed } from "@/lib/problem"
 import { idSchema } from "@/lib/schemas/common"
 
@@ -33,8 +33,8 @@ export async function readJson(req: Request): Promise<unknown> {
   } catch {
     throw validationFailed({ body: "must be valid JSON" }, "body: must be valid JSON")
   }
-  const field = fieldWithLoneSurrogate(value)
-  if (field) throw validationFailed({ [field]: LONE_SURROGATE_RULE }, `${field}: ${LONE_SURROGATE_RULE}`)
+  const bad = illFormedField(value)
+  if (bad) throw validationFailed({ [bad.field]: bad.rule }, `${bad.field}: ${bad.rule}`)
   return value
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { BodyTooLarge, readBoundedText, withBoundedBody } from "@/lib/http/bounded-body"
-import { fieldWithLoneSurrogate } from "@/lib/http/well-formed"
+import { LONE_SURROGATE_RULE, RESERVED_NAME_RULE, illFormedField } from "@/lib/http/well-formed"
 
 function streamOf(chunks: number, size: number, counter: { pulled: number }): ReadableStream<Uint8Array> {
   let sent = 0
@@ -39,14 +39,29 @@ describe("bounded bodies", () => {
   })
 })
 
-describe("lone surrogates", () => {
+describe("ill-formed bodies", () => {
+  const parse = (json: string) => JSON.parse(json) as unknown
+  const fieldWithLoneSurrogate = (value: unknown) => {
+    const bad = illFormedField(value)
+    if (bad) expect(bad.rule).toBe(LONE_SURROGATE_RULE)
+    return bad?.field ?? null
+  }
+
   it("names the first field whose name or value has no UTF-8 form", () => {
-    const parse = (json: string) => JSON.parse(json) as unknown
     expect(fieldWithLoneSurrogate(parse('{"metadata":{"k":"\\ud800"}}'))).toBe("metadata.k")
     expect(fieldWithLoneSurrogate(parse('{"ref_id":"a\\udfffb"}'))).toBe("ref_id")
     expect(fieldWithLoneSurrogate(parse('{"rules":[{"x":1},{"s":"\\udc00"}]}'))).toBe("rules[1].s")
     expect(fieldWithLoneSurrogate(parse('{"metadata":{"\\ud800":"v"}}'))).toBe("metadata.\ufffd")
     expect(fieldWithLoneSurrogate(parse('"\\ud800"'))).toBe("body")
     expect(fieldWithLoneSurrogate(parse('{"emoji":"😀","pair":"\\ud83d\\ude00"}'))).toBeNull()
+  })
+
+  it("names a field called __proto__, which a schema would drop without a word, and nothing else", () => {
+    expect(illFormedField(parse('{"role_limits":{"trader":{"per_order":{"__proto__":"1.00"}}}}'))).toEqual({
+      field: "role_limits.trader.per_order.__proto__",
+      rule: RESERVED_NAME_RULE,
+    })
+    expect(illFormedField(parse('{"items":[{"a":1},{"__proto__":{}}]}'))?.field).toBe("items[1].__proto__")
+    expect(illFormedField(parse('{"metadata":{"proto":"x","constructor":"y","__proto":"z"}}'))).toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 import "server-only"
 import type { z } from "zod"
 import { readBoundedText } from "@/lib/http/bounded-body"
-import { LONE_SURROGATE_RULE, fieldWithLoneSurrogate } from "@/lib/http/well-formed"
+import { illFormedField } from "@/lib/http/well-formed"
 import { badRequest } from "@/lib/sandbox/problems"
 
 /**
@@ -69,8 +69,8 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest({ body: "must be a JSON object" })
   }
-  const field = fieldWithLoneSurrogate(value)
-  if (field) throw badRequest({ [field]: LONE_SURROGATE_RULE })
+  const bad = illFormedField(value)
+  if (bad) throw badRequest({ [bad.field]: bad.rule })
   return value as Record<string, unknown>
 }
 
