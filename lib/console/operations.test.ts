@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { eq, sql } from "drizzle-orm"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { listAudit } from "@/lib/console/audit"
-import { cancelConversion } from "@/lib/console/operations"
+import { openIntent, settleIntent } from "@/lib/console/intents"
+import { type ConsoleDeps, cancelConversion, executeQuote, intentOfRef, writtenIntent } from "@/lib/console/operations"
+import { log } from "@/lib/log"
 import { HttpProblem } from "@/lib/problem"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { consoleIntents } from "@/lib/db/schema"
@@ -97,6 +99,99 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       profileId,
     })
     expect(intent?.request).toMatchObject({ quote_id: quote.id, base_amount: "0.01", ref_id: refId, profile_id: profileId })
+  })
+
+  /**
+   * The harness with a database whose every UPDATE fails: intents open, but never settle.
+   * A test that uses it settles its intent itself afterwards, as the reconciler would, so
+   * the reconciler's tests below find only their own.
+   */
+  function settlingFails(): ConsoleDeps {
+    const db = new Proxy(h.db, {
+      get(target, name, receiver) {
+        if (name === "update") {
+          return () => {
+            throw new Error("the database went away")
+          }
+        }
+        const value: unknown = Reflect.get(target, name, receiver)
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    return { ...h, db }
+  }
+
+  it("a placement handed another create's intent, or a settled one as fresh, stops before anything reaches the service", async () => {
+    const quote = await heldQuote()
+    const other = randomUUID()
+    const { intent } = await openIntent(h.db, { staff: trader, operation: "create_execution", profileId, refId: other, request: { profile_id: profileId, quote_id: quote.id, base_amount: "0.01", ref_id: other } })
+    const refId = randomUUID()
+    const body = { quote_id: quote.id, base_amount: "0.01", ref_id: refId }
+    await expect(executeQuote(h, trader, profileId, body, writtenIntent(intent))).rejects.toThrow(
+      `intent ${intent.id} is not the PENDING create_execution of ref_id ${refId}`,
+    )
+    // The right ref_id, but an intent that is no longer PENDING, handed over as just written.
+    const placed = await placeExecution(h, trader, profileId, { ...body, ref_id: other })
+    const settled = await intentOf(other)
+    expect(settled?.state).toBe("SUCCEEDED")
+    await expect(executeQuote(h, trader, profileId, { ...body, ref_id: other }, writtenIntent(settled!))).rejects.toThrow(/is not the PENDING create_execution/)
+    // A conversion's intent is not an execution's, whatever its ref_id.
+    const conversionRef = randomUUID()
+    const conversion = await openIntent(h.db, { staff: trader, operation: "create_conversion", profileId, refId: conversionRef, request: { ref_id: conversionRef } })
+    await expect(executeQuote(h, trader, profileId, { ...body, ref_id: conversionRef }, writtenIntent(conversion.intent))).rejects.toThrow(
+      `is not the PENDING create_execution of ref_id ${conversionRef}`,
+    )
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+    expect(await executionsWithRef(conversionRef)).toHaveLength(0)
+    expect(await executionsWithRef(other)).toEqual([expect.objectContaining({ id: placed.record.id })])
+    expect(await intentOf(refId)).toBeUndefined()
+    expect((await intentOf(conversionRef))?.state).toBe("PENDING")
+    await settleIntent(h.db, conversion.intent.id, { state: "FAILED", problem: { title: "never sent (test)" }, attempts: 0 })
+  })
+
+  it("a placement whose ref_id was never admitted stops before anything reaches the service, naming the ref_id", async () => {
+    const quote = await heldQuote()
+    const refId = randomUUID()
+    const body = { quote_id: quote.id, base_amount: "0.01", ref_id: refId }
+    await expect(executeQuote(h, trader, profileId, body, intentOfRef(h.db, "create_execution", refId))).rejects.toThrow(
+      `no create_execution intent has ref_id ${refId}: a create is admitted before it is placed`,
+    )
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+  })
+
+  it("a placed record whose intent cannot be settled is still answered, and the failure is logged for the reconciler", async () => {
+    const error = vi.spyOn(log, "error").mockImplementation(() => undefined)
+    try {
+      const quote = await heldQuote()
+      const refId = randomUUID()
+      const placed = await placeExecution(settlingFails(), trader, profileId, { quote_id: quote.id, base_amount: "0.01", ref_id: refId })
+      expect(placed.record).toMatchObject({ ref_id: refId, status: "CREATED" })
+      expect(await executionsWithRef(refId)).toHaveLength(1)
+      const intent = await intentOf(refId)
+      expect(intent?.state).toBe("PENDING")
+      expect(error).toHaveBeenCalledWith("intent.settle_failed", { intentId: intent!.id, error: "Error: the database went away" })
+      await settleIntent(h.db, intent!.id, { state: "SUCCEEDED", recordId: placed.record.id, recordStatus: placed.record.status, attempts: 1 })
+    } finally {
+      error.mockRestore()
+    }
+  })
+
+  it("a refused create whose intent cannot be settled answers the service's refusal, not the database's error", async () => {
+    const error = vi.spyOn(log, "error").mockImplementation(() => undefined)
+    try {
+      const quote = await heldQuote()
+      const refId = randomUUID()
+      // More than the profile holds: the service refuses it.
+      const refused = await placeExecution(settlingFails(), trader, profileId, { quote_id: quote.id, base_amount: "100000", ref_id: refId }).catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(UpstreamProblemError)
+      expect((refused as UpstreamProblemError).outcome).toBe("rejected")
+      const intent = await intentOf(refId)
+      expect(intent?.state).toBe("PENDING")
+      expect(error).toHaveBeenCalledWith("intent.settle_failed", { intentId: intent!.id, error: "Error: the database went away" })
+      await settleIntent(h.db, intent!.id, { state: "FAILED", problem: { title: "refused (test)" }, attempts: 1 })
+    } finally {
+      error.mockRestore()
+    }
   })
 
   it("sends the caller's ref_id to the service", async () => {
@@ -374,6 +469,23 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       [settledOne.record.id, null, "FAILED"],
       [created.record.id, null, "SUCCEEDED"],
     ])
+  })
+
+  it("a refused cancel whose intent cannot be settled answers the service's conflict, and the failure is logged", async () => {
+    const settledOne = await placeConversion(h, trader, { profile_id: profileId, amount: "4.00", source_asset: "USD", target_asset: "USDP", ref_id: randomUUID() })
+    await h.sandbox.settleDue()
+    const error = vi.spyOn(log, "error").mockImplementation(() => undefined)
+    try {
+      const refused = await cancelConversion(settlingFails(), trader, settledOne.record.id).catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(UpstreamProblemError)
+      expect((refused as UpstreamProblemError).status).toBe(409)
+      const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.targetId, settledOne.record.id))
+      expect(intent?.state).toBe("PENDING")
+      expect(error).toHaveBeenCalledWith("intent.settle_failed", { intentId: intent!.id, error: "Error: the database went away" })
+      await settleIntent(h.db, intent!.id, { state: "FAILED", problem: { title: "refused (test)" }, attempts: 1 })
+    } finally {
+      error.mockRestore()
+    }
   })
 
   it("the reconciler learns a cancel's outcome from the conversion the intent names", async () => {
