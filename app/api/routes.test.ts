@@ -190,6 +190,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/notifications": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: `since=${new Date().toISOString()}` }) },
+  "POST /api/statements/snapshots": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),
