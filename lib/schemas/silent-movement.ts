@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { toDecimal } from "@/lib/money"
+import { tryDecimal } from "@/lib/money"
 import { assetDecimals } from "@/lib/schemas/assets"
 import { idSchema, requiredOr } from "@/lib/schemas/common"
 import { SANDBOX_ASSETS } from "@/lib/schemas/sandbox-tools"
@@ -13,7 +13,7 @@ const signedAmount = z
   .string({ error: requiredOr('must be a signed decimal written as text, like "3.50" or "-3.50"') })
   .trim()
   .regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a signed decimal like "3.50" or "-3.50"')
-  .refine((v) => !toDecimal(v).isZero(), "must not be zero")
+  .refine((v) => tryDecimal(v)?.isZero() !== true, "must not be zero")
 
 function checkPlaces(body: { asset: string; amount: string }, ctx: z.RefinementCtx): void {
   const places = assetDecimals(body.asset)
