@@ -196,6 +196,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "0.01" } }),
   },
+  "GET /api/statements/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}&format=csv` }) },
   "POST /api/statements/snapshots": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",

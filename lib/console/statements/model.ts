@@ -188,6 +188,15 @@ export function buildStatement(input: StatementInput): Statement {
     ref_id: record.refId,
     placed_by: record.placedBy,
     at: at.toISOString(),
+    trade: record.trade
+      ? {
+          market: record.trade.market,
+          side: record.trade.side,
+          price: record.trade.price ? record.trade.price.toFixed() : null,
+          base_amount: amountString(record.trade.baseAsset, record.trade.base),
+          quote_amount: amountString(record.trade.quoteAsset, record.trade.quote),
+        }
+      : null,
     legs: record.legs.map((leg) => {
       const effect = legEffect(leg)
       add(running, leg.asset, effect)

@@ -59,7 +59,7 @@ export function executionRecord(profileId: string, e: QuoteExecution): SourceRec
     movedAt: settled ? new Date(e.settled_at ?? e.created_at) : null,
     open: !settled,
     legs: toOther ? [paid] : [paid, got],
-    trade: { market: e.market, side: e.side, base: toDecimal(e.base_amount), quote: toDecimal(e.quote_amount), baseAsset: e.base_asset, quoteAsset: e.quote_asset },
+    trade: { market: e.market, side: e.side, base: toDecimal(e.base_amount), quote: toDecimal(e.quote_amount), baseAsset: e.base_asset, quoteAsset: e.quote_asset, price: toDecimal(e.price) },
   }
 }
 

@@ -35,7 +35,7 @@ export interface SourceRecord {
   open: boolean
   legs: Leg[]
   /** A quote execution's market, side and amounts: the per-market volumes. */
-  trade?: { market: string; side: "BUY" | "SELL"; base: Decimal; quote: Decimal; baseAsset: string; quoteAsset: string }
+  trade?: { market: string; side: "BUY" | "SELL"; base: Decimal; quote: Decimal; baseAsset: string; quoteAsset: string; price?: Decimal | undefined }
 }
 
 /** Balances observed at one moment: a stored snapshot or the service's answer now. Totals (available + trading) per asset. */
@@ -106,6 +106,8 @@ export interface StatementMovement {
   placed_by: string | null
   at: string
   legs: StatementLeg[]
+  /** A quote execution's market, side, price and amounts (the service's Profile Transactions report carries them); null for other records. */
+  trade: { market: string; side: "BUY" | "SELL"; price: string | null; base_amount: string; quote_amount: string } | null
 }
 
 export interface StatementInFlight {
