@@ -5,6 +5,7 @@ import { StatementView } from "@/components/statements/statement-view"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { consoleRuntime } from "@/lib/console/runtime"
+import { HttpProblem } from "@/lib/problem"
 import { profileStatement } from "@/lib/console/statements/statement"
 import { STATEMENT_MAX_DAYS, statementQuerySchema } from "@/lib/schemas/statements"
 
@@ -28,7 +29,15 @@ export default async function StatementsPage({ searchParams }: { searchParams: P
   const today = new Date().toISOString().slice(0, 10)
   const chosen = { profile_id: first(search.profile_id) ?? profiles[0]?.id ?? "", from: first(search.from) ?? today, to: first(search.to) }
   const parsed = statementQuerySchema.safeParse(chosen)
-  const statement = parsed.success ? await profileStatement(runtime, parsed.data) : null
+  let statement: Awaited<ReturnType<typeof profileStatement>> | null = null
+  let refused: string | null = null
+  try {
+    statement = parsed.success ? await profileStatement(runtime, parsed.data) : null
+  } catch (error) {
+    // A period the statement refuses (a day after today) is said on the page; anything else is the error page's.
+    if (!(error instanceof HttpProblem) || error.problem.code !== "validation_failed") throw error
+    refused = error.problem.detail ?? "invalid request"
+  }
   const profile = profiles.find((p) => p.id === chosen.profile_id)
   return (
     <div className="space-y-4">
@@ -68,7 +77,11 @@ export default async function StatementsPage({ searchParams }: { searchParams: P
           </Link>
         </div>
       </form>
-      {!parsed.success ? (
+      {refused ? (
+        <p role="alert" className="text-sm font-medium text-red-700">
+          {refused}
+        </p>
+      ) : !parsed.success ? (
         <p role="alert" className="text-sm font-medium text-red-700">
           {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
         </p>
