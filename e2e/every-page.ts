@@ -54,6 +54,7 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/conversions", ready: "conversion-row" },
   { path: "/conversions/new" },
   { path: "/transfers", ready: "transfer-row" },
+  { path: "/statements", ready: "statement-tiles" },
   { path: "/approvals" },
   { path: "/audit", ready: "audit-row" },
   { path: "/events", ready: "reader-status" },

@@ -13,6 +13,7 @@ import { consoleIntents } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
 import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
+import { silentMovementRequestSchema } from "@/lib/schemas/silent-movement"
 import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
 import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
@@ -190,6 +191,13 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/notifications": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: `since=${new Date().toISOString()}` }) },
+  "GET /api/statements": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}` }) },
+  "POST /api/sandbox/silent-movement": {
+    minimum: "admin",
+    call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "0.01" } }),
+  },
+  "GET /api/statements/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}&format=csv` }) },
+  "POST /api/statements/snapshots": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "1.00" } }),
@@ -412,6 +420,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     { key: "POST /api/profiles/[profileId]/quote-executions", schema: consoleQuoteExecutionCreateSchema },
     { key: "POST /api/conversions", schema: consoleConversionCreateSchema },
     { key: "POST /api/sandbox/deposit", schema: sandboxDepositRequestSchema },
+    { key: "POST /api/sandbox/silent-movement", schema: silentMovementRequestSchema },
     { key: "PUT /api/sandbox/settings", schema: faultSettingsUpdateSchema },
   ]
 

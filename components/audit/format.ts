@@ -9,6 +9,7 @@ export const OPERATION_LABELS: Record<string, string> = {
   cancel_conversion: "Cancel conversion",
   update_policy: "Change approval policy",
   replay_event: "Replay a service event",
+  take_snapshot: "Take a balance snapshot",
 }
 
 /** One amount of a request, with its asset when the request names it. */
@@ -64,5 +65,5 @@ export function dayBoundary(day: string, end: "start" | "end"): string | undefin
 }
 
 /** The intents' operations and states (lib/db/schema/console.ts), without pulling the database schema into the browser. */
-export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event"] as const
+export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot"] as const
 export const INTENT_STATE_VALUES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL", "REFUSED"] as const

@@ -22,6 +22,7 @@ const OPERATIONS: Record<string, string> = {
   cancel_conversion: "Cancel of a conversion",
   update_policy: "Approval policy change",
   replay_event: "Replay of a service event",
+  take_snapshot: "Balance snapshot",
 }
 
 /** A policy change, field by field. */

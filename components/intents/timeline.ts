@@ -26,6 +26,7 @@ const WHAT: Record<string, string> = {
   cancel_conversion: "Cancel",
   update_policy: "Policy change",
   replay_event: "Event replay",
+  take_snapshot: "Balance snapshot",
 }
 
 function attempts(n: number): string {

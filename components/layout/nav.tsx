@@ -13,6 +13,7 @@ const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean
   // Support and up: looking conversions up is support work; the page and its API refuse viewers.
   { href: "/conversions", label: "Conversions", minimum: "support" },
   { href: "/transfers", label: "Transfers", minimum: "support" },
+  { href: "/statements", label: "Statements", minimum: "support" },
   { href: "/approvals", label: "Approvals", minimum: "trader" },
   { href: "/audit", label: "Audit", minimum: "admin" },
   { href: "/events", label: "Events", minimum: "admin" },

@@ -188,6 +188,20 @@ export async function recordEventReplay(
   })
 }
 
+/** An admin's balance snapshot taken now, on the audit trail once it is stored (the snapshot's id is its target). */
+export async function recordSnapshotTaken(db: Db, staff: Staff, snapshot: { id: string; profiles: number }, at: Date): Promise<void> {
+  await db.insert(consoleIntents).values({
+    ...newRow({ staff, operation: "take_snapshot", profileId: null, request: { snapshot_id: snapshot.id, profiles: snapshot.profiles } }),
+    targetId: snapshot.id,
+    state: "SUCCEEDED",
+    attempts: 1,
+    recordId: snapshot.id,
+    createdAt: at,
+    updatedAt: at,
+    resolvedAt: at,
+  })
+}
+
 /**
  * Records how an intent ended. Success always wins (a record exists); a failure or an
  * unknown outcome only replaces PENDING or UNKNOWN, never a known result.

@@ -167,6 +167,7 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
       }
       case "update_policy":
       case "replay_event":
+      case "take_snapshot":
         // Written SUCCEEDED (or FAILED) once done, never PENDING: nothing to learn.
         throw new Error(`${intent.operation} has no outcome to learn`)
     }

@@ -11,6 +11,7 @@ import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
 import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
+import { type SnapshotJob, createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
@@ -41,6 +42,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   sandbox: Sandbox | null
   /** The one reader of the service's events (lease in the database; alone on PGlite); null when EVENTS_POLL_MS is 0. */
   events: EventReader | null
+  /** The one taker of each UTC cutoff's balance snapshot (lease in the database; alone on PGlite). */
+  snapshots: SnapshotJob
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -106,7 +109,8 @@ async function build(): Promise<ConsoleRuntime> {
           handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
         })
       : null
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events }
+  const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots }
   registerConsoleMetrics(runtime)
   return runtime
 }
@@ -189,6 +193,7 @@ async function begin(): Promise<void> {
   runtime.sandbox?.startWorkers()
   runtime.instance.start()
   runtime.events?.start()
+  runtime.snapshots.start()
   if (runtime.sandbox && runtime.events) pointSandboxWebhookHere(runtime)
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))

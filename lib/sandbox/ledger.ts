@@ -111,3 +111,22 @@ export async function listBalances(db: Db, profileId: string, assets?: readonly 
     }
   })
 }
+
+/**
+ * The fault "move a balance without a record": `available` changes by a signed amount, with
+ * no transfer and no event (a debit still cannot take `available` below zero). Answers the
+ * balance after it.
+ */
+export async function moveSilently(db: Db, profileId: string, asset: string, amount: Decimal, now: Date): Promise<WireBalance> {
+  await db.transaction(async (tx) => {
+    if (amount.isNegative()) {
+      await commitFunds(tx, profileId, asset, amount.abs(), now)
+      await releaseFunds(tx, profileId, asset, amount.abs(), now)
+    } else {
+      await creditFunds(tx, profileId, asset, amount, now)
+    }
+  })
+  const [balance] = await listBalances(db, profileId, [asset])
+  if (!balance) throw new Error("the balance just moved is not there")
+  return balance
+}

@@ -8,6 +8,7 @@ import {
   quoteExecutionSchema,
   quoteListSchema,
 } from "@/lib/schemas/records"
+import { silentMovementAnswerSchema } from "@/lib/schemas/silent-movement"
 import { defaultNetwork, sandboxDepositResponseSchema, sandboxSettingsSchema } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import {
@@ -232,6 +233,20 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         body: { asset: input.asset, amount: input.amount, crypto_network: defaultNetwork(input.asset) },
         scopes,
         schema: sandboxDepositResponseSchema,
+        retry: false,
+        mutating: true,
+      })
+      return value
+    },
+
+    async sandboxSilentMovement(input) {
+      const { value } = await call({
+        op: "sandboxSilentMovement",
+        method: "POST",
+        url: new URL(`${adminBase}/silent-movements`),
+        body: input,
+        scopes: adminScopes,
+        schema: silentMovementAnswerSchema,
         retry: false,
         mutating: true,
       })

@@ -5,6 +5,7 @@ import type { QuoteExecutionCreate, QuoteExecutionListQuery } from "@/lib/schema
 import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecution, QuoteExecutionPage, profilePageSchema } from "@/lib/schemas/records"
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
+import type { SilentMovement, SilentMovementAnswer } from "@/lib/schemas/silent-movement"
 import type { Transfer, TransferPage } from "@/lib/schemas/transfer"
 import type { TransferListFilters } from "@/lib/upstream/transfers"
 import type { HistoricalPrice, HistoryIncrement, MarketPrice, Ticker } from "@/lib/schemas/market-data"
@@ -68,6 +69,8 @@ export interface TransferOperations {
 export interface SandboxOperations {
   /** Sandbox only: funds a profile. Not retried (it carries no ref_id). */
   sandboxDeposit(profileId: string, input: Pick<SandboxDeposit, "asset" | "amount">): Promise<SandboxDepositResponse>
+  /** Sandbox only: the fault "move a balance without a record" (POST /sandbox/admin/silent-movements). Not retried. */
+  sandboxSilentMovement(input: SilentMovement): Promise<SilentMovementAnswer>
   getFaults(): Promise<SandboxSettings>
   /** Fields left out keep their current value; `{"rules": []}` clears every fault. */
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>

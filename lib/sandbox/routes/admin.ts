@@ -4,6 +4,8 @@ import { SANDBOX_ASSETS, faultSettingsUpdateSchema, marketMoveSchema } from "@/l
 import { REJECT_THRESHOLD, SANDBOX_MARKETS, USD_REFERENCE_RATES } from "@/lib/sandbox/pricing"
 import { type SandboxServices, json, router } from "@/lib/sandbox/routes/context"
 import { publicSettings } from "@/lib/sandbox/settings"
+import { moveSilently } from "@/lib/sandbox/ledger"
+import { silentMovementSchema } from "@/lib/schemas/silent-movement"
 import { parseOrThrow, readJsonObject } from "@/lib/sandbox/validation"
 
 /** /sandbox/admin: fault injection, runtime settings, market moves (scope sandbox:admin). */
@@ -35,6 +37,14 @@ export function adminRoutes(s: SandboxServices) {
       .post("/orchestrations/:id/approve", async (c) => json(c, await s.orchestrations.approve(c.req.param("id"))))
       // POST /sandbox/admin/orchestrations/{id}/reject - … or rejecting it (PENDING → REJECTED, nothing moved)
       .post("/orchestrations/:id/reject", async (c) => json(c, await s.orchestrations.reject(c.req.param("id"))))
+      // POST /sandbox/admin/silent-movements - the fault "move a balance without a record": a profile's available balance changes by a signed amount, with no transfer and no event
+      .post("/silent-movements", async (c) => {
+        const move = parseOrThrow(silentMovementSchema, await readJsonObject(c.req.raw))
+        await s.profiles.require(move.profile_id)
+        const balance = await moveSilently(s.db, move.profile_id, move.asset, toDecimal(move.amount), s.now())
+        s.log("sandbox.silent_movement", { profileId: move.profile_id, asset: move.asset, amount: move.amount })
+        return json(c, { profile_id: move.profile_id, asset: move.asset, amount: move.amount, available: balance.available })
+      })
       // POST /sandbox/admin/market-moves - jolt an asset's price (quotes held before it may be Rejected)
       .post("/market-moves", async (c) => {
         const move = parseOrThrow(marketMoveSchema, await readJsonObject(c.req.raw))
