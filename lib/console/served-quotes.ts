@@ -21,7 +21,7 @@ import type { Quote } from "@/lib/schemas/records"
 export const REMEMBER_PAST_EXPIRY_MS = 5 * 60_000
 const PURGE_EVERY_MS = 60_000
 
-/** Per database: what this process has written already (staff|quote id → remembered until, ms), and the last purge. */
+/** Per database: what this process has written already (staff|quote id → until when it need not be again, ms), and the last purge. */
 interface Written {
   rows: Map<string, number>
   purgedAt: number
@@ -68,7 +68,8 @@ export async function rememberServed(db: Db, staff: Staff, quotes: readonly Quot
   }))
   try {
     await db.insert(consoleServedQuotes).values(rows).onConflictDoNothing()
-    for (const row of rows) w.rows.set(keyOf(email, row.quoteId), row.rememberUntil.getTime())
+    // Written while it is served (until it expires): polls of the same quotes write nothing.
+    for (const row of rows) w.rows.set(keyOf(email, row.quoteId), Math.max(row.expiresAt.getTime(), t))
   } catch (error) {
     log.warn("quotes.served_not_remembered", { staff: email, quotes: rows.length, error: error instanceof Error ? error.message : String(error) })
   }
