@@ -199,14 +199,14 @@ test.describe("as an admin", () => {
 
   test("pages through the trail with Load more, without repeats", async ({ page, browser, baseURL }) => {
     const trader = await apiAs(browser, "trader", baseURL!)
-    // 55 executions of a quote that does not exist: each refused quickly, each an intent. The
-    // console sizes an order by a quote it has not served from the reviewed quote the client sends.
+    // 55 executions of a quote the console never served: each refused at once (quote_not_current),
+    // each a refusal on the trail.
     const reviewed_quote = { market: "BTCUSD", side: "BUY", price: "95000" }
     for (let i = 0; i < 55; i++) {
       const placed = await placeTrade(trader, baseURL!, { base_amount: "0.0001", quote_id: randomUUID(), reviewed_quote })
-      expect(placed.status).toBe(404)
+      expect(placed.status).toBe(422)
     }
-    await page.goto("/audit?state=FAILED")
+    await page.goto("/audit?state=REFUSED")
     await expect(page.getByTestId("audit-count")).toHaveText("Showing 50 intents; more are older")
     await page.getByRole("button", { name: "Load more" }).click()
     await expect(page.getByTestId("audit-count")).not.toHaveText(/Showing 50 /)

@@ -135,9 +135,17 @@ export function limitExceeded(detail: string, meta: Record<string, unknown>): Ht
   return consoleProblem("limit_exceeded", detail, { title: "Limit Exceeded", meta })
 }
 
-export function quoteNotCurrent(): HttpProblem {
-  return consoleProblem("quote_not_current", "reviewed_quote: give the quote's market, side and price; this quote is no longer the current one.", {
-    meta: { fields: { reviewed_quote: "is required once the quote is no longer the current one" } },
+export function quoteNotCurrent(
+  detail = "reviewed_quote: give the quote's market, side and price; this quote is no longer the current one.",
+  fields: Record<string, string> = { reviewed_quote: "is required once the quote is no longer the current one" },
+): HttpProblem {
+  return consoleProblem("quote_not_current", detail, { meta: { fields } })
+}
+
+/** An execution names a quote the console did not serve to this staff member (or no longer remembers). */
+export function quoteNotServed(quoteId: string): HttpProblem {
+  return quoteNotCurrent(`quote_id: the console did not serve quote ${quoteId} to you, or no longer remembers it; take a fresh quote.`, {
+    quote_id: "was not served to you by this console",
   })
 }
 
@@ -190,6 +198,11 @@ export function requestRejected(checker: string, reason: string): Problem {
 
 export function requestWithdrawn(): Problem {
   return consoleProblemBody("request_withdrawn", "the maker withdrew the request; nothing was sent", { title: "Withdrawn" })
+}
+
+/** A request whose maker no longer has access (removed, or a role that may not place it): voided, never placed. */
+export function requestVoided(reason: string): Problem {
+  return consoleProblemBody("request_voided", `voided: ${reason}; nothing was sent`, { title: "Voided" })
 }
 
 export function priceMoved(side: string | null, price: string | undefined, limit: string | null): Problem {

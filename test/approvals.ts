@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, beforeEach, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
+import { createSession } from "@/lib/auth/sessions"
 import { savePolicy } from "@/lib/console/policy"
+import { rememberServed } from "@/lib/console/served-quotes"
 import { submitQuoteExecution } from "@/lib/console/submission"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
@@ -21,6 +23,11 @@ export const support: Staff = { email: "support@example.com", role: "support" }
 export function problemOf(error: unknown): { status: number; code?: string | undefined; detail?: string | undefined; meta?: Record<string, unknown> | undefined } {
   if (!(error instanceof HttpProblem)) throw new Error(`expected an HttpProblem, got ${String(error)}`)
   return error.problem
+}
+
+/** A staff member who signs in through single sign-on with this role (the console knows them from that sign-in). */
+export async function signsInBySso(db: Db, who: Staff): Promise<void> {
+  await createSession(db, { email: who.email, role: who.role, provider: "oidc", subject: `sub-${who.email}`, userAgent: null, address: null })
 }
 
 /** Small numbers, so that tests stay far from the sandbox's own limits. */
@@ -73,9 +80,12 @@ export class ApprovalsFixture {
       this.h = await createConsoleHarness({ driver })
       this.profileId = (await this.h.upstream.listProfiles()).items[0]!.id
       await savePolicy(this.h.db, checker, TEST_POLICY)
+      // Outside the sandbox's demo directory: known to the console from their single sign-on.
+      await signsInBySso(this.h.db, otherTrader)
     })
-    beforeEach(() => {
+    beforeEach(async () => {
       this.me = { email: `maker-${randomUUID().slice(0, 8)}@example.com`, role: "trader" }
+      await signsInBySso(this.h.db, this.me)
     })
     afterAll(async () => {
       await this.h?.close()
@@ -84,9 +94,11 @@ export class ApprovalsFixture {
 
   heldQuotes = () => this.h.upstream.listQuotes([])
 
-  heldQuote = async (side: "BUY" | "SELL" = "BUY", market = "BTCUSD"): Promise<Quote> => {
+  /** A held quote, served to `to` (the test's maker by default) as GET /api/quotes serves it. */
+  heldQuote = async (side: "BUY" | "SELL" = "BUY", market = "BTCUSD", to?: Staff, at?: Date): Promise<Quote> => {
     const quote = (await this.h.upstream.listQuotes([market])).find((q) => q.side === side)
     if (!quote) throw new Error(`no ${side} quote for ${market}`)
+    await rememberServed(this.h.db, to ?? this.me, [quote], at)
     return quote
   }
 
@@ -97,7 +109,7 @@ export class ApprovalsFixture {
 
   /** An execution of `quoteAmount` USD at the held BTCUSD buy quote, as the trade desk sends it. */
   ask = async (quoteAmount: string, who?: Staff, extra: { now?: () => Date } = {}) => {
-    const quote = await this.heldQuote()
+    const quote = await this.heldQuote("BUY", "BTCUSD", who ?? this.me, extra.now?.())
     const refId = randomUUID()
     const submission = await submitQuoteExecution(
       this.h,

@@ -30,6 +30,8 @@ export function requestStatus(request: ApprovalRequest): { label: string; tone: 
       return { label: "Expired", tone: "neutral", detail: "No one approved it in time; nothing was sent." }
     case "PRICE_MOVED":
       return { label: "Price moved", tone: "danger", detail: request.problem?.detail ?? "The held price moved past the limit price; nothing was placed." }
+    case "VOIDED":
+      return { label: "Voided", tone: "danger", detail: `Voided: ${request.reason ?? "its maker no longer has the access to place it"}. Nothing was sent.` }
   }
 }
 

@@ -48,6 +48,7 @@ function intentEvents(story: IntentStory): TimelineEvent[] {
         WITHDRAWN: "Withdrawn by the maker",
         EXPIRED: "Expired without a decision",
         PRICE_MOVED: "Not sent: the price moved past the limit",
+        VOIDED: "Voided: the maker no longer has the access to place it",
       }
       events.push({
         at: approval.decided_at,

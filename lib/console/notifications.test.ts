@@ -13,6 +13,7 @@ import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifica
 import type { UpstreamClient } from "@/lib/upstream"
 import { type ConsoleHarness, createConsoleHarness, placeConversion, placeExecution as placeExecutionOf } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { signsInBySso } from "@/test/approvals"
 import { setIntentColumns } from "@/test/intents"
 
 const checker: Staff = { email: "checker@example.com", role: "admin" }
@@ -43,8 +44,10 @@ describe.each(testDrivers())("notifications against the sandbox on %s", (driver)
     profileId = (await h.upstream.listProfiles()).items[0]!.id
     await savePolicy(h.db, checker, TEST_POLICY)
   })
-  beforeEach(() => {
+  beforeEach(async () => {
     me = { email: `trader-${randomUUID().slice(0, 8)}@example.com`, role: "trader" }
+    // Known to the console from their single sign-on (a maker the console does not know has their requests voided).
+    await signsInBySso(h.db, me)
     calls = 0
     serviceDown = false
     clock = Date.now()

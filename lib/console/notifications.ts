@@ -1,7 +1,7 @@
 import "server-only"
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
-import { expireDue } from "@/lib/console/approvals/expiry"
+import { endLapsed } from "@/lib/console/approvals/expiry"
 import { recordFinalStatus } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
@@ -219,8 +219,8 @@ export async function pollNotifications(
   options: NotificationOptions = {},
 ): Promise<NotificationPage> {
   const now = (options.now ?? (() => new Date()))()
-  // Expiry is recorded when someone looks; this poll is someone looking.
-  await expireDue(deps.db, now)
+  // Expiry (and a lapsed maker's voiding) is recorded when someone looks; this poll is someone looking.
+  await endLapsed(deps.db, now)
   const unchecked = await checkInFlight(deps, staff, now, options.eventsCoverOrchestrations ?? false)
   // A first poll starts from now: what it has just learned (stamped now) is not news either.
   if (!since) return { events: [], cursor: now.toISOString(), unchecked }

@@ -115,8 +115,9 @@ function money(value: Decimal, currency: string): string {
 /**
  * Refuses an order over the staff member's limit per order or per UTC day, before anything
  * is sent: the problem says which limit, how much is used today and how much this order adds.
+ * `whose` names the staff member when someone else is told (a checker approving their request).
  */
-export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used: Decimal): void {
+export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used: Decimal, options: { whose?: string } = {}): void {
   const limits = limitsFor(policy, staff)
   if (!limits) return
   const currency = size.currency as keyof Limits["per_order"]
@@ -131,14 +132,14 @@ export function checkLimits(policy: Policy, staff: Staff, size: OrderSize, used:
   }
   const breach = limitBreach({ per_order: perOrder, per_day: perDay }, size, used)
   if (breach?.limit === "per_order") {
-    throw limitExceeded(`This order of ${money(size.amount, size.currency)} is over your limit per order of ${money(breach.amount, size.currency)}.`, {
+    throw limitExceeded(`This order of ${money(size.amount, size.currency)} is over ${options.whose ? `${options.whose}'s` : "your"} limit per order of ${money(breach.amount, size.currency)}.`, {
       ...meta,
       limit: "per_order",
     })
   }
   if (breach?.limit === "per_day") {
     throw limitExceeded(
-      `Your daily limit is ${money(breach.amount, size.currency)} (UTC day); you have used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
+      `${options.whose ? `${options.whose}'s` : "Your"} daily limit is ${money(breach.amount, size.currency)} (UTC day); ${options.whose ? "they have" : "you have"} used ${money(used, size.currency)} today and this order adds ${money(size.amount, size.currency)}.`,
       { ...meta, limit: "per_day" },
     )
   }

@@ -6,6 +6,7 @@ import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { insertAdmittedIntent, intentByRef, intentIdByRef, sameRequest } from "@/lib/console/intents"
 import { refused } from "@/lib/console/refusals"
+import { provenQuote } from "@/lib/console/served-quotes"
 import { type ConsoleDeps, type IntentSource, type Placed, createConversion, executeQuote, intentOfRef, writtenIntent } from "@/lib/console/operations"
 import {
   type Clock,
@@ -187,21 +188,28 @@ async function submit<T>(
 
 /**
  * What an execution is sized and limited by: the held quote itself while it is the
- * current one; after that, the reviewed quote the maker saw (its market, side and price)
- * with the size taken at the current held price.
+ * current one; after that, the quote as the console served it to the maker (its market,
+ * side and price: the reviewed quote must say the same) with the size taken at the
+ * current held price. A quote the console did not serve to the maker prices nothing.
  */
-function pricing(quotes: Quote[], quoteId: string, reviewed: ReviewedQuote | undefined): { size: Pick<Quote, "market" | "price">; quote: Pick<Quote, "market" | "side" | "price"> } {
-  const held = quotes.find((q) => q.id === quoteId)
+function pricing(
+  quotes: Quote[],
+  served: { id: string; market: string; side: string; price: string },
+  reviewed: ReviewedQuote | undefined,
+): { size: Pick<Quote, "market" | "price">; quote: Pick<Quote, "market" | "side" | "price"> } {
+  const held = quotes.find((q) => q.id.toLowerCase() === served.id.toLowerCase())
   if (held) return { size: held, quote: held }
   if (!reviewed) throw quoteNotCurrent()
-  const current = currentQuote(quotes, reviewed.market, reviewed.side)
-  if (!current) throw noHeldQuote(reviewed.side, reviewed.market)
-  return { size: current, quote: reviewed }
+  const current = currentQuote(quotes, served.market, served.side)
+  if (!current) throw noHeldQuote(served.side, served.market)
+  return { size: current, quote: { market: current.market, side: current.side, price: served.price } }
 }
 
 /**
  * Executes a held quote, or, when the policy asks for a second person, stores it as a
- * request that waits. Limits are checked first; an order over one is refused and nothing is sent.
+ * request that waits. The quote must be one the console served to this staff member
+ * (quote_not_current otherwise). Limits are checked first; an order over one is refused
+ * and nothing is sent.
  */
 export async function submitQuoteExecution(
   deps: ConsoleDeps,
@@ -218,7 +226,8 @@ export async function submitQuoteExecution(
     deps,
     gate,
     async () => {
-      const { size, quote } = pricing(await options.heldQuotes(body.quote_id), body.quote_id, reviewed)
+      const served = await provenQuote(deps.db, staff, body.quote_id, reviewed, now)
+      const { size, quote } = pricing(await options.heldQuotes(body.quote_id), { ...served, id: served.quoteId }, reviewed)
       return { size: executionSize(body, size), quote }
     },
     (source) => executeQuote(deps, staff, profileId, body, source),

@@ -72,6 +72,11 @@ export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequ
       void queryClient.invalidateQueries({ queryKey: request.kind === "execution" ? executionKeys.all : conversionKeys.all })
       return options?.onSuccess?.(request, ...rest)
     },
+    onError: (error, ...rest) => {
+      // Refused (acted on first, voided, over the maker's limits now): show the request as it now stands.
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+      return options?.onError?.(error, ...rest)
+    },
   })
 }
 

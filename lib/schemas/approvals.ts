@@ -98,7 +98,7 @@ export const policyViewSchema = z.object({
 })
 export type PolicyView = z.infer<typeof policyViewSchema>
 
-export const APPROVAL_STATES = ["PENDING", "APPROVED", "REJECTED", "WITHDRAWN", "EXPIRED", "PRICE_MOVED"] as const
+export const APPROVAL_STATES = ["PENDING", "APPROVED", "REJECTED", "WITHDRAWN", "EXPIRED", "PRICE_MOVED", "VOIDED"] as const
 export type ApprovalState = (typeof APPROVAL_STATES)[number]
 
 /** Who asked, who decided, when and why: on a request, and on the intent page's story. */

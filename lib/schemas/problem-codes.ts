@@ -36,6 +36,7 @@ export const CONSOLE_PROBLEM_CODES = {
   request_expired: 409,
   request_rejected: 409,
   request_withdrawn: 409,
+  request_voided: 409,
   price_moved: 409,
 } as const
 export type ConsoleProblemCode = keyof typeof CONSOLE_PROBLEM_CODES

@@ -1,16 +1,18 @@
 import "server-only"
-import { and, eq, sql } from "drizzle-orm"
+import { and, eq, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
-import { expireDue } from "@/lib/console/approvals/expiry"
+import { type Directory, currentRoles } from "@/lib/auth/standing"
+import { endLapsed, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
 import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
-import type { Clock } from "@/lib/console/policy"
+import { type Clock, checkLimits, policyFromJson, storedPolicyJson, usedTodaySum, usedTodayWhere } from "@/lib/console/policy"
 import type { Db } from "@/lib/db/client"
-import { type ConsoleApproval, consoleApprovals } from "@/lib/db/schema"
+import { type ConsoleApproval, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { toDecimal } from "@/lib/money"
 import { type HttpProblem, notFound, priceMoved, quotesUnavailable, requestRejected, requestWithdrawn, stateConflict } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { isUuid } from "@/lib/schemas/common"
@@ -28,6 +30,8 @@ import type { Quote } from "@/lib/schemas/records"
 export interface ApprovalOptions {
   heldQuotes: HeldQuotes
   now?: Clock
+  /** The staff directory (default: as configured now); who may still place a request is read through it. */
+  directory?: Directory
 }
 
 /**
@@ -104,12 +108,28 @@ async function decide(
 async function actedOnFirst(db: Db, id: string): Promise<HttpProblem> {
   const current = await approvalOf(db, id)
   const state = current?.state ?? "PENDING"
+  if (state === "VOIDED") return stateConflict(`This request was voided (${current?.reason ?? "its maker lost access"}); nothing was sent.`, { state, reason: current?.reason ?? null })
   return stateConflict(`This request is ${state} now; someone acted on it first.`, { state })
 }
 
-async function loadForAction(db: Db, id: string, now: Date): Promise<ConsoleApproval> {
+/**
+ * Refuses to place a request its maker's current limits no longer allow (a limit lowered
+ * since they asked): what the admission checks, with this request itself left out of the
+ * day's usage (it counts while it waits). Nothing changes; the request stays PENDING.
+ */
+async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staff, now: Date): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${approval.makerEmail}`}))`)
+  const [read] = await tx
+    .select({ policy: storedPolicyJson, used: usedTodaySum })
+    .from(consoleIntents)
+    .where(and(usedTodayWhere(approval.makerEmail, approval.sizeCurrency, now), ne(consoleIntents.id, approval.intentId)))
+  const size = { amount: toDecimal(approval.sizeAmount), currency: approval.sizeCurrency }
+  checkLimits(policyFromJson(read?.policy), maker, size, toDecimal(read?.used ?? "0"), { whose: maker.email })
+}
+
+async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
-  await expireDue(db, now)
+  await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
   return approval
@@ -158,9 +178,16 @@ export async function approveRequest(
   options: ApprovalOptions,
 ): Promise<ApprovalRequest> {
   const now = (options.now ?? (() => new Date()))()
-  const approval = await loadForAction(deps.db, id, now)
+  const approval = await loadForAction(deps.db, id, now, options.directory)
+  if (approval.state === "VOIDED") throw stateConflict(`This request was voided (${approval.reason ?? "its maker lost access"}); nothing was sent.`, { state: "VOIDED", reason: approval.reason })
   transition(approval.state, "approve", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
-  const maker: Staff = { email: approval.makerEmail, role: approval.makerRole as Staff["role"] }
+  // The maker as they stand now, not as they stood when they asked: removed or demoted, their request is voided.
+  const role = (await currentRoles(deps.db, [approval.makerEmail], options.directory)).get(approval.makerEmail.toLowerCase()) ?? null
+  if (role === null || lapsedAccess(role) !== null) {
+    await voidLapsed(deps.db, now, options.directory)
+    throw await actedOnFirst(deps.db, id)
+  }
+  const maker: Staff = { email: approval.makerEmail, role }
   let send: Record<string, unknown> = approval.request
   let current: Quote | null = null
   if (approval.kind === "execution") {
@@ -170,6 +197,8 @@ export async function approveRequest(
   }
   const priceOk = !current || !approval.limitPrice || withinLimit(current.side, current.price, approval.limitPrice)
   await deps.db.transaction(async (tx) => {
+    // The maker's limits as they are now (per order and per day), under the admission's own lock.
+    await withinMakersLimits(tx, approval, maker, now)
     const [claimed] = await tx
       .update(consoleApprovals)
       .set({

@@ -1,7 +1,7 @@
 import "server-only"
 import { desc, eq, sql } from "drizzle-orm"
 import { type Staff, roleAtLeast } from "@/lib/auth/roles"
-import { expireDue } from "@/lib/console/approvals/expiry"
+import { endLapsed } from "@/lib/console/approvals/expiry"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { Decimal, FIAT_DECIMALS } from "@/lib/money"
@@ -64,7 +64,7 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
 
 export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
-  await expireDue(db, now)
+  await endLapsed(db, now)
   const [row] = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })
     .from(consoleApprovals)
@@ -77,7 +77,7 @@ export async function getApproval(db: Db, id: string, now: Date = new Date()): P
 
 /** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
 export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date = new Date(), viewer?: Staff): Promise<ApprovalPage> {
-  await expireDue(db, now)
+  await endLapsed(db, now)
   const rows = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })
     .from(consoleApprovals)

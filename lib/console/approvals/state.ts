@@ -11,7 +11,7 @@ import type { ApprovalState } from "@/lib/schemas/approvals"
  * approves it. A request is an intent that waits.
  */
 
-export type ApprovalAction = "approve" | "reject" | "withdraw" | "expire" | "price_moved"
+export type ApprovalAction = "approve" | "reject" | "withdraw" | "expire" | "price_moved" | "void"
 
 export interface TransitionContext {
   actor: Staff | null
@@ -24,7 +24,8 @@ export interface TransitionContext {
 /**
  * The request state machine. PENDING → APPROVED (someone else, trader or admin) |
  * REJECTED (someone else, with a reason) | WITHDRAWN (the maker) | EXPIRED (its time is
- * up); APPROVED → PRICE_MOVED (the held price is past the limit). Everything else is
+ * up) | VOIDED (its maker lost the access to place it: removed, or a role below trader);
+ * APPROVED → PRICE_MOVED (the held price is past the limit). Everything else is
  * refused: 403 for the wrong person, 400 for a missing reason, 409 for the wrong state.
  */
 export function transition(state: ApprovalState, action: ApprovalAction, ctx: TransitionContext): ApprovalState {
@@ -39,6 +40,8 @@ export function transition(state: ApprovalState, action: ApprovalAction, ctx: Tr
     case "expire":
       if (!expired) throw stateConflict("This request has not expired yet.", { state })
       return "EXPIRED"
+    case "void":
+      return "VOIDED"
     case "withdraw":
       if (!isMaker) throw notAllowed("Only the person who asked can withdraw a request.")
       if (expired) throw stateConflict("This request has expired.", { state: "EXPIRED" })

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import type { ApprovalState } from "@/lib/schemas/approvals"
-import { check, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+import { check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
 export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
@@ -140,3 +140,25 @@ export const consoleApprovals = pgTable(
   ],
 )
 export type ConsoleApproval = typeof consoleApprovals.$inferSelect
+
+/**
+ * The console's memory of the held quotes it served, per staff member (shared by every
+ * instance): an execution's limit price comes only from a quote served to its maker.
+ * A row is kept a short while past the quote's expiry (`remember_until`), then purged.
+ */
+export const consoleServedQuotes = pgTable(
+  "console_served_quotes",
+  {
+    staffEmail: text("staff_email").notNull(),
+    quoteId: text("quote_id").notNull(),
+    market: text("market").notNull(),
+    side: text("side").notNull(),
+    /** The price exactly as served (a decimal string). */
+    price: text("price").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 6 }).notNull(),
+    servedAt: timestamp("served_at", { withTimezone: true, precision: 6 }).notNull(),
+    rememberUntil: timestamp("remember_until", { withTimezone: true, precision: 6 }).notNull(),
+  },
+  (t) => [primaryKey({ name: "console_served_quotes_pk", columns: [t.staffEmail, t.quoteId] }), index("console_served_quotes_until_idx").on(t.rememberUntil)],
+)
+export type ConsoleServedQuote = typeof consoleServedQuotes.$inferSelect
