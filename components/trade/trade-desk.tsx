@@ -20,7 +20,7 @@ import { isApprovalRequest } from "@/lib/queries/approvals"
 import { useMarketPricesQuery } from "@/lib/queries/market-data"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { useAllQuotesQuery } from "@/lib/queries/quotes"
-import { newRefId } from "@/lib/queries/submission"
+import { newRefId } from "@/lib/queries/ref-id"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
