@@ -279,7 +279,7 @@ test.describe("trader", () => {
     const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
     await expect(dialog).toBeVisible()
     await expect(dialog.getByTestId("review-amount")).toHaveText(/^40\.00\s*PYUSD$/)
-    await page.keyboard.press("Tab")
+    // The review opens on Confirm (its ids' copy buttons are before it in the tab order).
     await expect(dialog.getByRole("button", { name: "Confirm conversion" })).toBeFocused()
     await page.keyboard.press("Enter")
     const record = page.getByTestId("conversion-record")

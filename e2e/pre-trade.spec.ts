@@ -209,7 +209,7 @@ test.describe("conversions (finding 5)", () => {
     await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
     // The review's ids are chips: the whole ref_id on one line, with its copy button.
     await expect(dialog.getByTestId("review-ref-id")).toHaveText(/^[0-9a-f-]{36}$/)
-    await expect(dialog.getByTestId("id-chip").filter({ has: dialog.getByTestId("review-ref-id") }).getByRole("button", { name: "Copy ref_id" })).toBeVisible()
+    await expect(dialog.getByTestId("id-chip").filter({ has: page.getByTestId("review-ref-id") }).getByRole("button", { name: "Copy ref_id" })).toBeVisible()
     await dialog.getByRole("button", { name: "Back" }).click()
     // Under the size, no retyping.
     await page.getByLabel(/^Amount/).fill("100")

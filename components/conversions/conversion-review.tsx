@@ -50,7 +50,8 @@ export function ConversionReview({
           <Button variant="secondary" held={sending} onClick={onBack}>
             {notPlacedYet ? "Discard it" : "Back"}
           </Button>
-          <Button busy={sending} disabled={breach || retype.pending} onClick={confirm} data-testid="confirm-button">
+          {/* The review opens on Confirm, as the trade desk's does (the ids' copy buttons come first in the page's order); on the amount field when it must be typed again. */}
+          <Button busy={sending} disabled={breach || retype.pending} onClick={confirm} data-testid="confirm-button" {...(breach || retype.pending ? {} : { "data-autofocus": true })}>
             {notPlacedYet ? "Place it now" : checks?.verdict.needsApproval ? "Submit for approval" : "Confirm conversion"}
           </Button>
         </>
