@@ -35,6 +35,27 @@ async function askToBuy(page: Page, usd: string): Promise<string> {
   return refId
 }
 
+/** A market's tick_rate as the console has it from the service (GET /api/markets/prices), and the decimals it means. */
+async function tickOf(page: Page, market: string): Promise<{ tick: string; decimals: RegExp }> {
+  const res = await page.request.get("/api/markets/prices")
+  expect(res.ok()).toBe(true)
+  const tick = ((await res.json()) as { tick_rates: Record<string, string> }).tick_rates[market]
+  if (!tick) throw new Error(`no tick_rate for ${market}`)
+  const places = tick.includes(".") ? tick.length - tick.indexOf(".") - 1 : 0
+  return { tick, decimals: new RegExp(`^\\d{1,3}(,\\d{3})*${places > 0 ? `\\.\\d{${places}}` : ""}$`) }
+}
+
+/**
+ * The price inside `scope` carries the market's tick and, being a quoted price, is written
+ * with its decimals, as the desk writes it. A limit price (the reviewed price and a
+ * tolerance) keeps the digits it has beyond the tick, so only its tick is checked.
+ */
+async function expectTicked(scope: ReturnType<Page["getByTestId"]>, market: { tick: string; decimals: RegExp }, quoted = true): Promise<void> {
+  const price = scope.locator("[data-num=price]").first()
+  await expect(price).toHaveAttribute("data-tick", market.tick)
+  if (quoted) expect(((await price.textContent()) ?? "").trim().split(/\s/)[0]).toMatch(market.decimals)
+}
+
 function item(page: Page, refId: string) {
   return page.locator(`[data-testid=approval-item][data-ref-id="${refId}"]`)
 }
@@ -53,6 +74,9 @@ test.describe("four eyes", () => {
     const refId = await askToBuy(trader, "20000")
     const request = trader.getByTestId("approval-request")
     await expect(request.getByTestId("approval-limit-price")).toBeVisible()
+    // Prices on approvals and records have the market's tick decimals, as on the desk.
+    const btc = await tickOf(trader, "BTCUSD")
+    await expectTicked(request.getByTestId("approval-limit-price"), btc, false)
 
     // The trader sees their request on /approvals with no approve control, and the API refuses them.
     const traderList = await trader.context().newPage()
@@ -82,11 +106,14 @@ test.describe("four eyes", () => {
     await expect(pending.getByTestId("approval-notional")).toContainText("20,000.00 USD")
     await expect(pending.getByTestId("approval-limit")).toContainText("or lower")
     await expect(pending.getByTestId("live-price")).toBeVisible()
+    await expectTicked(pending.getByTestId("approval-limit"), btc, false)
+    await expectTicked(pending.getByTestId("live-price"), btc)
     await pending.getByTestId("approve").click()
     await expect(pending.getByTestId("approval-state")).toHaveText("Approved")
     // Decided: no held price any more; the fill against the limit and a link to the placed execution.
     await expect(pending.getByText("Held price now")).toHaveCount(0)
     await expect(pending.getByTestId("approval-fill")).toContainText("within the limit")
+    await expectTicked(pending.getByTestId("approval-fill"), btc)
     await expect(pending.getByTestId("approval-record")).toHaveAttribute("href", /^\/executions\/[^/]+\/[^/]+$/)
     await expect(pending.getByTestId("approval-checker")).toHaveText("admin@example.com")
 
@@ -95,6 +122,7 @@ test.describe("four eyes", () => {
     const record = trader.getByTestId("result")
     await expect(record.getByTestId("record-ref-id")).toHaveText(refId)
     await expect(record.getByTestId("status")).toHaveText("SETTLED", { timeout: 20_000 })
+    await expectTicked(record.getByTestId("record-price"), btc)
     await trader.context().close()
     await admin.context().close()
   })

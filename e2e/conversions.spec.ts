@@ -279,7 +279,7 @@ test.describe("trader", () => {
     const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
     await expect(dialog).toBeVisible()
     await expect(dialog.getByTestId("review-amount")).toHaveText(/^40\.00\s*PYUSD$/)
-    await page.keyboard.press("Tab")
+    // The review opens on Confirm (its ids' copy buttons are before it in the tab order).
     await expect(dialog.getByRole("button", { name: "Confirm conversion" })).toBeFocused()
     await page.keyboard.press("Enter")
     const record = page.getByTestId("conversion-record")
@@ -560,11 +560,13 @@ test.describe("support", () => {
     expect(csvRows.map((r) => r[0])).toEqual(ids)
     expect(new Set(csvRows.map((r) => r[3]))).toEqual(new Set([profile]))
 
-    // A row's ref_id is shortened on screen, but whole for screen readers and the copy button.
+    // A row's ref_id is a one-line chip: its first 8 characters on screen, the whole id for
+    // screen readers (its name), on hover and for the copy button.
     const firstRef = csvRows[0]?.[1] ?? ""
     expect(firstRef).toMatch(UUID)
     const refCell = rows.first().getByTestId("row-ref-id")
-    await expect(refCell).toContainText(firstRef)
+    await expect(refCell.getByTestId("id-chip")).toHaveText(new RegExp(`^${firstRef.slice(0, 8)}…`))
+    await expect(refCell.getByLabel(`ref_id ${firstRef.slice(0, 8)} ${firstRef}`)).toHaveAttribute("title", firstRef)
     await context.grantPermissions(["clipboard-read", "clipboard-write"])
     await refCell.getByRole("button", { name: /^Copy ref_id/ }).click()
     await expect(refCell.getByRole("button", { name: /^Copied ref_id/ })).toBeVisible()

@@ -180,4 +180,44 @@ test.describe("conversions (finding 5)", () => {
     await expect(dialog.getByTestId("review-checks-approval")).toContainText("Needed")
     await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
   })
+
+  test("a large conversion asks for its amount again before Confirm opens, as the trade ticket does", async ({ page }) => {
+    let posts = 0
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/api/conversions")) posts++
+    })
+    await page.goto("/conversions/new")
+    await page.getByLabel("Profile", { exact: true }).selectOption({ label: "Treasury" })
+    await page.getByLabel("From (source asset)").selectOption("USD")
+    await page.getByLabel("To (target asset)").selectOption("USDP")
+    await page.getByLabel(/^Amount/).fill("30000")
+    await page.getByRole("button", { name: "Review" }).click()
+    const dialog = page.getByRole("dialog", { name: "Confirm the conversion" })
+    // Over the 25,000.00 USD of the policy's retype_amount_over: typed again first.
+    const retype = dialog.getByTestId("retype-amount")
+    await expect(retype).toBeFocused()
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+    await retype.fill("3000")
+    await expect(dialog.getByTestId("retype-hint")).toHaveText("Does not match the amount under review.")
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled()
+    // Enter on a wrong amount sends nothing and leaves the review as it is.
+    await page.keyboard.press("Enter")
+    await expect(retype).toBeFocused()
+    await expect(retype).toHaveValue("3000")
+    await retype.fill("30,000.00")
+    await expect(dialog.getByTestId("retype-hint")).toHaveText("Matches.")
+    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+    // The review's ids are chips: the whole ref_id on one line, with its copy button.
+    await expect(dialog.getByTestId("review-ref-id")).toHaveText(/^[0-9a-f-]{36}$/)
+    await expect(dialog.getByTestId("id-chip").filter({ has: page.getByTestId("review-ref-id") }).getByRole("button", { name: "Copy ref_id" })).toBeVisible()
+    await dialog.getByRole("button", { name: "Back" }).click()
+    // Under the size, no retyping.
+    await page.getByLabel(/^Amount/).fill("100")
+    await page.getByRole("button", { name: "Review" }).click()
+    await expect(dialog.getByTestId("review-amount")).toContainText("100.00")
+    await expect(dialog.getByTestId("retype-amount")).toHaveCount(0)
+    await expect(dialog.getByTestId("confirm-button")).toBeEnabled()
+    await dialog.getByRole("button", { name: "Back" }).click()
+    expect(posts).toBe(0)
+  })
 })

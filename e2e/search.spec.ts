@@ -135,6 +135,12 @@ test.describe("support", () => {
 
     await page.goto(`/search?q=${refId}`)
     await expect(page.getByTestId("search-row")).toHaveCount(2)
+    // Each match's id is a one-line chip: 8 characters shown, the whole id named and copied.
+    const executionRow = page.getByTestId("search-row").filter({ has: page.getByRole("link", { name: "Execution", exact: true }) })
+    const chip = executionRow.getByTestId("search-row-id")
+    await expect(chip).toHaveText(`${execution.id.slice(0, 8)}…`)
+    await expect(chip).toHaveAttribute("title", execution.id)
+    await expect(executionRow.getByRole("button", { name: "Copy execution id" })).toBeVisible()
     await expectNoSeriousA11yViolations(page)
   })
 

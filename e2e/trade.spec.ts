@@ -433,43 +433,65 @@ test.describe("trader", () => {
   // Failing since the issue 30 merge: about 14 changes in 5 s outside the countdowns, in the
   // ticket since the pre-trade checks came in (not inside their own box: something around it
   // is replaced). Skipped until traced; issue 30 stays open for it (see its closing note).
-  test.fixme("the page stays responsive while quotes tick: only the countdowns change", async ({ page }) => {
+  test("the page stays responsive while quotes tick and balances move: only the countdowns change", async ({ page, browser }) => {
     await openDesk(page, { market: "BTCUSD" })
+    const profileId = await page.getByLabel("Profile", { exact: true }).inputValue()
     await startTrade(page, "BUY", "crypto", "0.01")
     await expect(page.getByTestId("estimate-pay")).toBeVisible()
-    // The ticket's data is in (on a busy machine the balance can arrive seconds after the estimate).
+    // The ticket's data is in: the balance, the limits and the market's tick (on a busy
+    // machine each can arrive seconds after the estimate; their arrival is not a tick).
     await expect(page.getByTestId("available-amount")).toContainText("USD")
-    const observed = await page.evaluate(async () => {
+    await expect(page.getByTestId("pre-trade-approval")).toBeVisible()
+    await expect(page.getByTestId("form-price")).toHaveAttribute("data-tick", /\d/)
+    const ethCell = page.getByTestId("balance-ETH").getByTestId("balance-available")
+    const ethBefore = (await ethCell.count()) > 0 ? await ethCell.textContent() : null
+    await page.evaluate(() => {
       const form = document.querySelector('[data-testid="execute-form"]')!
-      let outsideTimers = 0
-      let inTimers = 0
+      const seen = { outsideTimers: [] as string[], inTimers: 0, longTasks: [] as number[] }
       const mutations = new MutationObserver((records) => {
         for (const r of records) {
           const node = r.target instanceof Element ? r.target : r.target.parentElement
-          if (node?.closest('[role="timer"]')) inTimers++
-          else outsideTimers++
+          if (node?.closest('[role="timer"]')) seen.inTimers++
+          else seen.outsideTimers.push(`${r.type} ${r.attributeName ?? ""} on ${node?.outerHTML.slice(0, 80) ?? "?"}`)
         }
       })
       mutations.observe(form, { subtree: true, childList: true, characterData: true, attributes: true })
-      const longTasks: number[] = []
       const tasks = new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) longTasks.push(entry.duration)
+        for (const entry of list.getEntries()) seen.longTasks.push(entry.duration)
       })
       tasks.observe({ type: "longtask", buffered: false })
-      await new Promise((resolve) => setTimeout(resolve, 5000))
-      mutations.disconnect()
-      tasks.disconnect()
-      return { outsideTimers, inTimers, longTasks }
+      Object.assign(window, { __ticking: { seen, stop: () => (mutations.disconnect(), tasks.disconnect()) } })
     })
-    // Five seconds of ticking: the form's countdown moved, nothing else in the form did.
+    const started = Date.now()
+    // Meanwhile the profile's ETH balance changes (a deposit): the desk's polled balances
+    // answer differently, and nothing the ticket shows depends on it (it pays USD for BTC).
+    const admin = await browser.newContext({ storageState: storageStateOf("admin") })
+    try {
+      const deposited = await admin.request.post("/api/sandbox/deposit", { headers: { origin: origin() }, data: { profile_id: profileId, asset: "ETH", amount: "0.01000000" } })
+      expect(deposited.status(), await deposited.text()).toBe(200)
+    } finally {
+      await admin.close()
+    }
+    // The new balance reached the page (the balances card, outside the form)...
+    if (ethBefore === null) await expect(ethCell).toHaveCount(1, { timeout: 15_000 })
+    else await expect(ethCell).not.toHaveText(ethBefore, { timeout: 15_000 })
+    // ...and at least five seconds of ticking passed.
+    await page.waitForTimeout(Math.max(0, 5000 - (Date.now() - started)))
+    const observed = await page.evaluate(() => {
+      const ticking = (window as unknown as { __ticking: { seen: { outsideTimers: string[]; inTimers: number; longTasks: number[] }; stop: () => void } }).__ticking
+      ticking.stop()
+      return ticking.seen
+    })
+    // The form's countdown moved, nothing else in the form did (a re-render of the panel
+    // rewrites its inputs' attributes: each shows up here).
     expect(observed.inTimers).toBeGreaterThanOrEqual(3)
-    expect(observed.outsideTimers).toBe(0)
+    expect(observed.outsideTimers).toEqual([])
     expect(Math.max(0, ...observed.longTasks)).toBeLessThan(200)
     // Typing still answers at once.
-    const started = Date.now()
+    const typed = Date.now()
     await page.getByTestId("amount").fill("0.02")
     await expect(page.getByTestId("estimate-receive")).toContainText(amount("0.02000000", "BTC"))
-    expect(Date.now() - started).toBeLessThan(1000)
+    expect(Date.now() - typed).toBeLessThan(1000)
   })
 
   test("keyboard only: B, the amount, Enter, Enter places the trade; shortcuts wait while typing and are listed on ?", async ({ page }, testInfo) => {

@@ -2,7 +2,8 @@
 
 import Link from "next/link"
 import { LimitPrice } from "@/components/approvals/limit-price"
-import { Amount, Price } from "@/components/ui/amount"
+import { Amount } from "@/components/ui/amount"
+import { MarketPrice } from "@/components/ui/market-price"
 import { Badge } from "@/components/ui/badge"
 import { IdChip } from "@/components/ui/id-chip"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -46,7 +47,7 @@ function HeldPriceNow({ request }: { request: ApprovalRequest }) {
   const within = withinLimit(request.side, held.price, request.limit_price) ?? true
   return (
     <span data-testid="live-price">
-      <Price value={held.price} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
+      <MarketPrice value={held.price} market={market} /> <Badge tone={within ? "success" : "danger"}>{within ? "within limit" : "past limit"}</Badge>
     </span>
   )
 }
@@ -60,7 +61,7 @@ function FillAgainstLimit({ request }: { request: ApprovalRequest }) {
     <>
       <dt className="text-slate-600">{moved ? "Held price at approval" : "Filled at"}</dt>
       <dd data-testid="approval-fill">
-        <Price value={request.executed_price} />{" "}
+        <MarketPrice value={request.executed_price} market={request.market} />{" "}
         {within === null ? null : (
           <Badge tone={within ? "success" : "danger"}>{within ? "within the limit" : "past the limit"}</Badge>
         )}
@@ -124,11 +125,11 @@ export function ApprovalFacts({ request }: { request: ApprovalRequest }) {
       {request.limit_price ? (
         <>
           <dt className="text-slate-600">Limit price</dt>
-          <LimitPrice price={request.limit_price} side={request.side} testId="approval-limit">
+          <LimitPrice price={request.limit_price} market={request.market} side={request.side} testId="approval-limit">
             {request.reviewed_price ? (
               <span className="text-slate-600">
                 {" "}
-                (reviewed at <Price value={request.reviewed_price} />)
+                (reviewed at <MarketPrice value={request.reviewed_price} market={request.market} />)
               </span>
             ) : null}
           </LimitPrice>

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react"
-import { Price } from "@/components/ui/amount"
+import { MarketPrice } from "@/components/ui/market-price"
 
 /**
  * An approval's limit price as checkers and traders read it: the price and which way the
@@ -7,10 +7,10 @@ import { Price } from "@/components/ui/amount"
  * approval card and the request's status, each with its own test id; `children` follow it
  * (the card adds the price it was reviewed at).
  */
-export function LimitPrice({ price, side, testId, children }: { price: string; side: string | null | undefined; testId: string; children?: ReactNode }) {
+export function LimitPrice({ price, market, side, testId, children }: { price: string; market: string | null | undefined; side: string | null | undefined; testId: string; children?: ReactNode }) {
   return (
     <dd data-testid={testId}>
-      <Price value={price} /> {side === "BUY" ? "or lower" : "or higher"}
+      <MarketPrice value={price} market={market} /> {side === "BUY" ? "or lower" : "or higher"}
       {children}
     </dd>
   )

@@ -8,7 +8,9 @@ import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
 import { LimitPrice } from "@/components/approvals/limit-price"
-import { Amount, Price } from "@/components/ui/amount"
+import { Amount } from "@/components/ui/amount"
+import { IdChip } from "@/components/ui/id-chip"
+import { MarketPrice } from "@/components/ui/market-price"
 import { useApprovalQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 
@@ -94,14 +96,14 @@ export function RequestStatus({
             {request.limit_price ? (
               <>
                 <dt className="text-slate-600">Limit price</dt>
-                <LimitPrice price={request.limit_price} side={request.side} testId="approval-limit-price" />
+                <LimitPrice price={request.limit_price} market={request.market} side={request.side} testId="approval-limit-price" />
               </>
             ) : null}
             {request.executed_price ? (
               <>
                 <dt className="text-slate-600">{request.state === "PRICE_MOVED" ? "Held price at approval" : "Executed at"}</dt>
                 <dd>
-                  <Price value={request.executed_price} />
+                  <MarketPrice value={request.executed_price} market={request.market} />
                 </dd>
               </>
             ) : null}
@@ -115,7 +117,7 @@ export function RequestStatus({
             </dd>
             <dt className="text-slate-600">Reference</dt>
             <dd>
-              <code className="font-mono text-xs">{request.ref_id}</code>
+              <IdChip value={request.ref_id} label="ref_id" full />
             </dd>
           </dl>
         </div>

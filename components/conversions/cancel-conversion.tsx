@@ -7,6 +7,7 @@ import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
+import { IdChip } from "@/components/ui/id-chip"
 import { describeError } from "@/components/ui/problem-alert"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useCancelConversionMutation } from "@/lib/queries/conversions"
@@ -108,9 +109,13 @@ export function CancelConversion({ conversion, onAnswered }: { conversion: Conve
             </p>
             <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
               <dt className="font-medium text-slate-600">Conversion id</dt>
-              <dd className="break-all font-mono text-xs">{confirming.id}</dd>
+              <dd className="min-w-0">
+                <IdChip value={confirming.id} label="conversion id" full />
+              </dd>
               <dt className="font-medium text-slate-600">ref_id</dt>
-              <dd className="break-all font-mono text-xs">{confirming.ref_id ?? "—"}</dd>
+              <dd className="min-w-0">
+                <IdChip value={confirming.ref_id} label="ref_id" full />
+              </dd>
             </dl>
             {conversion.status !== "CREATED" ? (
               <Alert tone="warning" title={`It is now ${conversion.status}`}>

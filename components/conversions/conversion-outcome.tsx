@@ -5,6 +5,7 @@ import type { Ref } from "react"
 import { RecoveredAfter } from "@/components/intents/recovered-after"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
+import { IdChip } from "@/components/ui/id-chip"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import type { SubmissionState } from "@/lib/queries/submission"
 import type { Conversion } from "@/lib/schemas/records"
@@ -36,7 +37,7 @@ export function PlacedConversion({ placed, headingRef, onNew }: { placed: Placed
       ) : placed.via === "placed-earlier" ? (
         <Alert tone="success" title="Your earlier submission was placed">
           The answer to it was lost on the way, but the service has this conversion under its ref_id{" "}
-          <code className="font-mono text-xs">{record.ref_id}</code>, so no new one was started. Its status below follows it live.
+          <IdChip value={record.ref_id} label="ref_id" full />, so no new one was started. Its status below follows it live.
         </Alert>
       ) : (
         <ProblemAlert error={placed.error} />

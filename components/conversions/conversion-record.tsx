@@ -5,7 +5,7 @@ import type { Ref } from "react"
 import { useShownLive } from "@/components/notifications/live-records"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { CopyableId } from "@/components/ui/copyable-id"
+import { IdChip } from "@/components/ui/id-chip"
 import { GridRow as Row } from "@/components/ui/detail-list"
 import { StepTimeline } from "@/components/ui/step-timeline"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -67,29 +67,29 @@ export function ConversionRecord({
             ) : null}
           </Row>
           <Row label="Conversion id" testId="conversion-id">
-            <CopyableId value={conversion.id} label="conversion id" />
+            <IdChip value={conversion.id} label="conversion id" full />
           </Row>
           <Row label="ref_id" testId="conversion-ref-id">
-            <CopyableId value={conversion.ref_id} label="ref_id" />
+            <IdChip value={conversion.ref_id} label="ref_id" full />
           </Row>
           <Row label="Profile" testId="conversion-profile">
             {profile ? <span className="mr-2">{profile.nickname}</span> : null}
-            <CopyableId value={conversion.profile_id} label="profile id" />
+            <IdChip value={conversion.profile_id} label="profile id" full />
           </Row>
           {conversion.identity_id ? (
             <Row label="Identity id">
-              <CopyableId value={conversion.identity_id} label="identity id" />
+              <IdChip value={conversion.identity_id} label="identity id" full />
             </Row>
           ) : null}
           {conversion.account_id ? (
             <Row label="Account id">
-              <CopyableId value={conversion.account_id} label="account id" />
+              <IdChip value={conversion.account_id} label="account id" full />
             </Row>
           ) : null}
           {conversion.recipient_profile_id ? (
             <Row label="Recipient profile">
               {recipient ? <span className="mr-2">{recipient.nickname}</span> : null}
-              <CopyableId value={conversion.recipient_profile_id} label="recipient profile id" />
+              <IdChip value={conversion.recipient_profile_id} label="recipient profile id" full />
             </Row>
           ) : null}
           <Row label="Created">

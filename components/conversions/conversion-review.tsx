@@ -1,13 +1,19 @@
 "use client"
 
 import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
+import { RetypeAmount, useRetype } from "@/components/forms/retype-amount"
 import { CONVERSION_DECIMALS } from "@/lib/format"
 import { Amount } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
 import { Dialog } from "@/components/ui/dialog"
+import { IdChip } from "@/components/ui/id-chip"
 import type { ConversionBody } from "./form-model"
 
-/** The confirm step: every field of the body that will be sent, its ref_id included. */
+/**
+ * The confirm step: every field of the body that will be sent, its ref_id included. Confirm
+ * is off over a limit, and for a large amount (policy `retype_amount_over`) until it is
+ * typed again, as on the trade ticket's review (components/forms/retype-amount).
+ */
 export function ConversionReview({
   review,
   sending,
@@ -27,6 +33,11 @@ export function ConversionReview({
   onBack: () => void
   onConfirm: (body: ConversionBody) => void
 }) {
+  const breach = Boolean(checks?.verdict.breach)
+  const retype = useRetype(review?.ref_id ?? "", Boolean(checks?.verdict.retype) && !notPlacedYet, review?.amount ?? null)
+  const confirm = () => {
+    if (review && !breach && !retype.pending) onConfirm(review)
+  }
   return (
     <Dialog
       open={review !== null}
@@ -39,7 +50,8 @@ export function ConversionReview({
           <Button variant="secondary" held={sending} onClick={onBack}>
             {notPlacedYet ? "Discard it" : "Back"}
           </Button>
-          <Button busy={sending} disabled={Boolean(checks?.verdict.breach)} onClick={() => review && !checks?.verdict.breach && onConfirm(review)} data-testid="confirm-button">
+          {/* The review opens on Confirm, as the trade desk's does (the ids' copy buttons come first in the page's order); on the amount field when it must be typed again. */}
+          <Button busy={sending} disabled={breach || retype.pending} onClick={confirm} data-testid="confirm-button" {...(breach || retype.pending ? {} : { "data-autofocus": true })}>
             {notPlacedYet ? "Place it now" : checks?.verdict.needsApproval ? "Submit for approval" : "Confirm conversion"}
           </Button>
         </>
@@ -56,8 +68,8 @@ export function ConversionReview({
       {review ? (
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm" data-testid="review">
           <dt className="font-medium text-slate-600">Profile</dt>
-          <dd>
-            {profileName(review.profile_id) ?? ""} <code className="font-mono text-xs">{review.profile_id}</code>
+          <dd className="flex min-w-0 flex-wrap items-center gap-2">
+            {profileName(review.profile_id) ?? ""} <IdChip value={review.profile_id} label="profile id" full />
           </dd>
           <dt className="font-medium text-slate-600">Convert</dt>
           <dd data-testid="review-amount">
@@ -82,18 +94,27 @@ export function ConversionReview({
             )}
           </dd>
           <dt className="font-medium text-slate-600">Identity id</dt>
-          <dd>{review.identity_id ?? "—"}</dd>
+          <dd className="min-w-0">
+            <IdChip value={review.identity_id} label="identity id" full />
+          </dd>
           <dt className="font-medium text-slate-600">Account id</dt>
-          <dd>{review.account_id ?? "—"}</dd>
+          <dd className="min-w-0">
+            <IdChip value={review.account_id} label="account id" full />
+          </dd>
           <dt className="font-medium text-slate-600">Recipient profile</dt>
-          <dd>{review.recipient_profile_id ? `${profileName(review.recipient_profile_id) ?? ""} ${review.recipient_profile_id}` : "—"}</dd>
+          <dd className="flex min-w-0 flex-wrap items-center gap-2">
+            {review.recipient_profile_id ? profileName(review.recipient_profile_id) : null} <IdChip value={review.recipient_profile_id} label="recipient profile id" full />
+          </dd>
           <dt className="font-medium text-slate-600">ref_id</dt>
-          <dd>
-            <code className="font-mono text-xs" data-testid="review-ref-id">
-              {review.ref_id}
-            </code>
+          <dd className="min-w-0">
+            <IdChip value={review.ref_id} label="ref_id" testId="review-ref-id" full />
           </dd>
         </dl>
+      ) : null}
+      {review && checks?.verdict.retype && !notPlacedYet && !breach ? (
+        <div className="mt-3">
+          <RetypeAmount amount={review.amount} asset={review.source_asset} value={retype.value} onChange={retype.set} onEnter={confirm} />
+        </div>
       ) : null}
       {sending ? (
         <p role="status" className="mt-3 text-sm text-slate-700">

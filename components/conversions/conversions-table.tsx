@@ -1,26 +1,21 @@
 "use client"
 
 import { CONVERSION_DECIMALS } from "@/lib/format"
-import Link from "next/link"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
-import { CopyButton } from "@/components/ui/copy-button"
 import { Field, Input, Select } from "@/components/ui/field"
+import { IdChip } from "@/components/ui/id-chip"
 import { FilterActions, ListState, useAddressBarFilters } from "@/components/ui/list-parts"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { conversionExportUrl, useConversionsInfiniteQuery } from "@/lib/queries/conversions"
 import { useProfilesQuery } from "@/lib/queries/profiles"
+import { conversionPath } from "@/lib/record-paths"
 import { type FilterValues, EMPTY_FILTERS, filterResolver, filtersToSearch, toConversionFilters } from "./filters"
 import { fieldMessage } from "@/components/forms/field-message"
 import { ProfileOptions } from "@/components/profile/profile-picker"
-
-function short(id: string | undefined): string {
-  if (!id) return "—"
-  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id
-}
 
 const DATE_FIELDS = [
   { name: "created_from", label: "Created from (UTC)" },
@@ -103,26 +98,12 @@ export function ConversionsTable({ initialFilters }: { initialFilters: FilterVal
                 {c.source_asset} <span aria-hidden>→</span>
                 <span className="sr-only">to</span> {c.target_asset}
               </Td>
-              <Td>{nickname(c.profile_id) ?? short(c.profile_id)}</Td>
-              <Td className="font-mono text-xs" data-testid="row-ref-id">
-                {c.ref_id ? (
-                  <span className="inline-flex items-center gap-1">
-                    {/* Short to the eye; the whole value to screen readers, and a button to copy it. */}
-                    <span aria-hidden title={c.ref_id}>
-                      {short(c.ref_id)}
-                    </span>
-                    <span className="sr-only">{c.ref_id}</span>
-                    <CopyButton value={c.ref_id} label={`ref_id ${short(c.ref_id)}`} />
-                  </span>
-                ) : (
-                  "—"
-                )}
+              <Td className="whitespace-nowrap">{nickname(c.profile_id) ?? <IdChip value={c.profile_id} label="profile id" />}</Td>
+              <Td data-testid="row-ref-id">
+                <IdChip value={c.ref_id} label={`ref_id ${c.ref_id?.slice(0, 8) ?? ""}`} />
               </Td>
               <Td>
-                <Link href={`/conversions/${encodeURIComponent(c.id)}`} className="font-mono text-xs text-blue-800 underline">
-                  {short(c.id)}
-                  <span className="sr-only">: open conversion {c.id}</span>
-                </Link>
+                <IdChip value={c.id} label={`conversion id ${c.id.slice(0, 8)}`} href={conversionPath(c.id)} linkLabel={`Open conversion ${c.id}`} />
               </Td>
             </Tr>
           ))}

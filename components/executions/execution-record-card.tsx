@@ -9,6 +9,7 @@ import { StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useExecutionQuery, useRefreshOnSettle } from "@/lib/queries/executions"
+import { useTickRate } from "@/lib/queries/market-data"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
@@ -38,6 +39,7 @@ export function ExecutionRecordCard({
   const query = useExecutionQuery(profileId, id, initial ? { initialData: initial } : undefined)
   const execution = query.data
   const settled = execution ? isTerminalStatus(execution.status) : false
+  const tick = useTickRate(execution?.market)
   useShownLive(id)
   useRefreshOnSettle(profileId, execution?.status)
   return (
@@ -58,18 +60,18 @@ export function ExecutionRecordCard({
                 <span className={execution.side === "BUY" ? "text-emerald-800" : "text-red-700"} aria-hidden>
                   {execution.side === "BUY" ? "▲" : "▼"}
                 </span>
-                <span className="tabular">{executionSummary(execution)}</span>
+                <span className="tabular">{executionSummary(execution, tick)}</span>
                 <span aria-hidden>—</span>
                 <StatusBadge status={execution.status} />
               </p>
               <RecoveredAfter recordId={execution.id} />
               <details className="mt-2">
                 <summary className="cursor-pointer text-sm font-medium text-blue-700">Details: ids, reference, times</summary>
-                <ExecutionRecord execution={execution} profileName={profileName} compact />
+                <ExecutionRecord execution={execution} profileName={profileName} tick={tick} compact />
               </details>
             </>
           ) : (
-            <ExecutionRecord execution={execution} profileName={profileName} />
+            <ExecutionRecord execution={execution} profileName={profileName} tick={tick} />
           )}
         </>
       ) : query.isPending ? (

@@ -65,4 +65,21 @@ describe("ExecutionRecord", () => {
     expect(shown).toContain("CREATED")
     expect(shown).toContain("Not settled yet")
   })
+
+  it("shows the price with its market's tick decimals when the service's tick_rate is known, else by the size rule", () => {
+    const cheap = { ...execution, market: "MATICUSD", base_asset: "MATIC", price: "1.5" }
+    const ticked = renderToStaticMarkup(<ExecutionRecord execution={cheap} tick="0.01" />)
+    expect(text(ticked)).toContain("1.50 USD per MATIC")
+    expect(ticked).toContain('data-tick="0.01"')
+    // Without the tick (the prices not in yet): 4 decimals for a price from 1 up.
+    expect(text(renderToStaticMarkup(<ExecutionRecord execution={cheap} />))).toContain("1.5000 USD per MATIC")
+  })
+
+  it("shows every id whole on one line, as a chip with a copy button", () => {
+    const html = renderToStaticMarkup(<ExecutionRecord execution={execution} />)
+    // id, profile, quote, ref_id, identity, account, recipient profile
+    expect(html.match(/data-testid="id-chip"/g)).toHaveLength(7)
+    expect(html).not.toMatch(/<code[^>]*break-all/)
+    expect(html).toContain(`aria-label="Copy execution id"`)
+  })
 })

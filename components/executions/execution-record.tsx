@@ -1,21 +1,25 @@
 import { Amount, Price } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { CopyableId } from "@/components/ui/copyable-id"
+import { IdChip } from "@/components/ui/id-chip"
 import { DetailList, DetailRow } from "@/components/ui/detail-list"
 import { Timestamp } from "@/components/ui/timestamp"
 import type { QuoteExecution } from "@/lib/schemas/records"
 
 /**
  * Every field of a quote execution. Amounts and the price are shown exactly as the
- * service wrote them (grouped for reading), times in UTC to the second.
+ * service wrote them (grouped for reading, the price padded to its market's tick), times
+ * in UTC to the second; ids as one-line chips.
  */
 export function ExecutionRecord({
   execution,
   profileName,
+  tick,
   compact = false,
 }: {
   execution: QuoteExecution
   profileName?: string | undefined
+  /** The market's tick_rate from the service (useTickRate): the price's decimals, as the desk shows them. */
+  tick?: string | undefined
   /** Under a summary that already says the status: no status row, and no rows for fields the record does not have. */
   compact?: boolean
 }) {
@@ -29,7 +33,7 @@ export function ExecutionRecord({
         </DetailRow>
       )}
       <DetailRow label="Execution id">
-        <CopyableId value={execution.id} label="execution id" testId="record-id" />
+        <IdChip value={execution.id} label="execution id" testId="record-id" full />
       </DetailRow>
       <DetailRow label="Side" testId="record-side">
         {execution.side}
@@ -39,7 +43,7 @@ export function ExecutionRecord({
       </DetailRow>
       <DetailRow label="Price">
         <span data-testid="record-price">
-          <Price value={execution.price} unit={`${execution.quote_asset} per ${execution.base_asset}`} />
+          <Price value={execution.price} tick={tick} unit={`${execution.quote_asset} per ${execution.base_asset}`} />
         </span>
       </DetailRow>
       <DetailRow label={`Base amount (${execution.base_asset})`}>
@@ -54,16 +58,16 @@ export function ExecutionRecord({
       </DetailRow>
       <DetailRow label="Profile">
         {profileName ? <span className="mr-2">{profileName}</span> : null}
-        <CopyableId value={execution.profile_id} label="profile id" testId="record-profile-id" />
+        <IdChip value={execution.profile_id} label="profile id" testId="record-profile-id" full />
       </DetailRow>
       {shown(execution.quote_id) ? (
       <DetailRow label="Quote id">
-        <CopyableId value={execution.quote_id} label="quote id" testId="record-quote-id" />
+        <IdChip value={execution.quote_id} label="quote id" testId="record-quote-id" full />
       </DetailRow>
       ) : null}
       {shown(execution.ref_id) ? (
       <DetailRow label="Reference (ref_id)">
-        <CopyableId value={execution.ref_id} label="ref_id" testId="record-ref-id" />
+        <IdChip value={execution.ref_id} label="ref_id" testId="record-ref-id" full />
       </DetailRow>
       ) : null}
       <DetailRow label="Created at">
@@ -93,17 +97,17 @@ export function ExecutionRecord({
       )}
       {shown(execution.identity_id) ? (
         <DetailRow label="Identity id">
-          <CopyableId value={execution.identity_id} label="identity id" testId="record-identity-id" />
+          <IdChip value={execution.identity_id} label="identity id" testId="record-identity-id" full />
         </DetailRow>
       ) : null}
       {shown(execution.account_id) ? (
         <DetailRow label="Account id">
-          <CopyableId value={execution.account_id} label="account id" testId="record-account-id" />
+          <IdChip value={execution.account_id} label="account id" testId="record-account-id" full />
         </DetailRow>
       ) : null}
       {shown(execution.recipient_profile_id) ? (
         <DetailRow label="Recipient profile id">
-          <CopyableId value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" />
+          <IdChip value={execution.recipient_profile_id} label="recipient profile id" testId="record-recipient-profile-id" full />
         </DetailRow>
       ) : null}
     </DetailList>

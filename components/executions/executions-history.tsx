@@ -5,7 +5,8 @@ import { type FormEvent, useEffect, useMemo, useState } from "react"
 import { type FilterForm, filtersFromForm, noFilters } from "@/components/executions/filters"
 import { rfc3339ToUtcInput } from "@/components/executions/format"
 import { ProfilePicker } from "@/components/profile/profile-picker"
-import { Amount, Price } from "@/components/ui/amount"
+import { Amount } from "@/components/ui/amount"
+import { MarketPrice } from "@/components/ui/market-price"
 import { StatusBadge } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
@@ -129,7 +130,7 @@ function ExecutionRow({ execution }: { execution: QuoteExecution }) {
       <Td>{execution.side}</Td>
       <Td>{execution.market}</Td>
       <Td align="right">
-        <Price value={execution.price} />
+        <MarketPrice value={execution.price} market={execution.market} />
       </Td>
       <Td align="right">
         <Amount value={execution.base_amount} asset={execution.base_asset} />

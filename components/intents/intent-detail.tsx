@@ -9,7 +9,7 @@ import { Timestamp } from "@/components/ui/timestamp"
 import { useProfileName } from "@/components/search/match-line"
 import { useIntentQuery } from "@/lib/queries/search"
 import type { IntentStory } from "@/lib/schemas/search"
-import { CopyableId } from "@/components/ui/copyable-id"
+import { IdChip } from "@/components/ui/id-chip"
 import { DetailList, DetailRow } from "@/components/ui/detail-list"
 import { RequestAsSent, Timeline } from "./intent-story"
 import { RecordLinks } from "./record-links"
@@ -78,7 +78,7 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
             <StatusBadge status={story.state} />
           </DetailRow>
           <DetailRow label="Intent id">
-            <CopyableId value={story.id} label="intent id" testId="intent-id" />
+            <IdChip value={story.id} label="intent id" testId="intent-id" full />
           </DetailRow>
           <DetailRow label="Asked by">
             {story.staff_email} ({story.staff_role})
@@ -90,16 +90,16 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
             {story.profile_id ? (
               <>
                 {profile ? <span className="mr-2">{profile}</span> : null}
-                <CopyableId value={story.profile_id} label="profile id" />
+                <IdChip value={story.profile_id} label="profile id" full />
               </>
             ) : (
               "—"
             )}
           </DetailRow>
-          <DetailRow label="Reference (ref_id)">{story.ref_id ? <CopyableId value={story.ref_id} label="ref_id" testId="intent-ref-id" /> : "—"}</DetailRow>
+          <DetailRow label="Reference (ref_id)">{story.ref_id ? <IdChip value={story.ref_id} label="ref_id" testId="intent-ref-id" full /> : "—"}</DetailRow>
           {quoteId ? (
             <DetailRow label="Quote id">
-              <CopyableId value={quoteId} label="quote id" />
+              <IdChip value={quoteId} label="quote id" full />
             </DetailRow>
           ) : null}
           {story.market || story.side ? (
@@ -123,7 +123,7 @@ export function IntentDetail({ id, audit }: { id: string; audit: boolean }) {
           <DetailRow label="Record">
             {story.record_id || story.target_id ? (
               <span className="inline-flex flex-wrap items-center gap-2">
-                <CopyableId value={(story.record_id ?? story.target_id)!} label="record id" />
+                <IdChip value={story.record_id ?? story.target_id} label="record id" full />
                 {record ? (
                   <Link href={record} className="text-blue-800 underline" data-testid="record-link">
                     Open the record

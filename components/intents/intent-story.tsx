@@ -3,7 +3,7 @@
 import Link from "next/link"
 import { Card } from "@/components/ui/card"
 import { CopyButton } from "@/components/ui/copy-button"
-import { CopyableId } from "@/components/ui/copyable-id"
+import { IdChip } from "@/components/ui/id-chip"
 import { cn } from "@/components/ui/cn"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Timestamp } from "@/components/ui/timestamp"
@@ -74,7 +74,7 @@ export function RecordStory({ recordId, record }: { recordId: string; record: Re
         {placed ? (
           <div className="space-y-2 text-sm">
             <p>
-              Console intent <CopyableId value={placed.id} label="intent id" testId="story-intent-id" />{" "}
+              Console intent <IdChip value={placed.id} label="intent id" testId="story-intent-id" full />{" "}
               <Link href={`/intents/${placed.id}`} className="text-blue-800 underline" data-testid="intent-link">
                 Open the intent
               </Link>

@@ -5,6 +5,7 @@ import Link from "next/link"
 import { useRouter } from "next/navigation"
 import { Card } from "@/components/ui/card"
 import { CopyButton } from "@/components/ui/copy-button"
+import { IdChip } from "@/components/ui/id-chip"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Amount } from "@/components/ui/amount"
@@ -36,7 +37,7 @@ function MatchRow({ match }: { match: SearchMatch }) {
         <span className="block text-xs text-slate-700">{match.summary}</span>
       </Td>
       <Td>
-        <code className="break-all font-mono text-xs">{match.id}</code> <CopyButton value={match.id} label={`${KIND_WORDS[match.kind].toLowerCase()} id`} />
+        <IdChip value={match.id} label={`${KIND_WORDS[match.kind].toLowerCase()} id`} testId="search-row-id" />
       </Td>
       <Td>{match.kind === "profile" ? "—" : (profile ?? "—")}</Td>
       <Td align="right">{match.amount ? <Amount value={match.amount.value} asset={match.amount.asset} places={match.kind === "conversion" ? CONVERSION_DECIMALS : undefined} /> : "—"}</Td>

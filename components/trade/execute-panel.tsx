@@ -2,7 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod"
 import { useQueryClient } from "@tanstack/react-query"
-import { useCallback, useEffect, useMemo, useRef, useState } from "react"
+import { type ComponentProps, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { useForm } from "react-hook-form"
 import { MetadataEditor } from "@/components/forms/metadata-editor"
 import { OnBehalfOf } from "@/components/forms/on-behalf-of"
@@ -23,6 +23,7 @@ import { type Resumption, type Review, type ReviewChecks, ReviewDialog } from "@
 import { rememberedUnit } from "@/components/trade/unit-memory"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
+import { IdChip } from "@/components/ui/id-chip"
 import { formatPrice } from "@/lib/format"
 import { executionSize } from "@/lib/limits"
 import { executionAmounts, sameAmount } from "@/lib/money"
@@ -53,6 +54,16 @@ function useReviewChecks(review: Review | null): ReviewChecks | null {
     verdict: preTradeVerdict("execution", executionSize(review.body, review.quote), facts.data),
     funds: { asset: payment.asset, needed: payment.amount, available: availableOf(payment.asset, balances.data) },
   }
+}
+
+/**
+ * The review dialog with its pre-trade checks. The checks' facts and balances are polled,
+ * so they are read here, not in the panel: a new answer re-renders the dialog, never the
+ * form (whose inputs React rewrites on every render of the panel).
+ */
+function CheckedReviewDialog({ onConfirm, ...props }: Omit<ComponentProps<typeof ReviewDialog>, "checks" | "onConfirm"> & { onConfirm: (checks: ReviewChecks | null) => void }) {
+  const checks = useReviewChecks(props.review)
+  return <ReviewDialog {...props} checks={checks} onConfirm={() => onConfirm(checks)} />
 }
 
 /**
@@ -142,7 +153,7 @@ export function ExecutePanel({
     [profileId, profileName, refId, keep, showFieldRules, getValues],
   )
 
-  const confirm = () => {
+  const confirm = (checks: ReviewChecks | null) => {
     if (!review || submission.sending || submission.checking) return
     // A refused body is not sent again, nor one the console will refuse.
     if (state.kind !== "unknown" && (refused || checks?.verdict.breach)) return
@@ -190,7 +201,6 @@ export function ExecutePanel({
   const refused = about?.kind === "refused" && !refusedForQuote
   const resumption: Resumption =
     about?.kind === "unknown" && about.resumed ? "checking" : review && state.kind === "open" && state.notPlaced ? "not-placed" : null
-  const checks = useReviewChecks(review)
   const word = quote.side === "BUY" ? "Buy" : "Sell"
   const tickRate = useTickRate(quote.market)
   return (
@@ -214,7 +224,7 @@ export function ExecutePanel({
           </span>{" "}
           {quote.quote_asset} per {quote.base_asset} · expires in <Countdown expiresAt={quote.expires_at} /> ·{" "}
           <span className="text-slate-600">
-            reference <code className="font-mono text-xs" data-testid="form-ref-id">{refId}</code>
+            reference <IdChip value={refId} label="ref_id" testId="form-ref-id" />
           </span>
         </p>
         <ModeChoice register={register} quote={quote} />
@@ -237,9 +247,8 @@ export function ExecutePanel({
           <span className="text-sm text-slate-600">Nothing is executed until you confirm.</span>
         </div>
       </form>
-      <ReviewDialog
+      <CheckedReviewDialog
         review={review}
-        checks={checks}
         error={freshError ?? about?.error ?? null}
         checkError={about?.kind === "unknown" ? about.checkError : undefined}
         busy={submission.sending}

@@ -1,7 +1,8 @@
 "use client"
 
 import { memo } from "react"
-import { Amount, Price } from "@/components/ui/amount"
+import { Amount } from "@/components/ui/amount"
+import { MarketPrice } from "@/components/ui/market-price"
 import { StatusBadge } from "@/components/ui/badge"
 import { Card } from "@/components/ui/card"
 import { cn } from "@/components/ui/cn"
@@ -61,7 +62,7 @@ export const RecentTrades = memo(function RecentTrades({ profileId }: { profileI
                 <Amount value={e.base_amount} asset={e.base_asset} />
               </Td>
               <Td align="right" className="hidden sm:table-cell">
-                <Price value={e.price} />
+                <MarketPrice value={e.price} market={e.market} />
               </Td>
               <Td>
                 <StatusBadge status={e.status} />

@@ -6,13 +6,13 @@ import { Countdown } from "@/components/trade/countdown"
 import type { ExecutionBody } from "@/components/trade/execute-model"
 import { Amount, Price } from "@/components/ui/amount"
 import { Button } from "@/components/ui/button"
-import { CopyButton } from "@/components/ui/copy-button"
 import { Dialog } from "@/components/ui/dialog"
+import { IdChip } from "@/components/ui/id-chip"
 import { ProblemAlert, describeError } from "@/components/ui/problem-alert"
 import { PreTradeChecks, type ReviewChecks } from "@/components/forms/pre-trade-checks"
+import { RetypeAmount, useRetype } from "@/components/forms/retype-amount"
 import { formatPercent, formatPrice } from "@/lib/format"
 import { type ExecutionAmounts, toDecimal } from "@/lib/money"
-import { retypedMatches } from "@/lib/pre-trade"
 import { useTickRate } from "@/lib/queries/market-data"
 import type { Quote } from "@/lib/schemas/records"
 
@@ -131,19 +131,14 @@ const ReviewDetails = memo(function ReviewDetails({ review }: { review: Review }
       </Row>
       {onBehalf.map(([label, value]) => (
         <Row key={label} label={label}>
-          <code className="break-all font-mono text-xs">{value}</code>
+          <IdChip value={value} label={label.toLowerCase()} full />
         </Row>
       ))}
       <Row label="Reference (ref_id)">
-        <code className="break-all font-mono text-xs" data-testid="review-ref-id">
-          {body.ref_id}
-        </code>{" "}
-        <CopyButton value={body.ref_id} label="ref_id" />
+        <IdChip value={body.ref_id} label="ref_id" testId="review-ref-id" full />
       </Row>
       <Row label="Quote id">
-        <code className="break-all font-mono text-xs" data-testid="review-quote-id">
-          {quote.id}
-        </code>
+        <IdChip value={quote.id} label="quote id" testId="review-quote-id" full />
       </Row>
       <Row label="Quote expires">
         <Countdown expiresAt={quote.expires_at} />
@@ -279,39 +274,6 @@ function ReviewActions({
   )
 }
 
-/** A large order's amount, typed again before Confirm: a unit slip does not survive it. */
-function Retype({ amount, asset, value, onChange, onEnter }: { amount: string; asset: string; value: string; onChange: (value: string) => void; onEnter: () => void }) {
-  const matches = retypedMatches(value, amount)
-  return (
-    <div className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
-      <label className="block font-medium" htmlFor="retype-amount">
-        A large order: type the amount again ({asset})
-      </label>
-      <input
-        id="retype-amount"
-        className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-slate-900"
-        inputMode="decimal"
-        autoComplete="off"
-        spellCheck={false}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === "Enter" && matches) {
-            e.preventDefault()
-            onEnter()
-          }
-        }}
-        aria-describedby="retype-hint"
-        data-testid="retype-amount"
-        data-autofocus
-      />
-      <p id="retype-hint" className="mt-1 text-xs" data-testid="retype-hint">
-        {value.trim() === "" ? "Confirm opens once it matches." : matches ? "Matches." : "Does not match the amount under review."}
-      </p>
-    </div>
-  )
-}
-
 export function ReviewDialog({
   review,
   checks,
@@ -357,11 +319,10 @@ export function ReviewDialog({
   // What the trader did in this review: accepted its moved price, typed its amount again.
   const reviewKey = review ? `${review.body.ref_id}:${review.quote.id}` : ""
   const [accepted, setAccepted] = useState("")
-  const [retype, setRetype] = useState({ key: "", value: "" })
   const entered = review ? (review.body.base_amount !== undefined ? { amount: review.amounts.base_amount, asset: review.quote.base_asset } : { amount: review.amounts.quote_amount, asset: review.quote.quote_asset }) : null
   const needsRetype = Boolean(checks?.verdict.retype) && !outcomeUnknown && resumption === null
-  const retyped = retype.key === reviewKey ? retype.value : ""
-  const retypePending = needsRetype && entered !== null && !retypedMatches(retyped, entered.amount)
+  const retype = useRetype(reviewKey, needsRetype, entered?.amount ?? null)
+  const retypePending = retype.pending
   const priceToAccept = Boolean(review?.movedFrom) && accepted !== reviewKey
   const breach = Boolean(checks?.verdict.breach)
   const title = review
@@ -430,11 +391,11 @@ export function ReviewDialog({
           ) : null}
           <ReviewDetails review={review} />
           {needsRetype && entered && !breach && !refused ? (
-            <Retype
+            <RetypeAmount
               amount={entered.amount}
               asset={entered.asset}
-              value={retyped}
-              onChange={(value) => setRetype({ key: reviewKey, value })}
+              value={retype.value}
+              onChange={retype.set}
               onEnter={() => {
                 if (!priceToAccept && !breach && !refused) onConfirm()
               }}

@@ -3,15 +3,13 @@
 import dynamic from "next/dynamic"
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { ProfilePicker } from "@/components/profile/profile-picker"
-import { Balances } from "@/components/trade/balances"
 import { remainingSeconds } from "@/components/trade/clock"
 import { loadExecutePanel, loadExecutionRecordCard, loadPendingSubmission, preloadExecutePanel } from "@/components/trade/lazy"
 import { PENDING_KEY } from "@/components/trade/pending-key"
 import type { PendingSubmission } from "@/components/trade/pending-submission"
 import { PriceGrid } from "@/components/trade/price-grid"
 import { marketRows } from "@/components/trade/price-grid-model"
-import { RecentTrades } from "@/components/trade/recent-trades"
-import { ShortcutsHelp, type DeskKey, useDeskShortcuts } from "@/components/trade/shortcuts"
+import { type DeskKey, useDeskShortcuts } from "@/components/trade/shortcuts"
 import { SideTiles } from "@/components/trade/side-tiles"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
@@ -22,7 +20,7 @@ import { isApprovalRequest } from "@/lib/queries/approvals"
 import { useMarketPricesQuery } from "@/lib/queries/market-data"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { useAllQuotesQuery } from "@/lib/queries/quotes"
-import { newRefId } from "@/lib/queries/submission"
+import { newRefId } from "@/lib/queries/ref-id"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
 
@@ -48,6 +46,31 @@ const ExecutionRecordCard = dynamic(() => loadExecutionRecordCard().then((m) => 
 
 // The price chart comes after the grid's first paint.
 const MarketChart = memo(dynamic(() => import("@/components/trade/market-chart").then((m) => m.MarketChart), { ssr: false }))
+// The balances and the recent trades wait for their own answers anyway: their code loads beside
+// those requests instead of in the desk's first load (each card keeps its place meanwhile).
+const Balances = memo(
+  dynamic(() => import("@/components/trade/balances").then((m) => m.Balances), {
+    ssr: false,
+    loading: () => <LoadingCard title="Balances" />,
+  }),
+)
+const RecentTrades = memo(
+  dynamic(() => import("@/components/trade/recent-trades").then((m) => m.RecentTrades), {
+    ssr: false,
+    loading: () => <LoadingCard title="Recent trades" />,
+  }),
+)
+// The `?` overlay loads the first time it is asked for.
+const ShortcutsHelp = dynamic(() => import("@/components/trade/shortcuts-help").then((m) => m.ShortcutsHelp), { ssr: false })
+
+function LoadingCard({ title }: { title: string }) {
+  return (
+    <Card title={title} className="min-w-0">
+      <p className="text-sm text-slate-600">Loading…</p>
+    </Card>
+  )
+}
+
 // Only an order that needs a second person shows this, so it loads when one does.
 const RequestStatus = dynamic(() => import("@/components/approvals/request-status").then((m) => m.RequestStatus))
 
@@ -260,7 +283,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
           <RecentTrades profileId={profileId} />
         </div>
       </div>
-      <ShortcutsHelp open={help} onClose={() => setHelp(false)} canTrade={canTrade} />
+      {help ? <ShortcutsHelp open onClose={() => setHelp(false)} canTrade={canTrade} /> : null}
     </div>
   )
 }

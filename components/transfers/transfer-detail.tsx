@@ -4,7 +4,7 @@ import Link from "next/link"
 import { Alert } from "@/components/ui/alert"
 import { Amount } from "@/components/ui/amount"
 import { StatusBadge } from "@/components/ui/badge"
-import { CopyableId } from "@/components/ui/copyable-id"
+import { IdChip } from "@/components/ui/id-chip"
 import { GridRow as Row } from "@/components/ui/detail-list"
 import { StepTimeline } from "@/components/ui/step-timeline"
 import { ProblemWithRetry, RefreshProblem, describeError } from "@/components/ui/problem-alert"
@@ -54,14 +54,14 @@ export function TransferRecord({ transfer }: { transfer: Transfer }) {
             <span className="ml-2 text-xs text-slate-600">the balance change</span>
           </Row>
           <Row label="Transfer id" testId="transfer-id">
-            <CopyableId value={transfer.id} label="transfer id" />
+            <IdChip value={transfer.id} label="transfer id" full />
           </Row>
           <Row label="ref_id" testId="transfer-ref-id">
-            <CopyableId value={transfer.ref_id} label="ref_id" />
+            <IdChip value={transfer.ref_id} label="ref_id" full />
           </Row>
           <Row label="Profile" testId="transfer-profile">
             {profile ? <span className="mr-2">{profile.nickname}</span> : null}
-            <CopyableId value={transfer.profile_id} label="profile id" />
+            <IdChip value={transfer.profile_id} label="profile id" full />
           </Row>
           {transfer.crypto_network ? (
             <Row label="Network" testId="transfer-network">
@@ -70,18 +70,18 @@ export function TransferRecord({ transfer }: { transfer: Transfer }) {
           ) : null}
           {transfer.crypto_tx_hash ? (
             <Row label="Transaction hash" testId="transfer-tx-hash">
-              <CopyableId value={transfer.crypto_tx_hash} label="transaction hash" />
+              <IdChip value={transfer.crypto_tx_hash} label="transaction hash" full />
             </Row>
           ) : null}
           {transfer.destination_address ? (
             <Row label="Destination address">
-              <CopyableId value={transfer.destination_address} label="destination address" />
+              <IdChip value={transfer.destination_address} label="destination address" full />
             </Row>
           ) : null}
           {transfer.memo ? <Row label="Memo">{transfer.memo}</Row> : null}
           {transfer.group_id ? (
             <Row label="Group id">
-              <CopyableId value={transfer.group_id} label="group id" />
+              <IdChip value={transfer.group_id} label="group id" full />
             </Row>
           ) : null}
           <Row label="Created">

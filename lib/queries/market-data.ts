@@ -33,25 +33,28 @@ export function fetchMarketPrices(signal?: AbortSignal): Promise<MarketPrices> {
   return apiFetch("/api/markets/prices", { signal, schema: pricesSchema })
 }
 
-/** Current and 24-hours-ago prices of the USD markets (the desk's change column); they move slowly, so once a minute. */
+// Current and 24-hours-ago prices of the USD markets (the desk's change column); they move slowly, so once a minute.
+const pricesQuery = {
+  refetchInterval: 60_000,
+  staleTime: 30_000,
+  queryKey: marketKeys.prices(),
+  queryFn: ({ signal }: { signal: AbortSignal }) => fetchMarketPrices(signal),
+} as const
+
+/** Current and 24-hours-ago prices of the USD markets, and their tick rates. */
 export function useMarketPricesQuery(options?: QueryOptions<MarketPrices>) {
-  return useQuery({
-    refetchInterval: 60_000,
-    staleTime: 30_000,
-    ...options,
-    queryKey: marketKeys.prices(),
-    queryFn: ({ signal }) => fetchMarketPrices(signal),
-    enabled: gated(true, options?.enabled),
-  })
+  return useQuery({ ...pricesQuery, ...options, queryKey: pricesQuery.queryKey, queryFn: pricesQuery.queryFn, enabled: gated(true, options?.enabled) })
 }
 
 /**
  * The service's tick_rate of `market` (the decimals its prices are shown with, lib/format's
  * formatPrice `tick`); undefined until the prices answer, or for a market it did not list.
+ * It selects the tick alone: a caller re-renders when the tick changes, not each time the
+ * prices it shares a query with move (that re-rendered the whole order ticket).
  */
 export function useTickRate(market: string | null | undefined): string | undefined {
-  const { data } = useMarketPricesQuery()
-  return market ? data?.tick_rates[market] : undefined
+  const { data } = useQuery({ ...pricesQuery, select: (prices: MarketPrices) => (market ? prices.tick_rates[market] : undefined) })
+  return data
 }
 
 export function fetchOverview(signal?: AbortSignal): Promise<Overview> {

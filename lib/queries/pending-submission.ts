@@ -5,8 +5,7 @@ import type { z } from "zod"
  * kept in sessionStorage so a reload resumes it: the same body with the same ref_id. One
  * that was sent is looked up, never sent again on its own. `useSubmission`'s `persist`
  * option does the keeping (lib/queries/submission); each form has its own key and schema.
- * No zod at run time here: it loads with lib/queries/submission, which the trade desk
- * imports up front (for newRefId).
+ * No zod at run time here: it loads with lib/queries/submission.
  */
 export interface PendingBase {
   version: 1

@@ -6,6 +6,7 @@ import type { z } from "zod"
 import { ApiProblemError } from "@/lib/queries/api"
 import { type PendingBase, type PendingStore, sessionStore } from "@/lib/queries/pending-submission"
 import { problemSlug } from "@/lib/schemas/problem-slug"
+import { newRefId } from "@/lib/queries/ref-id"
 
 /**
  * Exactly-once submission in the browser, for every form that creates a record.
@@ -18,19 +19,8 @@ import { problemSlug } from "@/lib/schemas/problem-slug"
  * a reload. A new ref_id replaces it only once the console has said nothing was placed.
  */
 
-/**
- * A fresh ref_id: a random (version 4) UUID. `crypto.randomUUID` exists only on secure
- * origins (https, localhost); a console opened over plain http on an internal host name
- * builds the same UUID from `crypto.getRandomValues`, which every origin has.
- */
-export function newRefId(): string {
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID()
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
+// A fresh ref_id (lib/queries/ref-id): the trade desk makes one up front without loading this module.
+export { newRefId } from "@/lib/queries/ref-id"
 
 /**
  * What a failed create means for its submission:
