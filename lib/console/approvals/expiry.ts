@@ -1,6 +1,7 @@
 import "server-only"
 import { and, eq, lte, sql } from "drizzle-orm"
 import { failWaitingIntents } from "@/lib/console/intents"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovals } from "@/lib/db/schema"
 import { requestExpired } from "@/lib/problem"
@@ -11,7 +12,7 @@ import { requestExpired } from "@/lib/problem"
  * whose time is up.
  */
 export async function expireDue(db: Db, now: Date): Promise<number> {
-  return db.transaction(async (tx) => {
+  return boundedTransaction(db, async (tx) => {
     const expired = await tx
       .update(consoleApprovals)
       .set({ state: "EXPIRED", decidedAt: sql`${consoleApprovals.expiresAt}` })
