@@ -154,17 +154,19 @@ export async function resolveSession(db: Db, id: unknown, now = Date.now()): Pro
   if (hit && now - hit.checkedAt < SESSION_RECHECK_MS) return hit.staff
   // Requests that arrive together when the remembered answer lapses share one read (and at
   // most one touch) of the session, instead of one each.
-  const pending = inflight.get(id)
-  if (pending) return pending
-  const check = inDbSpan("session.read", () => checkSession(db, id, now))
-    .catch((error: unknown) => {
-      // The database is not answering: a session this instance saw valid a moment ago stays
-      // valid meanwhile (reads that need no database keep working; writes fail on their own).
-      if (hit?.staff && now - hit.checkedAt < SESSION_UNAVAILABLE_GRACE_MS && isDatabaseUnavailable(error)) return hit.staff
-      throw error
-    })
-    .finally(() => inflight.delete(id))
-  inflight.set(id, check)
+  let check = inflight.get(id)
+  if (!check) {
+    check = inDbSpan("session.read", () => checkSession(db, id, now))
+      .catch((error: unknown) => {
+        // The database is not answering: a session this instance saw valid a moment ago stays
+        // valid meanwhile (reads that need no database keep working; writes fail on their own).
+        if (hit?.staff && now - hit.checkedAt < SESSION_UNAVAILABLE_GRACE_MS && isDatabaseUnavailable(error)) return hit.staff
+        throw error
+      })
+      .finally(() => inflight.delete(id))
+    inflight.set(id, check)
+  }
+  // A request that joins a read already under way waits no longer than the one that started it.
   if (!hit?.staff || now - hit.checkedAt >= SESSION_UNAVAILABLE_GRACE_MS) return check
   const trusted = hit.staff
   let timer: ReturnType<typeof setTimeout> | undefined

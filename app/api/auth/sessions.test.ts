@@ -160,6 +160,10 @@ describe("sessions the server can end", () => {
       const started = performance.now()
       expect(await m.sessions.resolveSession(m.runtime.db, sid, later)).toMatchObject({ role: "trader" })
       expect(performance.now() - started).toBeLessThan(m.sessions.SESSION_SLOW_MS + 400)
+      // Another request joins the read still under way: it waits no longer.
+      const joined = performance.now()
+      expect(await m.sessions.resolveSession(m.runtime.db, sid, later)).toMatchObject({ role: "trader" })
+      expect(performance.now() - joined).toBeLessThan(m.sessions.SESSION_SLOW_MS + 400)
       await new Promise((resolve) => setTimeout(resolve, 1600))
     } finally {
       select.mockRestore()
