@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { redact } from "@/lib/log"
+import { staffRef } from "@/lib/auth/staff-ref"
+import { loggable, redact } from "@/lib/log"
 
 describe("redact", () => {
   it("hides secret-looking keys at any depth and bearer tokens inside text", () => {
@@ -33,5 +35,30 @@ describe("redact", () => {
       "POST body grant_type=client_credentials&client_id=c1&client_secret=[redacted]&scope=a",
     )
     expect(redact("https://api.example.com/v2/quotes?markets=BTCUSD")).toBe("https://api.example.com/v2/quotes?markets=BTCUSD")
+  })
+})
+
+describe("loggable: no email in a log line", () => {
+  process.env.NEXTAUTH_SECRET ??= "log-tests-secret-0123456789-abcdefghijklmnop"
+
+  it("replaces every email, in any field or message, by a stable reference that does not contain it", () => {
+    const out = loggable({
+      staff: "Trader@Example.com",
+      nested: { list: ["maker: admin@example.com, checker: trader@example.com."] },
+      amount: "12.34",
+    }) as { staff: string; nested: { list: string[] }; amount: string }
+    const ref = staffRef("trader@example.com")
+    expect(ref).toMatch(/^staff_[0-9a-f]{16}$/)
+    // The same person whatever the case of the address, another person another reference.
+    expect(out.staff).toBe(ref)
+    expect(out.nested.list[0]).toBe(`maker: ${staffRef("admin@example.com")}, checker: ${ref}.`)
+    expect(staffRef("admin@example.com")).not.toBe(ref)
+    expect(JSON.stringify(out)).not.toContain("@")
+    expect(out.amount).toBe("12.34")
+  })
+
+  it("is keyed: the reference is not a plain hash of the email anyone could compute from a list of addresses", () => {
+    const plain = createHash("sha256").update("trader@example.com").digest("hex")
+    expect(plain).not.toContain(staffRef("trader@example.com").slice("staff_".length))
   })
 })

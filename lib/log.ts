@@ -1,4 +1,5 @@
 import "server-only"
+import { withoutEmails } from "@/lib/auth/staff-ref"
 import { env } from "@/lib/env"
 import { activeTraceId } from "@/lib/tracing"
 
@@ -8,6 +9,21 @@ const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30,
 /** Keys whose values never reach a log line, at any depth. */
 const SECRET_KEY = /secret|token|password|passwd|authorization|cookie|credential|api[-_]?key|session/i
 const REDACTED = "[redacted]"
+
+/**
+ * What a log line may hold of `value`: secrets redacted (`redact`), and every email, staff
+ * or not, replaced by its staff reference (`staffRef`: stable, not reversible), whatever
+ * field or message it is in.
+ */
+export function loggable(value: unknown, depth = 0): unknown {
+  if (depth > 6) return "[…]"
+  if (typeof value === "string") return withoutEmails(value)
+  if (Array.isArray(value)) return value.map((v) => loggable(v, depth + 1))
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [withoutEmails(k), loggable(v, depth + 1)]))
+  }
+  return value
+}
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return "[…]"
@@ -36,12 +52,12 @@ function write(level: Level, event: string, fields: Record<string, unknown>) {
   const threshold = ORDER[env().logLevel]
   if (ORDER[level] < threshold) return
   const traceId = activeTraceId()
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(traceId ? { traceId } : {}), ...(redact(fields) as object) })
+  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(traceId ? { traceId } : {}), ...(loggable(redact(fields)) as object) })
   if (level === "error" || level === "warn") process.stderr.write(line + "\n")
   else process.stdout.write(line + "\n")
 }
 
-/** Structured JSON lines; every field passes through `redact` first. */
+/** Structured JSON lines; every field passes through `redact`, then `loggable` (no email), first. */
 export const log = {
   debug: (event: string, fields: Record<string, unknown> = {}) => write("debug", event, fields),
   info: (event: string, fields: Record<string, unknown> = {}) => write("info", event, fields),

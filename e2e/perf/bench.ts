@@ -1,9 +1,12 @@
-// npm run bench [-- --smoke] [--build|--no-build] [--dist DIR] [--only a,b] [--rounds N] [--cpu-prof] [--explain] [--docs|--no-docs]
+// npm run bench [-- --smoke] [--build|--no-build] [--dist DIR] [--only a,b] [--rounds N] [--cpu-prof] [--explain] [--traced] [--docs|--no-docs]
 //   --rounds N  N rounds of each measurement instead of the default (5 latency, 3 others)
 //   --cpu-prof  the sandbox-mode console writes a V8 CPU profile to test-results/bench-profiles/
 //   --explain   the sandbox-mode console logs at debug level, and the latency rows are split
 //               into the service call (the in-process sandbox, as the console's client timed
 //               it) and the console's own share; the logging itself costs a little
+//   --traced    the latency section adds the sandbox-mode console once more, exporting its
+//               traces over OTLP/HTTP to a receiver the bench starts, and rows of traced
+//               against untraced (same rounds, interleaved)
 //   --docs      write the results to docs/performance.md (a plain full run does by default;
 //               a smoke run never does); --no-docs: leave it
 //
@@ -37,7 +40,8 @@ import { type Server, cleanupAll, freePort, loadAverage, onCleanup, tempDir } fr
 import { printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
-import { type BenchClient, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
+import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
+import { startOtlpReceiver } from "./otlp-receiver"
 import { measureEvents } from "./events"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { HUNG_DB_FULL, HUNG_DB_SMOKE, hungDbSection } from "./hung-db"
@@ -154,10 +158,23 @@ async function main(): Promise<void> {
     const app = await startConsoleUnderTest(bench, client)
     const onPostgres =
       only.has("latency") && postgresServer ? await startConsoleUnderTest(bench, client, { databaseUrl: await createBenchDatabase(postgresServer) }) : null
-    bench.results.consolesAfterStart = [app, onPostgres].flatMap((c) => (c ? [{ mode: c.mode, startMs: c.startMs, rssMiB: c.rssAfterStartMiB }] : []))
+    // --traced: the same console once more, exporting its traces to a receiver of the bench's own.
+    const receiver = only.has("latency") && args.traced ? await startOtlpReceiver() : null
+    const traced = receiver
+      ? await startConsoleUnderTest(bench, client, { name: "console-traced", label: "sandbox mode, traced", env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin } })
+      : null
+    bench.results.consolesAfterStart = [app, onPostgres, traced].flatMap((c) => (c ? [{ mode: c.label, startMs: c.startMs, rssMiB: c.rssAfterStartMiB }] : []))
     if (only.has("latency")) {
       if (!sandbox || !minimal) throw new Error("no sandbox or no minimal app")
-      await measureLatency(bench, onPostgres ? [app, onPostgres] : [app], sandbox, minimal.origin)
+      await measureLatency(bench, [app, onPostgres, traced].filter((c): c is ConsoleUnderTest => c !== null), sandbox, minimal.origin)
+    }
+    if (traced && receiver) {
+      await traced.server.stop(20_000)
+      const got = receiver.counts()
+      logLine(`  the OTLP receiver got ${got.exports} exports, ${got.spans} spans from the traced console`)
+      bench.results.tracedExports = got
+      if (got.spans === 0) bench.failures.push("--traced: the traced console exported no span")
+      await receiver.close()
     }
     if (only.has("throughput")) await measureThroughput(bench, app)
     if (only.has("pages")) {

@@ -169,7 +169,10 @@ export async function hungDbSection(ctx: {
   const firstAnswers = outcomes.map((o) => o.answers[0]!)
   const refusedDuring = outcomes.flatMap((o) => o.answers).filter((a) => a.at < lockMs)
   const fastRefusals = refusedDuring.filter((a) => a.status === 503 && a.code === "database_unavailable" && a.retryAfter !== null)
-  const placedDuring = refusedDuring.filter((a) => a.status >= 200 && a.status < 300).length
+  // A send made shortly before the release may wait for it and be placed: within the bound,
+  // that is the right answer. One placed before the release would mean the lock did not hold.
+  const placedAtRelease = refusedDuring.filter((a) => a.status >= 200 && a.status < 300 && a.at + a.ms >= lockMs)
+  const placedDuring = refusedDuring.filter((a) => a.status >= 200 && a.status < 300 && a.at + a.ms < lockMs).length
   const lastPlaced = max(outcomes.map((o) => o.placedAt)) - lockMs
   const unplaced = outcomes.filter((o) => !Number.isFinite(o.placedAt))
 
@@ -228,9 +231,14 @@ export async function hungDbSection(ctx: {
     what: `${cfg.creates} conversion creates ${CREATES_AFTER_MS / 1000} s into the lock, each sent again after Retry-After: answers while locked`,
     console: `${fastRefusals.length} of ${refusedDuring.length} 503 database_unavailable with Retry-After`,
     baseline: "",
-    value: `first answers median ${s(median(firstAnswers.map((a) => a.ms)))}, slowest ${s(max(refusedDuring.map((a) => a.ms)))}; ${placedDuring} placed while locked`,
-    goal: "all, each ≤ 3 s",
-    ok: refusedDuring.length > 0 && fastRefusals.length === refusedDuring.length && max(refusedDuring.map((a) => a.ms)) <= 3000,
+    value:
+      `first answers median ${s(median(firstAnswers.map((a) => a.ms)))}, slowest ${s(max(refusedDuring.map((a) => a.ms)))}; ` +
+      `${placedAtRelease.length} sent in the last moments placed at the release, ${placedDuring} placed before it`,
+    goal: "each refused (or placed at the release), ≤ 3 s",
+    ok:
+      refusedDuring.length > 0 &&
+      fastRefusals.length + placedAtRelease.length === refusedDuring.length &&
+      max(refusedDuring.map((a) => a.ms)) <= 3000,
   })
   rows.push({
     group: GROUP,

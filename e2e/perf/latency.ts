@@ -98,7 +98,7 @@ async function latencyRound(targets: readonly Target[], pairs: number, kind: "wr
 }
 
 const consoleTarget = (app: ConsoleUnderTest): Target => ({
-  name: app.mode === "postgres" ? "console on Postgres" : "console",
+  name: app.label === "sandbox mode" ? "console" : app.label === "Postgres mode" ? "console on Postgres" : `console, ${app.label}`,
   service: app.origin,
   origin: app.origin,
   headers: app.headers,
@@ -188,7 +188,7 @@ export async function measureLatency(
           const goal = reference === proxy.name && p === "p50" ? GOALS[kind] : null
           rows.push({
             group,
-            what: `${app.mode === "postgres" ? "Postgres mode" : "sandbox mode"}, ${p} ${label}`,
+            what: `${app.label}, ${p} ${label}`,
             console: `${round(cv)} ms`,
             baseline: `${round(rv)} ms`,
             value: `× ${round(ratio, 2)}`,
@@ -199,8 +199,36 @@ export async function measureLatency(
       }
     }
   }
-  const main = consoles.find((app) => app.mode === "sandbox")
+  const traced = consoles.find((app) => app.label.endsWith("traced"))
+  const plain = consoles.find((app) => app.label === "sandbox mode")
+  if (traced && plain) tracedRows(bench, rounds, consoleTarget(traced).name, consoleTarget(plain).name)
+  const main = consoles.find((app) => app.label === "sandbox mode")
   if (bench.args.explain && main) explainLatency(bench, main.logFile)
+}
+
+/**
+ * --traced: the same sandbox-mode console with and without an OTLP exporter, interleaved
+ * request by request in the same rounds; each ratio is the median of the rounds' ratios.
+ */
+function tracedRows(bench: Bench, rounds: readonly { kind: "write" | "read"; by: Record<string, Percentiles> }[], traced: string, plain: string): void {
+  for (const kind of ["write", "read"] as const) {
+    const rs = rounds.filter((x) => x.kind === kind)
+    for (const p of ["p50", "p99"] as const) {
+      const tv = median(rs.map((x) => x.by[traced]?.[p] ?? Number.NaN))
+      const pv = median(rs.map((x) => x.by[plain]?.[p] ?? Number.NaN))
+      const ratio = median(rs.map((x) => (x.by[traced]?.[p] ?? Number.NaN) / (x.by[plain]?.[p] ?? Number.NaN)))
+      logLine(`  traced / untraced, ${kind} ${p}: ${round(tv)} / ${round(pv)} ms, × ${round(ratio, 2)}`)
+      bench.rows.push({
+        group: kind === "write" ? "1. proxy overhead, write (POST execution)" : "2. proxy overhead, read (GET execution)",
+        what: `sandbox mode, ${p}: traced (OTLP/HTTP to a local receiver) against untraced`,
+        console: `${round(tv)} ms`,
+        baseline: `${round(pv)} ms`,
+        value: `× ${round(ratio, 2)}`,
+        goal: "report",
+        ok: Number.isFinite(ratio),
+      })
+    }
+  }
 }
 
 /** --explain: the service call inside the console, from its debug log, beside the latency rows. */

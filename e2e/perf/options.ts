@@ -19,12 +19,14 @@ export interface Args {
   onlySome: boolean
   /** docs/performance.md: written by a plain full run ("auto"), by any other full-size run given --docs, never with --no-docs. */
   docs: "auto" | "write" | "skip"
+  /** --traced: the latency section adds a sandbox-mode console exporting traces to a local OTLP receiver. */
+  traced: boolean
 }
 
 export function parseArgs(argv: string[]): Args {
   // scale, shutdown and hung-db need a Postgres server: they run by default only when one is configured.
   const only = new Set<Phase>(PHASES.filter((p) => !ON_POSTGRES.includes(p) || scaleDatabaseServer()))
-  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto" }
+  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto", traced: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true
@@ -32,6 +34,7 @@ export function parseArgs(argv: string[]): Args {
     else if (arg === "--build") args.build = "always"
     else if (arg === "--cpu-prof") args.cpuProf = true
     else if (arg === "--explain") args.explain = true
+    else if (arg === "--traced") args.traced = true
     else if (arg === "--docs") args.docs = "write"
     else if (arg === "--no-docs") args.docs = "skip"
     else if (arg === "--rounds") {
@@ -44,7 +47,7 @@ export function parseArgs(argv: string[]): Args {
       for (const n of names) if (!PHASES.includes(n as Phase)) throw new Error(`--only: unknown phase ${n} (${PHASES.join(", ")})`)
       args.only = new Set(names as Phase[])
       args.onlySome = true
-    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain] [--docs|--no-docs]`)
+    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain] [--traced] [--docs|--no-docs]`)
   }
   // A smoke run's numbers mean nothing, and it runs in npm test: it must leave the tree clean.
   if (args.smoke && args.docs === "write") throw new Error("--docs: a smoke run never writes docs/performance.md")

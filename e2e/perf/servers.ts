@@ -45,6 +45,8 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     "SANDBOX_SETTLE_DELAY_MS",
     "SANDBOX_QUOTE_TTL_MS",
     "SANDBOX_TOKEN_TTL_S",
+    // Traced only where a measurement asks for it (--traced), never from the caller's shell.
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
   ]) {
     env[name] = ""
   }

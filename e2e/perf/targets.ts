@@ -20,6 +20,8 @@ export type ConsoleMode = "sandbox" | "postgres"
 
 export interface ConsoleUnderTest extends ConsoleServer {
   mode: ConsoleMode
+  /** How the rows name it: "sandbox mode", "Postgres mode", "sandbox mode, traced". */
+  label: string
   dataDir: string
   logFile: string
   /** CPU time the server used to start (to its first 2xx from /api/health). */
@@ -42,7 +44,7 @@ export interface ConsoleUnderTest extends ConsoleServer {
 export async function startConsoleUnderTest(
   bench: Bench,
   client: BenchClient,
-  options: { name?: string; databaseUrl?: string; dataDir?: string; quiet?: boolean } = {},
+  options: { name?: string; label?: string; databaseUrl?: string; dataDir?: string; quiet?: boolean; env?: Record<string, string> } = {},
 ): Promise<ConsoleUnderTest> {
   const port = await freePort(3500, 3599)
   const mode: ConsoleMode = options.databaseUrl ? "postgres" : "sandbox"
@@ -63,6 +65,7 @@ export async function startConsoleUnderTest(
       SANDBOX_CLIENT_SECRET: client.clientSecret,
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       ...(main && bench.args.explain ? { LOG_LEVEL: "debug" } : {}),
+      ...options.env,
     },
     cpuProfileDir: profileDir,
   })
@@ -73,7 +76,8 @@ export async function startConsoleUnderTest(
   const profiles = profilesSchema.parse(json(expectOk(await send(app.origin, { path: "/api/profiles", headers }), "console profiles")))
   const profile = profiles.items.find((p) => p.nickname === PROFILE)?.id ?? ""
   if (!profile) throw new Error(`the console's sandbox has no ${PROFILE} profile`)
-  return { ...app, mode, dataDir, logFile: app.server.logFile, startCpuMs, rssAfterStartMiB, cookie, headers, profile, apiRequests: 0 }
+  const label = options.label ?? (mode === "postgres" ? "Postgres mode" : "sandbox mode")
+  return { ...app, mode, label, dataDir, logFile: app.server.logFile, startCpuMs, rssAfterStartMiB, cookie, headers, profile, apiRequests: 0 }
 }
 
 export interface DirectSandbox {

@@ -19,6 +19,14 @@ export const SESSION_ABSOLUTE_S = 8 * 60 * 60
 export const SESSION_RECHECK_MS = 2000
 /** While the database is not answering, a session seen valid this recently is still trusted. */
 export const SESSION_UNAVAILABLE_GRACE_MS = 60_000
+/**
+ * How long a request waits for the database to re-check a session it may still trust (seen
+ * valid within the grace): past it the request goes on as that staff member and the read
+ * finishes on its own, updating what is remembered. A database out of free connections
+ * would otherwise hold each such request for the whole connect timeout before the grace
+ * applied (issue 34's replay: 2 s of a create's answer, up to 3.2 s for /api/quotes).
+ */
+export const SESSION_SLOW_MS = 500
 /** last_seen_at is written at most this often per session. */
 const TOUCH_EVERY_MS = 60_000
 const SWEEP_EVERY_MS = 60_000
@@ -146,18 +154,23 @@ export async function resolveSession(db: Db, id: unknown, now = Date.now()): Pro
   if (hit && now - hit.checkedAt < SESSION_RECHECK_MS) return hit.staff
   // Requests that arrive together when the remembered answer lapses share one read (and at
   // most one touch) of the session, instead of one each.
-  const pending = inflight.get(id)
-  if (pending) return pending
-  const check = inDbSpan("session.read", () => checkSession(db, id, now))
-    .catch((error: unknown) => {
-      // The database is not answering: a session this instance saw valid a moment ago stays
-      // valid meanwhile (reads that need no database keep working; writes fail on their own).
-      if (hit?.staff && now - hit.checkedAt < SESSION_UNAVAILABLE_GRACE_MS && isDatabaseUnavailable(error)) return hit.staff
-      throw error
-    })
-    .finally(() => inflight.delete(id))
-  inflight.set(id, check)
-  return check
+  let check = inflight.get(id)
+  if (!check) {
+    check = inDbSpan("session.read", () => checkSession(db, id, now))
+      .catch((error: unknown) => {
+        // The database is not answering: a session this instance saw valid a moment ago stays
+        // valid meanwhile (reads that need no database keep working; writes fail on their own).
+        if (hit?.staff && now - hit.checkedAt < SESSION_UNAVAILABLE_GRACE_MS && isDatabaseUnavailable(error)) return hit.staff
+        throw error
+      })
+      .finally(() => inflight.delete(id))
+    inflight.set(id, check)
+  }
+  // A request that joins a read already under way waits no longer than the one that started it.
+  if (!hit?.staff || now - hit.checkedAt >= SESSION_UNAVAILABLE_GRACE_MS) return check
+  const trusted = hit.staff
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([check, new Promise<Staff>((resolve) => (timer = setTimeout(() => resolve(trusted), SESSION_SLOW_MS)))]).finally(() => clearTimeout(timer))
 }
 
 const inflight = new Map<string, Promise<Staff | null>>()

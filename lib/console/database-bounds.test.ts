@@ -8,6 +8,7 @@ import { submitConversion } from "@/lib/console/submission"
 import { intentsWritable } from "@/lib/console/readiness"
 import { errorResponse } from "@/lib/console/with-staff"
 import { openDatabase } from "@/lib/db/client"
+import { queryRows } from "@/lib/db/rows"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { testDatabaseUrl } from "@/lib/env"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
@@ -15,7 +16,7 @@ import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
 // Bounded database work on a real Postgres: a locked table, a pool with no free
 // connection, a server that refuses. Each must end in a prompt refusal the console
 // answers 503 database_unavailable (never 500), with nothing sent to the service.
-const LIMITS = { poolMax: 4, connectTimeoutMs: 800, statementTimeoutMs: 3000, lockTimeoutMs: 400 }
+const LIMITS = { poolMax: 4, connectTimeoutMs: 800, statementTimeoutMs: 3000, lockTimeoutMs: 800, transactionTimeoutMs: 1000 }
 const trader: Staff = { email: "trader@example.com", role: "trader" }
 
 /** The console's answer to a request that failed with `error`. */
@@ -69,6 +70,34 @@ describe.skipIf(!testDatabaseUrl())("bounded database work on Postgres", () => {
     const placed = await submitConversion(h, trader, conversion(refId))
     expect(placed.kind).toBe("placed")
     expect(await conversionsWithRef(refId)).toHaveLength(1)
+  }, 60_000)
+
+  it("creates queued behind one another for the same staff member's lock are each refused within the transaction's budget, not a lock timeout per statement", async () => {
+    // Issue 34's replay: the second create waited for the first's staff lock (just under
+    // the lock timeout), then for the table (the lock timeout again): twice the bound.
+    let refIds: string[] = []
+    await locker.query("begin")
+    await locker.query("lock table console_intents in access exclusive mode")
+    try {
+      const started = performance.now()
+      const answers = await Promise.all(
+        [randomUUID(), randomUUID(), randomUUID()].map(async (refId) => {
+          const error = await failureOf(submitConversion(h, trader, conversion(refId)))
+          return { refId, ms: performance.now() - started, answer: await answerTo(error) }
+        }),
+      )
+      for (const { ms, answer } of answers) {
+        expect(answer).toEqual({ status: 503, code: "database_unavailable", retryAfter: "2" })
+        expect(ms).toBeLessThan(LIMITS.transactionTimeoutMs + 400)
+      }
+      for (const { refId } of answers) expect(await conversionsWithRef(refId)).toHaveLength(0)
+      refIds = answers.map((a) => a.refId)
+    } finally {
+      await locker.query("rollback")
+    }
+    // Rolled back: no intent under any of them, so each may be sent again.
+    const [left] = await queryRows<{ n: number }>(h.db, sql`select count(*)::int as n from console_intents where ref_id in (${sql.join(refIds, sql`, `)})`)
+    expect(left?.n).toBe(0)
   }, 60_000)
 
   it("readiness's database check fails while console_intents is locked (select 1 would not), and passes once it is free", async () => {

@@ -2,6 +2,7 @@ import "server-only"
 import { type SQL, and, eq, gte, inArray, isNotNull, lt, notInArray, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { recordPolicyChange } from "@/lib/console/intents"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents, consolePolicy } from "@/lib/db/schema"
 import { type OrderSize, atOrOverThreshold, conversionSize, executionSize, limitBreach } from "@/lib/limits"
@@ -45,7 +46,7 @@ export function policyFromJson(json: unknown): Policy {
 /** Saves the policy; the change goes on the audit trail with the policy before and after. */
 export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Clock = () => new Date()): Promise<StoredPolicy> {
   const at = now()
-  return db.transaction(async (tx) => {
+  return boundedTransaction(db, async (tx) => {
     // One writer at a time, so each audit entry's "before" is the policy it replaced.
     // Stryker disable next-line all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)

@@ -20,6 +20,7 @@ import {
   usedTodaySum,
   usedTodayWhere,
 } from "@/lib/console/policy"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
@@ -65,7 +66,9 @@ interface Gate {
  * An intent to be sent now comes back as written, for the placement to send under.
  */
 async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; intent: ConsoleIntent } | { admitted: "request" | "exists" }> {
-  return db.transaction(async (tx) => {
+  // Bounded as a whole: the staff lock, the limits read and the insert each wait under the
+  // lock timeout, but one after another they could add up (lib/db/bounded.ts).
+  return boundedTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${gate.staff.email}`}))`)
     // After the lock, in one statement: an intent already under this ref_id, the policy
     // in force and what the staff member has used today.

@@ -4,6 +4,7 @@ import path from "node:path"
 import { NextRequest } from "next/server"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
+import { staffRef } from "@/lib/auth/staff-ref"
 import { validationProblem, withStaff } from "@/lib/console/with-staff"
 import { PROBLEM_TYPE_BASE } from "@/lib/schemas/problem"
 import { quoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
@@ -80,10 +81,11 @@ describe("withStaff", () => {
     })
     const events = logged.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(events).toEqual([
-      expect.objectContaining({ event: "authz.denied", who: "viewer@example.com", what: "POST /api/thing", why: "role viewer below trader", status: 403 }),
+      expect.objectContaining({ event: "authz.denied", who: staffRef("viewer@example.com"), what: "POST /api/thing", why: "role viewer below trader", status: 403 }),
       expect.objectContaining({ event: "authz.denied", who: "anonymous", what: "GET /api/thing", why: "no valid session", status: 401 }),
     ])
     expect(logged).not.toContain(cookie.slice(0, 40))
+    expect(logged).not.toContain("@example.com")
   })
 })
 

@@ -24,6 +24,15 @@ export interface Database {
   close(): Promise<void>
 }
 
+/** The bounds a Postgres pool was opened with, for `boundedTransaction` (lib/db/bounded.ts). */
+const transactionBounds = new WeakMap<object, DatabaseLimits>()
+
+/** The bounds of `db`'s pool; null on PGlite, on a pool opened without bounds, or inside a transaction. */
+export function transactionBoundsOf(db: Db): DatabaseLimits | null {
+  const client = (db as { $client?: unknown }).$client
+  return client instanceof pg.Pool ? (transactionBounds.get(client) ?? null) : null
+}
+
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib", "db", "migrations")
 
 /**
@@ -49,6 +58,7 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
     })
     // A pooled client that errors while idle must not crash the process.
     pool.on("error", () => undefined)
+    if (limits) transactionBounds.set(pool, limits)
     const db = drizzlePg(pool, { schema, casing: "snake_case" })
     return {
       db: db as unknown as Db,

@@ -6,8 +6,10 @@
  */
 
 // SQLSTATE: query_canceled (statement_timeout), lock_not_available (lock_timeout),
-// admin/crash shutdown, cannot connect now, too many connections, connection exceptions.
-const UNAVAILABLE_SQLSTATES = new Set(["57014", "55P03", "57P01", "57P02", "57P03", "53300", "53400", "08000", "08001", "08003", "08004", "08006"])
+// admin/crash shutdown, cannot connect now, too many connections, connection exceptions,
+// idle_in_transaction_session_timeout, transaction_timeout (PostgreSQL 17; also what
+// lib/db/bounded.ts's own deadline throws).
+const UNAVAILABLE_SQLSTATES = new Set(["57014", "55P03", "25P03", "25P04", "57P01", "57P02", "57P03", "53300", "53400", "08000", "08001", "08003", "08004", "08006"])
 // Node's socket errors, as node-postgres passes them on.
 const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"])
 // node-postgres's own, which carry no code.

@@ -25,6 +25,8 @@ export interface DatabaseLimits {
   connectTimeoutMs: number
   statementTimeoutMs: number
   lockTimeoutMs: number
+  /** The longest a bounded transaction (lib/db/bounded.ts) may take as a whole. */
+  transactionTimeoutMs: number
 }
 
 export interface Env {
@@ -199,6 +201,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
       connectTimeoutMs: raw.DATABASE_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS,
       lockTimeoutMs: raw.DATABASE_LOCK_TIMEOUT_MS,
+      transactionTimeoutMs: raw.DATABASE_TRANSACTION_TIMEOUT_MS,
     },
     dataDir: raw.DATA_DIR,
     nextAuthSecret: raw.NEXTAUTH_SECRET,

@@ -196,6 +196,13 @@ export const SECTIONS = {
       min: 100,
       max: 600_000,
     }),
+    DATABASE_TRANSACTION_TIMEOUT_MS: int({
+      description:
+        "Postgres: the longest a transaction that writes an intent (a create's admission with its limits, an approval decision, a policy save) may take as a whole, from asking for a connection to its commit; past it the transaction is rolled back and the request refused with 503 `database_unavailable`, in milliseconds",
+      default: 2000,
+      min: 100,
+      max: 600_000,
+    }),
   },
   "Staff sign-in": {
     NEXTAUTH_SECRET: text({

@@ -148,6 +148,29 @@ describe("sessions the server can end", () => {
     expect(await m.sessions.resolveSession(m.runtime.db, sid, now + m.sessions.SESSION_RECHECK_MS)).toBeNull()
   })
 
+  it("a database too slow to re-check a session seen valid a moment ago does not hold the request: it goes on as that staff member, and the late answer still counts", async () => {
+    const { sid } = await signIn("ops@example.com", "ops-password-1")
+    const now = Date.now()
+    expect(await m.sessions.resolveSession(m.runtime.db, sid, now)).toMatchObject({ role: "trader" })
+    const later = now + m.sessions.SESSION_RECHECK_MS + 1
+    // The session's row is gone, and the database takes 1.5 s to say so.
+    const chain = { from: () => chain, where: () => chain, limit: () => new Promise((resolve) => setTimeout(() => resolve([]), 1500)) }
+    const select = vi.spyOn(m.runtime.db, "select").mockImplementation(() => chain as never)
+    try {
+      const started = performance.now()
+      expect(await m.sessions.resolveSession(m.runtime.db, sid, later)).toMatchObject({ role: "trader" })
+      expect(performance.now() - started).toBeLessThan(m.sessions.SESSION_SLOW_MS + 400)
+      // Another request joins the read still under way: it waits no longer.
+      const joined = performance.now()
+      expect(await m.sessions.resolveSession(m.runtime.db, sid, later)).toMatchObject({ role: "trader" })
+      expect(performance.now() - joined).toBeLessThan(m.sessions.SESSION_SLOW_MS + 400)
+      await new Promise((resolve) => setTimeout(resolve, 1600))
+    } finally {
+      select.mockRestore()
+    }
+    expect(await m.sessions.resolveSession(m.runtime.db, sid, later + 1)).toBeNull()
+  })
+
   it("requests that arrive together when the remembered answer lapses read the session once, not once each", async () => {
     const { sid } = await signIn("ops@example.com", "ops-password-1")
     const later = Date.now() + m.sessions.SESSION_RECHECK_MS + 1

@@ -9,6 +9,7 @@ import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
 import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
 import { type Clock, checkLimits, policyFromJson, storedPolicyJson, usedTodaySum, usedTodayWhere } from "@/lib/console/policy"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
@@ -88,7 +89,7 @@ async function decide(
   fields: { comment?: string | undefined; reason?: string | undefined },
   problem: Problem,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await boundedTransaction(db, async (tx) => {
     const [row] = await tx
       .update(consoleApprovals)
       .set({
@@ -196,7 +197,7 @@ export async function approveRequest(
     send = { ...approval.request, quote_id: current.id }
   }
   const priceOk = !current || !approval.limitPrice || withinLimit(current.side, current.price, approval.limitPrice)
-  await deps.db.transaction(async (tx) => {
+  await boundedTransaction(deps.db, async (tx) => {
     // The maker's limits as they are now (per order and per day), under the admission's own lock.
     await withinMakersLimits(tx, approval, maker, now)
     const [claimed] = await tx

@@ -1,9 +1,11 @@
 import "server-only"
 import { and, eq, lte, sql } from "drizzle-orm"
 import { type Role, roleAtLeast } from "@/lib/auth/roles"
+import { staffRef } from "@/lib/auth/staff-ref"
 import { type Directory, currentRoles } from "@/lib/auth/standing"
 import { transition } from "@/lib/console/approvals/state"
 import { failWaitingIntents } from "@/lib/console/intents"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovals } from "@/lib/db/schema"
 import { log } from "@/lib/log"
@@ -15,7 +17,7 @@ import { requestExpired, requestVoided } from "@/lib/problem"
  * whose time is up.
  */
 export async function expireDue(db: Db, now: Date): Promise<number> {
-  return db.transaction(async (tx) => {
+  return boundedTransaction(db, async (tx) => {
     const expired = await tx
       .update(consoleApprovals)
       .set({ state: "EXPIRED", decidedAt: sql`${consoleApprovals.expiresAt}` })
@@ -66,7 +68,7 @@ export async function voidLapsed(db: Db, now: Date, directory?: Directory): Prom
 
 async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: Date): Promise<number> {
   const state = transition("PENDING", "void", { actor: null, makerEmail, now, expiresAt: now })
-  const ids = await db.transaction(async (tx) => {
+  const ids = await boundedTransaction(db, async (tx) => {
     const rows = await tx
       .update(consoleApprovals)
       .set({ state, decidedAt: now, reason })
@@ -75,7 +77,7 @@ async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: D
     if (rows.length > 0) await failWaitingIntents(tx, rows.map((r) => r.id), requestVoided(reason), now)
     return rows.map((r) => r.id)
   })
-  if (ids.length > 0) log.warn("approval.voided", { maker: makerEmail, reason, requests: ids.length })
+  if (ids.length > 0) log.warn("approval.voided", { maker: staffRef(makerEmail), reason, requests: ids.length })
   return ids.length
 }
 

@@ -1,0 +1,106 @@
+import { sql } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TransactionTimeoutError, boundedTransaction } from "@/lib/db/bounded"
+import type { Database } from "@/lib/db/client"
+import { isDatabaseUnavailable } from "@/lib/db/unavailable"
+import { testDatabaseUrl } from "@/lib/env"
+import { queryRows } from "@/lib/db/rows"
+import { createTestDatabase } from "@/test/db"
+
+// Statements may each take up to 3 s; the transaction as a whole, 1 s.
+const LIMITS = { poolMax: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000, lockTimeoutMs: 3000, transactionTimeoutMs: 1000 }
+const SLACK_MS = 500
+
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now()
+  try {
+    await work
+    return { ms: performance.now() - started, error: null }
+  } catch (error) {
+    return { ms: performance.now() - started, error }
+  }
+}
+
+describe.skipIf(!testDatabaseUrl())("a bounded transaction on Postgres", () => {
+  let database: Database
+  const kept = async (mark: string) => (await queryRows<{ n: string }>(database.db, sql`select count(*) as n from bounded_probe where mark = ${mark}`))[0]?.n
+  beforeAll(async () => {
+    database = await createTestDatabase("postgres", LIMITS)
+    await database.db.execute(sql`create table if not exists bounded_probe (mark text not null)`)
+  }, 60_000)
+  afterAll(async () => {
+    await database?.close()
+  }, 60_000)
+
+  it("many statements, each well under the statement timeout, are stopped when their sum passes the transaction's budget: refused, nothing kept", async () => {
+    const { ms, error } = await timed(
+      boundedTransaction(database.db, async (tx) => {
+        await tx.execute(sql`insert into bounded_probe (mark) values ('slow-statements')`)
+        for (let i = 0; i < 6; i++) await tx.execute(sql`select pg_sleep(0.3)`)
+      }),
+    )
+    expect(error).toBeInstanceOf(TransactionTimeoutError)
+    expect(isDatabaseUnavailable(error)).toBe(true)
+    expect(ms).toBeLessThan(LIMITS.transactionTimeoutMs + SLACK_MS)
+    expect(await kept("slow-statements")).toBe("0")
+  })
+
+  it("a transaction its client stops driving (a hung caller mid-transaction) is refused at the budget and rolled back, and the pool serves on", async () => {
+    const { ms, error } = await timed(
+      boundedTransaction(database.db, async (tx) => {
+        await tx.execute(sql`insert into bounded_probe (mark) values ('hung-client')`)
+        await new Promise((resolve) => setTimeout(resolve, 2500))
+      }),
+    )
+    expect(error).toBeInstanceOf(TransactionTimeoutError)
+    expect(ms).toBeLessThan(LIMITS.transactionTimeoutMs + SLACK_MS)
+    // The work itself ends later; what it wrote must never be committed.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    expect(await kept("hung-client")).toBe("0")
+    await expect(boundedTransaction(database.db, (tx) => tx.execute(sql`insert into bounded_probe (mark) values ('after')`))).resolves.toBeDefined()
+    expect(await kept("after")).toBe("1")
+  }, 15_000)
+
+  it("a lock held elsewhere stops the whole transaction at its budget, though the lock timeout alone would wait longer", async () => {
+    const holder = await (database.db as unknown as { $client: { connect(): Promise<{ query(q: string): Promise<unknown>; release(): void }> } }).$client.connect()
+    await holder.query("begin")
+    await holder.query("lock table bounded_probe in access exclusive mode")
+    try {
+      const { ms, error } = await timed(boundedTransaction(database.db, (tx) => tx.execute(sql`insert into bounded_probe (mark) values ('locked')`)))
+      expect(isDatabaseUnavailable(error)).toBe(true)
+      expect(ms).toBeLessThan(LIMITS.transactionTimeoutMs + SLACK_MS)
+    } finally {
+      await holder.query("rollback")
+      holder.release()
+    }
+    expect(await kept("locked")).toBe("0")
+  })
+
+  it("work inside its budget commits", async () => {
+    await boundedTransaction(database.db, async (tx) => {
+      await tx.execute(sql`insert into bounded_probe (mark) values ('quick')`)
+      await tx.execute(sql`select pg_sleep(0.1)`)
+    })
+    expect(await kept("quick")).toBe("1")
+  })
+})
+
+describe("a bounded transaction on PGlite", () => {
+  let database: Database
+  beforeAll(async () => {
+    database = await createTestDatabase("pglite")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  it("is a plain transaction: one connection in this process, nothing to cancel", async () => {
+    await database.db.execute(sql`create table bounded_probe (mark text not null)`)
+    await boundedTransaction(database.db, (tx) => tx.execute(sql`insert into bounded_probe (mark) values ('x')`))
+    await expect(boundedTransaction(database.db, async (tx) => {
+      await tx.execute(sql`insert into bounded_probe (mark) values ('y')`)
+      throw new Error("changed my mind")
+    })).rejects.toThrow("changed my mind")
+    expect(await queryRows<{ mark: string }>(database.db, sql`select mark from bounded_probe`)).toEqual([{ mark: "x" }])
+  })
+})
