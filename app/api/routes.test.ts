@@ -6,6 +6,7 @@ import fc from "fast-check"
 import { count, eq, ne } from "drizzle-orm"
 import { NextRequest } from "next/server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { signsInBySso } from "@/test/approvals"
 import { sessionCookie } from "@/test/session"
 import { ROLES, type Role, roleAtLeast } from "@/lib/auth/roles"
 import type { ConsoleRuntime } from "@/lib/console/runtime"
@@ -48,9 +49,15 @@ let conversionId: string
 let transferId: string
 
 /** A held quote as a client of the console gets it: from the console's quote cache. */
-async function buyQuoteId(): Promise<string> {
+/** A held BUY quote; with a role, served to that role's demo user as GET /api/quotes serves it. */
+async function buyQuoteId(servedTo?: Role): Promise<string> {
   const { quotes } = await runtime.quotes.get(["ETHUSD"])
-  return quotes.find((q) => q.side === "BUY")!.id
+  const quote = quotes.find((q) => q.side === "BUY")!
+  if (servedTo) {
+    const { rememberServed } = await import("@/lib/console/served-quotes")
+    await rememberServed(runtime.db, { email: `${servedTo}@example.com`, role: servedTo }, [quote])
+  }
+  return quote.id
 }
 
 async function pendingConversionId(): Promise<string> {
@@ -92,7 +99,11 @@ async function readEventId(): Promise<string> {
 /** A pending request for a 10,000.00 USD conversion, asked for by `maker` (a fresh trader unless given). */
 async function pendingRequestId(maker?: string): Promise<string> {
   const { submitConversion } = await import("@/lib/console/submission")
-  const submission = await submitConversion(runtime, { email: maker ?? `maker-${randomUUID()}@example.com`, role: "trader" }, {
+  const staff = { email: maker ?? `maker-${randomUUID()}@example.com`, role: "trader" as const }
+  // A maker the console knows (a demo user, or one who signed in through SSO): a request
+  // whose maker is no longer on the staff is voided, not decided.
+  if (!maker) await signsInBySso(runtime.db, staff)
+  const submission = await submitConversion(runtime, staff, {
     profile_id: profileId,
     amount: "10000.00",
     source_asset: "USD",
@@ -121,7 +132,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   },
   "POST /api/profiles/[profileId]/quote-executions": {
     minimum: "trader",
-    call: async () => ({ params: { profileId }, body: { quote_id: await buyQuoteId(), base_amount: "0.001", ref_id: randomUUID() } }),
+    call: async (role) => ({ params: { profileId }, body: { quote_id: await buyQuoteId(role), base_amount: "0.001", ref_id: randomUUID() } }),
   },
   "GET /api/profiles/[profileId]/quote-executions/export": {
     minimum: "support",
