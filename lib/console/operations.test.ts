@@ -194,11 +194,18 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     }
   })
 
-  it("sends the caller's ref_id to the service", async () => {
-    const quote = await heldQuote()
-    const refId = randomUUID()
-    const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
-    expect(placed.record.ref_id).toBe(refId)
+  it("sends the caller's ref_id to the service, and logs the placement once with its intent and record", async () => {
+    const info = vi.spyOn(log, "info")
+    try {
+      const quote = await heldQuote()
+      const refId = randomUUID()
+      const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
+      expect(placed.record.ref_id).toBe(refId)
+      const lines = info.mock.calls.filter(([event]) => event === "intent.succeeded")
+      expect(lines).toEqual([["intent.succeeded", expect.objectContaining({ intentId: placed.intentId, recordId: placed.record.id, replayed: false })]])
+    } finally {
+      info.mockRestore()
+    }
   })
 
   it("a retry of the same submission returns the same record, never a second one", async () => {
@@ -452,6 +459,7 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     })
     const cancelled = await cancelConversion(h, trader, created.record.id)
     expect(cancelled.record.status).toBe("CANCELLED")
+    expect(cancelled.replayed).toBe(false)
     const settledOne = await placeConversion(h, trader, {
       profile_id: profileId,
       amount: "4.00",
