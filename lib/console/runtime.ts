@@ -103,6 +103,7 @@ async function build(): Promise<ConsoleRuntime> {
           upstream,
           solo,
           pollMs: config.eventsPollMs,
+          staleMs: config.eventsStaleMs,
           handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
         })
       : null
