@@ -5,6 +5,7 @@ import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
 import { consoleEventHandler } from "@/lib/console/event-effects"
 import { type EventReader, createEventReader } from "@/lib/console/event-reader"
+import { type OrchestrationFollower, createOrchestrationFollower } from "@/lib/console/followed-orchestrations"
 import { type InstanceRegistry, createInstanceRegistry, createSoloInstance } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
 import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
@@ -41,6 +42,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   sandbox: Sandbox | null
   /** The one reader of the service's events (lease in the database; alone on PGlite); null when EVENTS_POLL_MS is 0. */
   events: EventReader | null
+  /** Orchestration records as last fetched, asked again only when an event says they changed (while the reader covers them). */
+  followed: OrchestrationFollower
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -107,7 +110,8 @@ async function build(): Promise<ConsoleRuntime> {
           handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
         })
       : null
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events }
+  const followed = createOrchestrationFollower({ db })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, followed }
   registerConsoleMetrics(runtime)
   return runtime
 }
