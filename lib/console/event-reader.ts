@@ -308,7 +308,11 @@ export function createEventReader(options: {
           await advance(tx, event)
           return true
         })
-        if (inserted) afterCommit(event, effects)
+        if (inserted) {
+          // One line per event committed here: the benchmark counts them across instances (none twice).
+          log.debug("events.processed", { eventId: event.id, type: event.type, instance: id })
+          afterCommit(event, effects)
+        }
         return inserted
       } catch (error) {
         if (error instanceof LeaseLost) throw error
