@@ -29,7 +29,8 @@ export interface TakeoverSettings {
 }
 
 export const TAKEOVER_FULL: TakeoverSettings = { deposits: 120, perSecond: 4, killAfter: 40 }
-export const TAKEOVER_SMOKE: TakeoverSettings = { deposits: 16, perSecond: 4, killAfter: 6 }
+// Smoke: the kill still comes after the reader's first 5 s read of the stream, so the killed one has processed some.
+export const TAKEOVER_SMOKE: TakeoverSettings = { deposits: 28, perSecond: 4, killAfter: 22 }
 
 const GROUP = "12. events: the reader killed mid-stream, three instances on one Postgres"
 const eventsPageSchema = z.object({ events: z.array(z.object({ id: z.string() })), next_page_cursor: z.string().optional() })
@@ -89,12 +90,30 @@ export async function takeoverSection(ctx: {
     const streamStart = Date.now()
     let killedAt = Number.NaN
     let depositErrors = 0
+    let takenMs = Number.NaN
+    let readingMs = Number.NaN
+    // Watched from the kill on, beside the stream (bounded: 20 s after the kill).
+    const watch = async () => {
+      while (Date.now() - killedAt < 20_000 && (Number.isNaN(readingMs) || Number.isNaN(takenMs))) {
+        const now = await reader()
+        if (Number.isNaN(takenMs) && now.holder && now.holder !== holderId) takenMs = Date.now() - killedAt
+        const { rows: first } = await db.query<{ at: Date | null }>(
+          "select min(processed_at) as at from console_events where processed_by <> $1 and processed_at > to_timestamp($2::double precision / 1000)",
+          [holderId, killedAt],
+        )
+        const at = first[0]?.at?.getTime()
+        if (at !== undefined) readingMs = at - killedAt
+        if (Number.isNaN(readingMs) || Number.isNaN(takenMs)) await sleep(50)
+      }
+    }
+    let watching: Promise<void> = Promise.resolve()
     for (let i = 0; i < cfg.deposits; i++) {
       const due = streamStart + i * period
       if (due > Date.now()) await sleep(due - Date.now())
       if (i === cfg.killAfter) {
         killedAt = Date.now()
         await victim.server.kill()
+        watching = watch()
         logLine(`  killed ${victim.name} after ${i} deposits`)
       }
       const res = await deposit(i)
@@ -102,21 +121,7 @@ export async function takeoverSection(ctx: {
     }
     const streamEnd = Date.now()
 
-    // Take-over, read in the database (bounded: 20 s after the kill).
-    let takenMs = Number.NaN
-    let readingMs = Number.NaN
-    while (Date.now() - killedAt < 20_000 && (Number.isNaN(readingMs) || Number.isNaN(takenMs))) {
-      const now = await reader()
-      if (Number.isNaN(takenMs) && now.holder && now.holder !== holderId) takenMs = Date.now() - killedAt
-      const { rows: first } = await db.query<{ at: Date | null }>(
-        "select min(processed_at) as at from console_events where processed_by <> $1 and processed_at > to_timestamp($2::double precision / 1000)",
-        [holderId, killedAt],
-      )
-      const at = first[0]?.at?.getTime()
-      if (at !== undefined) readingMs = at - killedAt
-      if (Number.isNaN(readingMs) || Number.isNaN(takenMs)) await sleep(50)
-    }
-    // The stream ran past the take-over: these are the first figures the stream does not bound.
+    await watching
     if (Number.isNaN(readingMs)) failures.push(`takeover: no instance took the reader over within 20 s of the kill`)
 
     // Every event the service holds, processed by the console (bounded: 60 s after the stream).
@@ -190,7 +195,7 @@ export async function takeoverSection(ctx: {
       baseline: "",
       value: `lease taken after ${Number.isNaN(takenMs) ? "never" : `${round(takenMs / 1000, 2)} s`}`,
       goal: "≤ 5 s",
-      ok: readingMs <= 5000,
+      ok: readingMs <= 5000 && takenMs <= 5000,
     })
     rows.push({
       group: GROUP,
