@@ -1,12 +1,15 @@
 import { mkdirSync } from "node:fs"
 import path from "node:path"
 import { type APIRequestContext, type Browser, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
+import Decimal from "decimal.js"
+import canaries from "./canaries.json" with { type: "json" }
 import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
 
 // The conversions desk through the service's Orchestrations API: a server started with
 // UPSTREAM_CONVERSIONS_API=orchestrations (playwright.config.ts), the embedded sandbox
 // behind it. Create, follow PROCESSING → COMPLETED live, a FAILED one with its reason,
-// no cancel, look-up by ref_id, export.
+// no cancel, look-up by ref_id, export; approval at the service (PENDING, then approved or
+// REJECTED) through the sandbox admin's approve and reject, standing in for the service's dashboard.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -189,4 +192,75 @@ test("an admin switches the desk's API on the sandbox tools page; the banner fol
   await form.getByRole("button", { name: "Switch" }).click()
   await expect(page.getByTestId("env-conversions-api")).toHaveText("Orchestrations")
   await page.context().close()
+})
+
+/** POST /sandbox/admin/orchestrations/{id}/approve|reject with the e2e server's sandbox client: the service's dashboard deciding. */
+async function decideAtTheService(id: string, decision: "approve" | "reject"): Promise<void> {
+  const api = await playwrightRequest.newContext({ baseURL: origin })
+  try {
+    const token = await api.post("/sandbox/oauth2/token", {
+      form: { grant_type: "client_credentials", client_id: canaries.SANDBOX_CLIENT_ID, client_secret: canaries.SANDBOX_CLIENT_SECRET, scope: "sandbox:admin" },
+    })
+    expect(token.status(), await token.text()).toBe(200)
+    const { access_token: accessToken } = (await token.json()) as { access_token: string }
+    const decided = await api.post(`/sandbox/admin/orchestrations/${id}/${decision}`, { headers: { authorization: `Bearer ${accessToken}` }, data: {} })
+    expect(decided.status(), await decided.text()).toBe(200)
+  } finally {
+    await api.dispose()
+  }
+}
+
+test("approval at the service: PENDING shows as waiting there; approved, it goes PROCESSING → COMPLETED; rejected, it is final and nothing moved", async ({ browser }) => {
+  const admin = await apiAs(browser, "admin")
+  const trader = await apiAs(browser, "trader")
+  const profile = await profileId(trader, "Treasury")
+  const available = async (asset: string) =>
+    ((await (await trader.get(`/api/profiles/${profile}/balances`)).json()) as { items: { asset: string; available: string }[] }).items.find(
+      (b) => b.asset === asset,
+    )?.available ?? "0"
+  expect((await admin.put("/api/sandbox/settings", { data: { orchestration_approval: true } })).status()).toBe(200)
+  const page = await pageAs(browser, "support")
+  try {
+    const usdBefore = await available("USD")
+    const usdgBefore = await available("USDG")
+    const place = async (amount: string) => {
+      const res = await trader.post("/api/conversions", {
+        data: { profile_id: profile, amount, source_asset: "USD", target_asset: "USDG", ref_id: crypto.randomUUID() },
+      })
+      expect(res.status(), await res.text()).toBe(200)
+      return (await res.json()) as Conversion
+    }
+    const approved = await place("31.00")
+    const rejected = await place("42.00")
+    expect([approved.status, rejected.status]).toEqual(["PENDING", "PENDING"])
+    // Waiting at the service: nothing has moved yet.
+    expect(await available("USD")).toBe(usdBefore)
+
+    await page.goto(`/conversions/${approved.id}`)
+    await expect(page.getByTestId("status")).toHaveText("PENDING")
+    await expect(page.getByTestId("status-note")).toHaveText(/waiting for approval at the service/)
+    await shot(page, "pending-at-the-service")
+    await decideAtTheService(approved.id, "approve")
+    await expect(page.getByTestId("status")).toHaveText(/PROCESSING|COMPLETED/, { timeout: 15_000 })
+    await expect(page.getByTestId("status")).toHaveText("COMPLETED", { timeout: 20_000 })
+    await expect(page.getByTestId("status-note")).toHaveCount(0)
+
+    await page.goto(`/conversions/${rejected.id}`)
+    await expect(page.getByTestId("status")).toHaveText("PENDING")
+    await decideAtTheService(rejected.id, "reject")
+    await expect(page.getByTestId("status")).toHaveText("REJECTED", { timeout: 15_000 })
+    await expect(page.getByTestId("status-note")).toHaveText(/rejected at the service, nothing moved/)
+    await shot(page, "rejected-at-the-service")
+    await expect(page.getByRole("button", { name: /^Cancel/ })).toHaveCount(0)
+
+    // Only the approved one moved money: USD down by its 31.00, USDG up by as much; the rejected 42.00 nowhere.
+    await expect.poll(async () => new Decimal(await available("USD")).minus(usdBefore).toFixed(2)).toBe("-31.00")
+    expect(new Decimal(await available("USDG")).minus(usdgBefore).toFixed(2)).toBe("31.00")
+    expect(((await (await trader.get(`/api/conversions/${rejected.id}`)).json()) as Conversion).status).toBe("REJECTED")
+  } finally {
+    await admin.put("/api/sandbox/settings", { data: { orchestration_approval: false } })
+    await page.context().close()
+    await admin.dispose()
+    await trader.dispose()
+  }
 })

@@ -32,7 +32,8 @@ test.describe("signed out: what anyone gets", () => {
     const body = (await res.json()) as Record<string, unknown> & { events: Record<string, unknown> }
     expect(body).toMatchObject({ status: "ok", mode: "sandbox", database: "ok", limiter: "solo", events: { reader: true } })
     expect(Object.keys(body).sort()).toEqual(["database", "events", "limiter", "mode", "status"])
-    expect(Object.keys(body.events).sort()).toEqual(["lag_seconds", "last_read_seconds", "parked", "reader", "retrying"])
+    expect(Object.keys(body.events).sort()).toEqual(["behind", "lag_seconds", "last_read_seconds", "parked", "reader", "retrying"])
+    expect(body.events.behind).toBe(false)
     for (const key of ["lag_seconds", "last_read_seconds", "retrying", "parked"]) {
       expect(body.events[key] === null || typeof body.events[key] === "number", `${key}: ${String(body.events[key])}`).toBe(true)
     }

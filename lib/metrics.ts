@@ -20,7 +20,7 @@ interface Sources {
   activeSessions?: Source<number>
   signInFailures?: Source<number>
   limiterShared?: Source<boolean>
-  eventReader?: Source<{ lagSeconds: number | null; reader: boolean; parked: number; retrying: number } | null>
+  eventReader?: Source<{ lagSeconds: number | null; reader: boolean; behind: boolean; parked: number; retrying: number } | null>
 }
 
 function build() {
@@ -149,6 +149,15 @@ function build() {
     async collect() {
       const state = await sources.eventReader?.()
       if (state) this.set(state.reader ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: "console_event_reader_behind",
+    help: "1 when no instance has read the service's events successfully for EVENTS_STALE_MS (nobody holds the lease, or the reads fail).",
+    registers: [registry],
+    async collect() {
+      const state = await sources.eventReader?.()
+      if (state) this.set(state.behind ? 1 : 0)
     },
   })
   new Gauge({

@@ -20,6 +20,8 @@ export interface ConsoleHarness extends ConsoleDeps {
   setFaults(body: FaultSettingsUpdate): Promise<void>
   /** POST /sandbox/admin/market-moves: jolts an asset's price; quotes held before keep theirs. */
   moveMarket(asset: string, changePercent: string): Promise<void>
+  /** POST /sandbox/admin/orchestrations/{id}/approve|reject: the service's dashboard deciding one waiting in PENDING. */
+  decideOrchestration(id: string, decision: "approve" | "reject"): Promise<void>
   /** Another console instance on the same database and service: its own client, caches and in-flight table. */
   anotherInstance(): ConsoleDeps
   close(): Promise<void>
@@ -71,6 +73,25 @@ export async function createConsoleHarness(
       limits: { token: 1000, quoteExecutions: 10_000, other: 10_000 },
     })
   const upstream = client()
+  /** POST /sandbox/admin/… with a token of the sandbox:admin scope. */
+  const adminPost = async (adminPath: string, body: unknown): Promise<Response> => {
+    const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64")
+    const token = await sandbox.fetch(
+      new Request("http://sandbox.internal/sandbox/oauth2/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
+        body: "grant_type=client_credentials&scope=sandbox%3Aadmin",
+      }),
+    )
+    const { access_token: accessToken } = (await token.json()) as { access_token: string }
+    return sandbox.fetch(
+      new Request(`http://sandbox.internal/sandbox/admin${adminPath}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify(body),
+      }),
+    )
+  }
   return {
     anotherInstance: () => ({ db: database.db, upstream: client() }),
     db: database.db,
@@ -81,23 +102,12 @@ export async function createConsoleHarness(
       await upstream.putFaults(body)
     },
     moveMarket: async (asset, changePercent) => {
-      const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64")
-      const token = await sandbox.fetch(
-        new Request("http://sandbox.internal/sandbox/oauth2/token", {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
-          body: "grant_type=client_credentials&scope=sandbox%3Aadmin",
-        }),
-      )
-      const { access_token: accessToken } = (await token.json()) as { access_token: string }
-      const moved = await sandbox.fetch(
-        new Request("http://sandbox.internal/sandbox/admin/market-moves", {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
-          body: JSON.stringify({ asset, change_percent: changePercent }),
-        }),
-      )
+      const moved = await adminPost("/market-moves", { asset, change_percent: changePercent })
       if (!moved.ok) throw new Error(`market move failed: ${moved.status}`)
+    },
+    decideOrchestration: async (id, decision) => {
+      const decided = await adminPost(`/orchestrations/${encodeURIComponent(id)}/${decision}`, {})
+      if (!decided.ok) throw new Error(`${decision} failed: ${decided.status}`)
     },
     close: async () => {
       await sandbox.stop()

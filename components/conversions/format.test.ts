@@ -37,4 +37,12 @@ describe("conversionTimeline", () => {
     const failed = conversionTimeline({ ...base, status: "FAILED", fail_reason: { detail: "destination transfer failed" } })
     expect(failed[1]).toMatchObject({ label: "Failed", note: "destination transfer failed" })
   })
+
+  it("an orchestration waiting for approval at the service, then rejected there: final, nothing moved", () => {
+    const waiting = conversionTimeline({ ...base, status: "PENDING" })
+    expect(waiting[1]).toMatchObject({ key: "approval", state: "pending" })
+    expect(waiting[1]!.note).toContain("Waiting for approval at the service")
+    const rejected = conversionTimeline({ ...base, status: "REJECTED", updated_at: "2026-01-31T12:00:03Z" })
+    expect(rejected[1]).toMatchObject({ key: "rejected", state: "done", at: "2026-01-31T12:00:03Z", note: "Final: nothing moved." })
+  })
 })

@@ -20,6 +20,9 @@ const STEP_OF_STATUS: Record<string, (conversion: Conversion) => TimelineStep> =
   PROCESSING: () => pending("processing", "Processing", "The service is moving the funds; an orchestration cannot be cancelled."),
   COMPLETED: (c) => done("completed", "Completed", c.updated_at),
   FAILED: (c) => done("failed", "Failed", c.updated_at, c.fail_reason?.detail ?? "The service gave no reason."),
+  // Approval at the service (its own maker-checker, not the console's four-eyes).
+  PENDING: () => pending("approval", "Approval at the service", "Waiting for approval at the service (not the console's four-eyes); nothing has moved yet."),
+  REJECTED: (c) => done("rejected", "Rejected at the service", c.updated_at, "Final: nothing moved."),
 }
 
 /** The states a conversion went through, with their times, in order. */

@@ -22,8 +22,9 @@
 //
 // Each measurement is its own module: latency.ts (1, 2), throughput.ts (3, 8), tokens.ts
 // (4, 5), pages.ts (6, 7), startup.ts (8, 9), scale.ts (9, scale-out), shutdown.ts (10),
-// hung-db.ts (11), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
-// says how memory is read; fleet.ts starts the instances on Postgres of 10 and 11.
+// hung-db.ts (11), events.ts (12: following orchestrations, the webhook), takeover.ts (12:
+// the reader killed), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
+// says how memory is read; fleet.ts starts the instances on Postgres of 10, 11 and 12.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -43,6 +44,7 @@ import { max, median, round } from "./stats"
 import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
 import { startOtlpReceiver } from "./otlp-receiver"
 import { measureEvents } from "./events"
+import { TAKEOVER_FULL, TAKEOVER_SMOKE, takeoverSection } from "./takeover"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { HUNG_DB_FULL, HUNG_DB_SMOKE, hungDbSection } from "./hung-db"
 import { SHUTDOWN_FULL, SHUTDOWN_SMOKE, shutdownSection } from "./shutdown"
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "hung-db"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -210,6 +212,11 @@ async function main(): Promise<void> {
     await shutdownSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
   }
 
+  // The event reader killed mid-stream (e2e/perf/takeover.ts): three instances on one Postgres.
+  if (only.has("takeover")) {
+    await takeoverSection({ distDir: bench.distDir, logDir, settings: args.smoke ? TAKEOVER_SMOKE : TAKEOVER_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+  }
+
   // The hung database (e2e/perf/hung-db.ts): console_intents locked while conversions come in.
   if (only.has("hung-db")) {
     await hungDbSection({ distDir: bench.distDir, logDir, settings: args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
@@ -268,7 +275,7 @@ async function main(): Promise<void> {
         load: { atStart: loadAtStart[0], median: machine.loadDuringRun.median, max: machine.loadDuringRun.max },
         rounds:
           `Medians of ${latencyRounds} rounds (latency), ${speedRounds} (page speed), ${throughputRounds} (throughput), ` +
-          `${tokenRounds} (tokens, quote fan-out), ${startRounds} (start-up); the scale-out, shutdown and hung-database rows are one round.`,
+          `${tokenRounds} (tokens, quote fan-out), ${startRounds} (start-up); the scale-out, shutdown, hung-database and event rows are one round.`,
       }),
     )
     process.stdout.write(`\nthe table is written to ${docs}, between its bench markers\n`)

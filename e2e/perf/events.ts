@@ -1,19 +1,47 @@
-// 11. Events: what following orchestrations costs the service, counted on its side of the
+// 12. Events: what following orchestrations costs the service, counted on its side of the
 // wire. A fresh console in upstream mode (Orchestrations API) behind a counting proxy, one
 // trader's tab polling /api/notifications every 2.5 s as the browser does, N orchestrations
-// placed; until every one is announced as settled: the service calls that followed them
-// (GET of an orchestration; GET /v2/events), with the event reader off and then on.
+// placed, each on its record page, which asks GET /api/conversions/{id} every second until
+// the status is final (as the browser does); until every one is final on its page and
+// announced: the service calls that followed them (GET of an orchestration; GET /v2/events),
+// with the event reader off (every ask goes to the service, as before events) and then on.
+// With the reader on, the webhook receiver too: N hints at 100 a second, each answer's time
+// (p50, p99; client side, keep-alive, on 127.0.0.1) and the event reads the service saw
+// meanwhile, against what the reader's pace allows (one read per 0.5 s at most, plus the
+// 5 s clock).
 import { randomBytes, randomUUID } from "node:crypto"
 import bcrypt from "bcryptjs"
 import { type Bench, logLine } from "./context"
 import { startCountingProxy } from "./counting-proxy"
-import { expectOk, json, send } from "./http"
+import { expectOk, json, keepAliveAgent, send } from "./http"
 import { freePort, onCleanup, tempDir } from "./processes"
 import { signIn, startConsole } from "./servers"
-import { round } from "./stats"
+import { median, percentile, round, sleep } from "./stats"
 import type { BenchClient, DirectSandbox } from "./targets"
 
 const POLL_MS = 2500
+const GROUP = "12. events: following orchestrations, the webhook"
+/** The record page's pace (useConversionQuery). */
+const RECORD_POLL_MS = 1000
+const FINAL = new Set(["COMPLETED", "FAILED", "REJECTED"])
+/** The reader's least gap between two reads woken by hints (EVENT_READER_DEFAULTS.wakeGapMs), and its clock. */
+const WAKE_GAP_MS = 500
+const EVENTS_POLL_MS = 5000
+
+interface Hints {
+  sent: number
+  accepted: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  seconds: number
+  eventReads: number
+  /** The reads the reader's pace allows in that time. */
+  paceAllows: number
+  /** The same number of GET /api/health/live (touches nothing) at the same pace, right after: what any route costs here. */
+  liveP50Ms: number
+  liveP99Ms: number
+}
 
 interface Followed {
   mode: "off" | "on"
@@ -23,12 +51,16 @@ interface Followed {
   eventReads: number
   perOrchestration: number
   seconds: number
+  /** Median time from placement until the record page showed the final status. */
+  pageFinalSeconds: number
+  hints: Hints | null
 }
 
 async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient, mode: "off" | "on", count: number): Promise<Followed> {
   const proxy = await startCountingProxy(sandbox.origin, await freePort(4600, 4699))
   onCleanup(() => proxy.close())
   const password = randomBytes(12).toString("base64url")
+  const webhookKey = randomBytes(32).toString("base64url")
   const users = JSON.stringify([{ email: "bench-events@example.com", role: "trader", passwordHash: bcrypt.hashSync(password, 8) }])
   const app = await startConsole({
     name: `console-events-${mode}`,
@@ -42,7 +74,8 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
       UPSTREAM_CLIENT_ID: client.clientId,
       UPSTREAM_CLIENT_SECRET: client.clientSecret,
       UPSTREAM_CONVERSIONS_API: "orchestrations",
-      EVENTS_POLL_MS: mode === "on" ? "5000" : "0",
+      EVENTS_POLL_MS: mode === "on" ? String(EVENTS_POLL_MS) : "0",
+      ...(mode === "on" ? { WEBHOOK_API_KEY: webhookKey } : {}),
       NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
       CONSOLE_USERS: users,
     },
@@ -60,6 +93,18 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
     if (mode === "on") await new Promise((resolve) => setTimeout(resolve, 6000))
     const t0 = Date.now()
     const placed = new Set<string>()
+    const pages: Promise<number>[] = []
+    /** A record page: asks every second until the status is final; answers when it showed it, from placement. */
+    const recordPage = async (id: string, placedAt: number): Promise<number> => {
+      const deadline = placedAt + 120_000
+      while (Date.now() < deadline) {
+        const res = await send(app.origin, { path: `/api/conversions/${id}`, headers })
+        if (res.status === 200 && FINAL.has((json(res) as { status: string }).status)) return (Date.now() - placedAt) / 1000
+        await sleep(RECORD_POLL_MS)
+      }
+      bench.failures.push(`events (${mode}): the record page of ${id} never showed a final status`)
+      return Number.NaN
+    }
     for (let i = 0; i < count; i++) {
       const res = expectOk(
         await send(app.origin, {
@@ -70,7 +115,9 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
         }),
         "POST /api/conversions",
       )
-      placed.add((json(res) as { id: string }).id)
+      const id = (json(res) as { id: string }).id
+      placed.add(id)
+      pages.push(recordPage(id, Date.now()))
     }
     const announced = new Set<string>()
     const deadline = Date.now() + 120_000
@@ -80,10 +127,12 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
       for (const e of page.events) if (placed.has(e.record_id)) announced.add(e.record_id)
       cursor = page.cursor
     }
+    const pageFinal = await Promise.all(pages)
     const t1 = Date.now()
     const orchestrationReads = proxy.count((a) => a.method === "GET" && /\/orchestration\/orchestrations\/[^/]+$/.test(a.path), t0, t1)
     const eventReads = proxy.count((a) => a.method === "GET" && /\/v2\/events$/.test(a.path), t0, t1)
     if (announced.size < placed.size) bench.failures.push(`events (${mode}): ${placed.size - announced.size} of ${placed.size} orchestrations never announced`)
+    const hints = mode === "on" ? await hintFlood(bench, app.origin, proxy, webhookKey) : null
     return {
       mode,
       orchestrations: placed.size,
@@ -92,6 +141,8 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
       eventReads,
       perOrchestration: (orchestrationReads + eventReads) / Math.max(1, placed.size),
       seconds: (t1 - t0) / 1000,
+      pageFinalSeconds: median(pageFinal.filter((s) => !Number.isNaN(s))),
+      hints,
     }
   } finally {
     await app.server.stop(20_000)
@@ -99,26 +150,102 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
   }
 }
 
+/** Hints at the webhook receiver, 100 a second: their answer times, and the event reads the service saw meanwhile. */
+async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType<typeof startCountingProxy>>, key: string): Promise<Hints> {
+  const sent = bench.args.smoke ? 100 : 1000
+  const agent = keepAliveAgent(16)
+  const body = () => JSON.stringify({ id: randomUUID(), type: "orchestration.completed", created_at: new Date().toISOString(), source: "com.paxos" })
+  const hint = () => send(origin, { method: "POST", path: "/api/webhooks/service", headers: { "content-type": "application/json", "x-api-key": key }, body: body() }, agent)
+  // Warm: the route's first answer compiles nothing under next start, but opens the sockets.
+  for (let i = 0; i < 5; i++) await hint()
+  await sleep(EVENTS_POLL_MS)
+  const h0 = Date.now()
+  const answers: Promise<{ status: number; ms: number }>[] = []
+  for (let i = 0; i < sent; i++) {
+    const due = h0 + i * 10
+    if (due > Date.now()) await sleep(due - Date.now())
+    answers.push(hint().then((r) => ({ status: r.status, ms: r.ms })))
+  }
+  const done = await Promise.all(answers)
+  // A read the last hints asked for may start up to WAKE_GAP_MS after them.
+  await sleep(WAKE_GAP_MS + 500)
+  const h1 = Date.now()
+  agent.destroy()
+  const ms = done.map((d) => d.ms)
+  const eventReads = proxy.count((a) => a.method === "GET" && /\/v2\/events$/.test(a.path), h0, h1)
+  // The reference: a route that touches nothing, at the same pace on the same machine.
+  const liveAgent = keepAliveAgent(16)
+  const l0 = Date.now()
+  const lives: Promise<number>[] = []
+  for (let i = 0; i < sent; i++) {
+    const due = l0 + i * 10
+    if (due > Date.now()) await sleep(due - Date.now())
+    lives.push(send(origin, { path: "/api/health/live" }, liveAgent).then((r) => r.ms))
+  }
+  const liveMs = await Promise.all(lives)
+  liveAgent.destroy()
+  const windowMs = h1 - h0
+  return {
+    sent,
+    accepted: done.filter((d) => d.status === 202).length,
+    p50Ms: percentile(ms, 50),
+    p99Ms: percentile(ms, 99),
+    maxMs: Math.max(...ms),
+    seconds: windowMs / 1000,
+    eventReads,
+    paceAllows: Math.ceil(windowMs / WAKE_GAP_MS) + Math.ceil(windowMs / EVENTS_POLL_MS) + 1,
+    liveP50Ms: percentile(liveMs, 50),
+    liveP99Ms: percentile(liveMs, 99),
+  }
+}
+
 export async function measureEvents(bench: Bench, sandbox: DirectSandbox, client: BenchClient): Promise<void> {
   const count = bench.args.smoke ? 3 : 10
-  logLine(`events: ${count} orchestrations followed by one notifications tab, the event reader off and then on`)
+  logLine(`events: ${count} orchestrations, each on its record page, followed by one notifications tab, the event reader off and then on`)
   const runs: Followed[] = []
   for (const mode of ["off", "on"] as const) {
     const run = await follow(bench, sandbox, client, mode, count)
     runs.push(run)
     logLine(
-      `  reader ${mode}: ${run.announced}/${run.orchestrations} announced in ${round(run.seconds)} s; the service received ${run.orchestrationReads} orchestration reads and ${run.eventReads} event reads (${round(run.perOrchestration, 2)} per orchestration)`,
+      `  reader ${mode}: ${run.announced}/${run.orchestrations} announced in ${round(run.seconds)} s, final on their pages after ${round(run.pageFinalSeconds)} s (median); ` +
+        `the service received ${run.orchestrationReads} orchestration reads and ${run.eventReads} event reads (${round(run.perOrchestration, 2)} per orchestration)`,
     )
+    if (run.hints)
+      logLine(
+        `  webhook: ${run.hints.accepted}/${run.hints.sent} hints answered 202 in ${round(run.hints.seconds)} s, p50 ${round(run.hints.p50Ms)} ms, p99 ${round(run.hints.p99Ms)} ms (max ${round(run.hints.maxMs)}); ` +
+          `${run.hints.eventReads} event reads at the service meanwhile (the pace allows ${run.hints.paceAllows}); GET /api/health/live at the same pace: p50 ${round(run.hints.liveP50Ms)} ms, p99 ${round(run.hints.liveP99Ms)} ms`,
+      )
   }
   bench.results.events = runs
   const [off, on] = runs as [Followed, Followed]
   bench.rows.push({
-    group: "11. events: following orchestrations",
-    what: `service calls per settled orchestration (${count} placed, one tab polling notifications): reader on (baseline: off)`,
+    group: GROUP,
+    what: `service calls per settled orchestration (${count} placed, each on its record page asking every 1 s, one tab polling notifications): reader on (baseline: off, every ask to the service)`,
     console: `${round(on.perOrchestration, 2)}`,
     baseline: `${round(off.perOrchestration, 2)}`,
-    value: `${on.orchestrationReads} orchestration reads, ${on.eventReads} event reads in ${round(on.seconds)} s`,
+    value: `${on.orchestrationReads} orchestration reads (off: ${off.orchestrationReads}), ${on.eventReads} event reads in ${round(on.seconds)} s; final on the page after ${round(on.pageFinalSeconds)} s (off: ${round(off.pageFinalSeconds)} s)`,
     goal: "fewer with the reader on",
     ok: on.perOrchestration < off.perOrchestration && on.announced === on.orchestrations,
   })
+  const hints = on.hints
+  if (hints) {
+    bench.rows.push({
+      group: GROUP,
+      what: `webhook receiver: ${hints.sent} hints at 100/s, answer time p99 (baseline: GET /api/health/live, which touches nothing, at the same pace)`,
+      console: `${round(hints.p99Ms)} ms`,
+      baseline: `${round(hints.liveP99Ms)} ms`,
+      value: `p50 ${round(hints.p50Ms)} ms (live: ${round(hints.liveP50Ms)} ms), max ${round(hints.maxMs)} ms; ${hints.accepted}/${hints.sent} answered 202`,
+      goal: "p99 ≤ 50 ms",
+      ok: hints.p99Ms <= 50 && hints.accepted === hints.sent,
+    })
+    bench.rows.push({
+      group: GROUP,
+      what: `event reads the service saw during those ${hints.sent} hints (${round(hints.seconds)} s)`,
+      console: `${hints.eventReads}`,
+      baseline: "",
+      value: `the reader's pace allows ${hints.paceAllows} (one per 0.5 s, plus the 5 s clock)`,
+      goal: "≤ the reader's pace",
+      ok: hints.eventReads <= hints.paceAllows,
+    })
+  }
 }

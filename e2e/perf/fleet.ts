@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import bcrypt from "bcryptjs"
 import pg from "pg"
 import { z } from "zod"
-import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
+import { EVENT_READER_SCOPES, UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { expectOk, json, send } from "./http"
 import { createBenchDatabase, scaleDatabaseServer } from "./postgres"
 import { type Server, freePort, onCleanup, tempDir } from "./processes"
@@ -19,7 +19,7 @@ const conversionsSchema = z.object({ items: z.array(z.object({ id: z.string(), r
 export interface Fleet {
   databaseUrl: string
   sandbox: { origin: string; server: Server }
-  /** A bearer token of the sandbox, to count its records. */
+  /** A bearer token of the sandbox, to count its records (and list its events). */
   token: string
   apps: (ConsoleServer & { name: string })[]
   /** The signed-in trader's session, valid on every instance (one NEXTAUTH_SECRET). */
@@ -57,7 +57,7 @@ export async function startFleet(options: {
     clientSecret,
     env: { SANDBOX_SETTLE_DELAY_MS: "0", ...options.sandboxEnv },
   })
-  const token = await sandboxToken(sandbox.origin, clientId, clientSecret, UPSTREAM_SCOPES)
+  const token = await sandboxToken(sandbox.origin, clientId, clientSecret, [...UPSTREAM_SCOPES, ...EVENT_READER_SCOPES])
   const password = randomBytes(12).toString("base64url")
   const email = `${label}@example.com`
   const users = JSON.stringify([{ email, role: "trader", passwordHash: bcrypt.hashSync(password, 8) }])

@@ -3,9 +3,9 @@
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { scaleDatabaseServer } from "./postgres"
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown", "events", "hung-db"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown", "events", "takeover", "hung-db"] as const
 export type Phase = (typeof PHASES)[number]
-const ON_POSTGRES: readonly Phase[] = ["scale", "shutdown", "hung-db"]
+const ON_POSTGRES: readonly Phase[] = ["scale", "shutdown", "takeover", "hung-db"]
 
 export interface Args {
   smoke: boolean
@@ -24,7 +24,7 @@ export interface Args {
 }
 
 export function parseArgs(argv: string[]): Args {
-  // scale, shutdown and hung-db need a Postgres server: they run by default only when one is configured.
+  // scale, shutdown, takeover and hung-db need a Postgres server: they run by default only when one is configured.
   const only = new Set<Phase>(PHASES.filter((p) => !ON_POSTGRES.includes(p) || scaleDatabaseServer()))
   const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto", traced: false }
   for (let i = 0; i < argv.length; i++) {

@@ -59,6 +59,8 @@ export interface Server {
   exitCode: number | null
   /** Stops the process group: SIGTERM, then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>
+  /** SIGKILL to the process group at once: the process dies where it stands (no shutdown hooks). */
+  kill(): Promise<void>
   logTail(lines?: number): string
 }
 
@@ -103,6 +105,12 @@ export function startProcess(options: {
       // Anything the server started and left behind in its group (the group id stays
       // reserved while any member lives, so this cannot reach another process).
       if (groupMembers(pid).length > 0) signalGroup(pid, "SIGKILL")
+      log.end()
+    },
+    async kill() {
+      if (server.exited) return
+      signalGroup(pid, "SIGKILL")
+      await Promise.race([exit, sleep(5000)])
       log.end()
     },
     logTail(lines = 30) {

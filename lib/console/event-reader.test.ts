@@ -283,6 +283,38 @@ describe.each(testDrivers())("the event reader against the sandbox on %s", (driv
     expect([...applied.values()].every((n) => n === 1)).toBe(true)
   })
 
+  it("behind: no successful read for staleMs, whether nobody read since start or the reads fail; another instance sees the last read from the database", async () => {
+    const { handler } = counting()
+    let t = Date.now()
+    let failing = false
+    const upstream: Pick<UpstreamClient, "listEvents"> = {
+      listEvents: (query) => (failing ? Promise.reject(new Error("the service is down")) : h.upstream.listEvents(query)),
+    }
+    const r = createEventReader({ db: h.db, id: "stale-reader", upstream, handler, solo: false, staleMs: 10_000, now: () => t })
+    readers.push(r)
+    expect(r.status().behind).toBe(false)
+    t += 10_001
+    // Started 10 s ago and has read nothing.
+    expect(r.status().behind).toBe(true)
+    await r.tick()
+    expect(r.status()).toMatchObject({ reader: true, behind: false })
+    t += 9_000
+    expect(r.status().behind).toBe(false)
+    failing = true
+    t += 2_000
+    await expect(r.read()).rejects.toThrow(/down/)
+    expect(r.status().behind).toBe(true)
+    // An instance that does not read learns of the last successful read from the lease row.
+    const other = createEventReader({ db: h.db, id: "stale-other", upstream, handler, solo: false, staleMs: 10_000 })
+    readers.push(other)
+    await other.refreshLag()
+    expect(other.status()).toMatchObject({ reader: false, behind: false })
+    expect(other.status().lastReadSeconds).toBeLessThan(10)
+    failing = false
+    await r.read()
+    expect(r.status().behind).toBe(false)
+  })
+
   it("a clean stop gives the lease up: another instance reads on its next tick", async () => {
     const { handler } = counting()
     const ra = reader({ handler, leaseMs: 60_000 })

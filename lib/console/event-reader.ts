@@ -38,6 +38,12 @@ export interface EventReaderStatus {
   lagSeconds: number | null
   /** Seconds since the reader last asked the service; null before any. */
   lastReadSeconds: number | null
+  /**
+   * No successful read by any instance for `staleMs` (or none since this instance started
+   * that long ago): nobody holds the lease, or the reads fail. Not the lag, which also grows
+   * on a quiet day with no events.
+   */
+  behind: boolean
   mode: "solo" | "shared" | "off"
 }
 
@@ -55,6 +61,8 @@ export const EVENT_READER_DEFAULTS = {
   retryBaseMs: 1000,
   /** Webhook hints wake the reader, at most one read per this long (whatever the number of hints). */
   wakeGapMs: 500,
+  /** Without a successful read this long, the reader is behind (EVENTS_STALE_MS). */
+  staleMs: 60_000,
 } as const
 
 const DB_NOW = sql`floor(extract(epoch from clock_timestamp()) * 1000)::bigint`
@@ -116,6 +124,7 @@ export function createEventReader(options: {
   maxAttempts?: number
   retryBaseMs?: number
   wakeGapMs?: number
+  staleMs?: number
   now?: () => number
 }) {
   const d = EVENT_READER_DEFAULTS
@@ -128,7 +137,9 @@ export function createEventReader(options: {
   const maxAttempts = options.maxAttempts ?? d.maxAttempts
   const retryBaseMs = options.retryBaseMs ?? d.retryBaseMs
   const wakeGapMs = options.wakeGapMs ?? d.wakeGapMs
+  const staleMs = options.staleMs ?? d.staleMs
   const now = options.now ?? Date.now
+  const createdAt = now()
   const { db, id, upstream, handler, solo } = options
 
   let holder = solo
@@ -205,12 +216,12 @@ export function createEventReader(options: {
     return reading
   }
 
-  async function cursor(): Promise<{ at: Date | null; id: string | null }> {
-    const [row] = await queryRows<{ cursor_at: string | Date | null; cursor_id: string | null }>(
+  async function cursor(): Promise<{ at: Date | null; id: string | null; lastReadAt: Date | null }> {
+    const [row] = await queryRows<{ cursor_at: string | Date | null; cursor_id: string | null; last_read_at: string | Date | null }>(
       db,
-      sql`select cursor_at, cursor_id from console_event_reader where id = 1`,
+      sql`select cursor_at, cursor_id, last_read_at from console_event_reader where id = 1`,
     )
-    return { at: row?.cursor_at ? new Date(row.cursor_at) : null, id: row?.cursor_id ?? null }
+    return { at: row?.cursor_at ? new Date(row.cursor_at) : null, id: row?.cursor_id ?? null, lastReadAt: row?.last_read_at ? new Date(row.last_read_at) : null }
   }
 
   /** Reads and processes the events since the cursor; answers how many were new. */
@@ -297,7 +308,11 @@ export function createEventReader(options: {
           await advance(tx, event)
           return true
         })
-        if (inserted) afterCommit(event, effects)
+        if (inserted) {
+          // One line per event committed here: the benchmark counts them across instances (none twice).
+          log.debug("events.processed", { eventId: event.id, type: event.type, instance: id })
+          afterCommit(event, effects)
+        }
         return inserted
       } catch (error) {
         if (error instanceof LeaseLost) throw error
@@ -474,6 +489,7 @@ export function createEventReader(options: {
         reader: holder && !stopped,
         lagSeconds: cursorAt === null ? null : Math.max(0, (t - cursorAt) / 1000),
         lastReadSeconds: lastReadAt === null ? null : Math.max(0, (t - lastReadAt) / 1000),
+        behind: t - (lastReadAt ?? createdAt) > staleMs,
         mode: solo ? "solo" : "shared",
       }
     },
@@ -489,10 +505,11 @@ export function createEventReader(options: {
     /** Reads of GET /v2/events this instance made (tests, the bench). */
     reads: () => reads,
 
-    /** Refreshes the lag from the database (any instance). */
+    /** Refreshes the lag and the last read (whichever instance made it) from the database. */
     async refreshLag(): Promise<void> {
       const from = await cursor()
       if (from.at) cursorAt = from.at.getTime()
+      if (from.lastReadAt && !solo) lastReadAt = Math.max(lastReadAt ?? 0, from.lastReadAt.getTime())
     },
 
     /** A clean shutdown: no more reads, the lease given up so another instance reads on its next tick. */

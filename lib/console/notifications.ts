@@ -89,7 +89,11 @@ async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date, eventsC
         or(isNull(consoleIntents.recordStatus), notInArray(consoleIntents.recordStatus, [...TERMINAL_STATUSES])),
         isNull(consoleIntents.recordFinalStatus),
         gt(consoleIntents.createdAt, new Date(now.getTime() - NOTIFICATION_LIMITS.lookbackMs)),
-        eventsCoverOrchestrations ? or(isNull(consoleIntents.upstreamApi), ne(consoleIntents.upstreamApi, "orchestrations")) : undefined,
+        // The reader covers orchestrations, but not one placed waiting for approval at the
+        // service: the service sends no event when it rejects one.
+        eventsCoverOrchestrations
+          ? or(isNull(consoleIntents.upstreamApi), ne(consoleIntents.upstreamApi, "orchestrations"), eq(consoleIntents.recordStatus, "PENDING"))
+          : undefined,
       ),
     )
     .orderBy(desc(consoleIntents.createdAt))

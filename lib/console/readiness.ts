@@ -23,6 +23,13 @@ export interface Readiness {
   checks: { database: CheckResult; migrations: CheckResult; upstream_token: CheckResult; leases: CheckResult }
   /** This instance is shutting down: no new work, whatever the checks say. */
   shutting_down: boolean
+  /**
+   * Said, never counted against readiness: the event reader is shared by every instance, so
+   * its falling behind (no successful read for EVENTS_STALE_MS) would take them all out of
+   * rotation at once, while each still serves everything but the events' news. `/api/health`
+   * says `degraded` for it instead.
+   */
+  events: "ok" | "behind" | "off" | "unknown"
 }
 
 /** The `when` of the newest migration this build carries (drizzle records it as created_at). */
@@ -63,7 +70,7 @@ async function check(work: () => Promise<boolean>, failure: string): Promise<Che
 }
 
 export async function readiness(): Promise<Readiness> {
-  const [db, migrations, token, leases] = await Promise.all([
+  const [db, migrations, token, leases, events] = await Promise.all([
     check(async () => {
       await intentsWritable((await database()).db)
       return true
@@ -83,8 +90,23 @@ export async function readiness(): Promise<Readiness> {
       // that has fallen back to its own is serving, but not as one of the others.
       return !quotes.status().local && limiter.status().mode !== "local"
     }, "health.leases_failed"),
+    eventsAdvisory(),
   ])
   const checks = { database: db, migrations, upstream_token: token, leases }
   const down = shuttingDown()
-  return { ready: !down && Object.values(checks).every((c) => c === "ok"), checks, shutting_down: down }
+  return { ready: !down && Object.values(checks).every((c) => c === "ok"), checks, shutting_down: down, events }
+}
+
+async function eventsAdvisory(): Promise<Readiness["events"]> {
+  const answer = await withinOrNull(
+    async () => {
+      const { events } = await consoleRuntime()
+      if (!events) return "off" as const
+      await events.refreshLag()
+      return events.status().behind ? ("behind" as const) : ("ok" as const)
+    },
+    READY_DEADLINE_MS,
+    "health.events_failed",
+  )
+  return answer ?? "unknown"
 }

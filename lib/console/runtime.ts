@@ -5,6 +5,7 @@ import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
 import { consoleEventHandler } from "@/lib/console/event-effects"
 import { type EventReader, createEventReader } from "@/lib/console/event-reader"
+import { type OrchestrationFollower, createOrchestrationFollower } from "@/lib/console/followed-orchestrations"
 import { type InstanceRegistry, createInstanceRegistry, createSoloInstance } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
 import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
@@ -44,6 +45,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   events: EventReader | null
   /** The one taker of each UTC cutoff's balance snapshot (lease in the database; alone on PGlite). */
   snapshots: SnapshotJob
+  /** Orchestration records as last fetched, asked again only when an event says they changed (while the reader covers them). */
+  followed: OrchestrationFollower
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -106,11 +109,13 @@ async function build(): Promise<ConsoleRuntime> {
           upstream,
           solo,
           pollMs: config.eventsPollMs,
+          staleMs: config.eventsStaleMs,
           handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
         })
       : null
   const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo })
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots }
+  const followed = createOrchestrationFollower({ db })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed }
   registerConsoleMetrics(runtime)
   return runtime
 }

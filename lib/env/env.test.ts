@@ -157,6 +157,13 @@ describe("configuration", () => {
     expect(errorOf({ WEBHOOK_API_KEY_HEADER: "x api key" })).toContain("WEBHOOK_API_KEY_HEADER: must be an HTTP header name")
   })
 
+  it("EVENTS_STALE_MS: a minute by default, and never shorter than two of the reader's reads while it reads", () => {
+    expect(parseEnv({}).eventsStaleMs).toBe(60_000)
+    expect(parseEnv({ EVENTS_POLL_MS: "5000", EVENTS_STALE_MS: "10000" }).eventsStaleMs).toBe(10_000)
+    expect(errorOf({ EVENTS_POLL_MS: "5000", EVENTS_STALE_MS: "9999" })).toContain("EVENTS_STALE_MS: must be at least twice EVENTS_POLL_MS (10000)")
+    expect(parseEnv({ EVENTS_POLL_MS: "0", EVENTS_STALE_MS: "1000" }).eventsStaleMs).toBe(1000)
+  })
+
   it("rejects bad values with the variable and the rule", () => {
     expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
     expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")

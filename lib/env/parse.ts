@@ -45,6 +45,8 @@ export interface Env {
   upstreamTimeoutMs: number
   /** The event reader's pace; 0: no reader. */
   eventsPollMs: number
+  /** Without a successful read of the events this long, the reader is behind (health: degraded). */
+  eventsStaleMs: number
   /** The webhook receiver's key and header; unset key: no receiver (404). */
   webhook: { apiKey: string; header: string } | undefined
   /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
@@ -105,6 +107,8 @@ const OIDC_VARS = ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as con
 /** The mode, and what is wrong between the variables, for the console. */
 function consoleRules(raw: Variables): { mode: Env["mode"]; problems: Problem[] } {
   const problems: Problem[] = []
+  if (raw.EVENTS_POLL_MS > 0 && raw.EVENTS_STALE_MS < 2 * raw.EVENTS_POLL_MS)
+    problems.push({ path: ["EVENTS_STALE_MS"], message: `must be at least twice EVENTS_POLL_MS (${2 * raw.EVENTS_POLL_MS})` })
   const setUpstream = UPSTREAM_VARS.filter((name) => raw[name] !== undefined)
   // Under `next start` the mode is never guessed: a production server that silently fell
   // back to the sandbox would hand its demo users the real audit trail. In development
@@ -193,6 +197,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     conversionsApi: raw.UPSTREAM_CONVERSIONS_API,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     eventsPollMs: raw.EVENTS_POLL_MS,
+    eventsStaleMs: raw.EVENTS_STALE_MS,
     webhook: raw.WEBHOOK_API_KEY ? { apiKey: raw.WEBHOOK_API_KEY, header: raw.WEBHOOK_API_KEY_HEADER.toLowerCase() } : undefined,
     metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,

@@ -154,6 +154,13 @@ export const SECTIONS = {
       min: 0,
       max: 600_000,
     }),
+    EVENTS_STALE_MS: int({
+      description:
+        "how long the event reader may go without a successful read of `GET /v2/events` before `/api/health` says `degraded` (readiness is not affected), in milliseconds; at least twice `EVENTS_POLL_MS`",
+      default: 60_000,
+      min: 1000,
+      max: 3_600_000,
+    }),
     WEBHOOK_API_KEY: text({
       description:
         "the API key the service's webhook sends to `POST /api/webhooks/service` (in the header below), at least 32 characters; in sandbox mode the embedded sandbox is set to send it there",

@@ -35,6 +35,8 @@ export const consoleEvents = pgTable(
     index("console_events_created_idx").on(t.createdAt, t.id),
     index("console_events_status_idx").on(t.status, t.nextAttemptAt),
     index("console_events_type_idx").on(t.type, t.createdAt),
+    // An orchestration's newest event (lib/console/followed-orchestrations.ts).
+    index("console_events_object_idx").on(t.objectId, t.createdAt),
   ],
 )
 export type ConsoleEventRow = typeof consoleEvents.$inferSelect
