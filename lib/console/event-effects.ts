@@ -1,7 +1,8 @@
 import "server-only"
-import { and, desc, eq, isNull, notInArray, or, sql } from "drizzle-orm"
-import type { EventHandler, EventTx, StoredEvent } from "@/lib/console/event-reader"
-import { consoleEvents, consoleIntents } from "@/lib/db/schema"
+import { and, desc, eq, sql } from "drizzle-orm"
+import type { EventHandler, EventTx, StoredEvent } from "@/lib/console/event-types"
+import { recordOrchestrationFinalStatus } from "@/lib/console/intents"
+import { consoleEvents } from "@/lib/db/schema"
 import { TERMINAL_STATUSES } from "@/lib/schemas/constants"
 import type { Db } from "@/lib/db/client"
 
@@ -10,9 +11,9 @@ import type { Db } from "@/lib/db/client"
  *
  * - `orchestration.*` (object: id, ref_id, status): a final status (COMPLETED, FAILED,
  *   REJECTED) of an orchestration placed through the console is stored on its intent
- *   (record_final_status): the person who placed it is notified (lib/console/notifications.ts
- *   reads it), and nobody asks the service for it again. Written only when none is stored:
- *   a replay notifies nobody twice.
+ *   (record_final_status, written by lib/console/intents.ts): the person who placed it is
+ *   notified (lib/console/notifications.ts reads it), and nobody asks the service for it
+ *   again. Written only when none is stored: a replay notifies nobody twice.
  * - `transfer.<kind>.completed` of a credit (crypto, wire or other deposit, internal credit):
  *   the event row is marked a feed entry (effects.feed), which the overview's live feed and
  *   "Latest activity" read (one row per event id: a replay adds nothing), and the overview's
@@ -41,21 +42,8 @@ async function applyOrchestration(tx: EventTx, event: StoredEvent, at: Date): Pr
   const status = text(event.object.status) ?? event.type.slice("orchestration.".length).toUpperCase()
   const effects: Record<string, unknown> = { orchestration: orchestrationId, status }
   if (!orchestrationId || !(FINAL as readonly string[]).includes(status)) return effects
-  const intent = and(eq(consoleIntents.operation, "create_conversion"), eq(consoleIntents.recordId, orchestrationId))
-  const notified = await tx
-    .update(consoleIntents)
-    .set({ recordFinalStatus: status, recordFinalAt: at })
-    .where(
-      and(
-        intent,
-        eq(consoleIntents.state, "SUCCEEDED"),
-        isNull(consoleIntents.recordFinalStatus),
-        // Final when placed: the page that placed it said so; nothing to announce.
-        or(isNull(consoleIntents.recordStatus), notInArray(consoleIntents.recordStatus, [...TERMINAL_STATUSES])),
-      ),
-    )
-    .returning({ id: consoleIntents.id })
-  if (notified[0]) effects.notified = notified[0].id
+  const notified = await recordOrchestrationFinalStatus(tx, orchestrationId, status, at)
+  if (notified) effects.notified = notified
   return effects
 }
 

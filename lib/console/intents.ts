@@ -1,11 +1,11 @@
 import "server-only"
-import { type SQL, and, eq, inArray, isNull, sql } from "drizzle-orm"
+import { type SQL, and, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { sameAmount } from "@/lib/money"
 import { type ConsoleIntent, type IntentOperation, type IntentState, consoleIntents } from "@/lib/db/schema"
 import { consoleProblemBody } from "@/lib/problem"
-import type { ConversionsApi } from "@/lib/schemas/constants"
+import { type ConversionsApi, TERMINAL_STATUSES } from "@/lib/schemas/constants"
 import type { Problem } from "@/lib/schemas/problem"
 import { inDbSpan } from "@/lib/tracing"
 import { isUpstreamError, upstreamErrorToProblem } from "@/lib/upstream"
@@ -271,6 +271,34 @@ export async function recordFinalStatus(db: Db, id: string, status: string, at: 
     .update(consoleIntents)
     .set({ recordFinalStatus: status, recordFinalAt: at })
     .where(and(eq(consoleIntents.id, id), isNull(consoleIntents.recordFinalStatus)))
+}
+
+/**
+ * An orchestration's final status from its event (lib/console/event-effects.ts), in the
+ * reader's transaction: stored on the conversion's intent when it succeeded, has none yet,
+ * and was not already final when placed (the page that placed it said so). Answers the intent
+ * notified, null when none was (a replay notifies nobody twice).
+ */
+export async function recordOrchestrationFinalStatus(
+  tx: Pick<Db, "update">,
+  orchestrationId: string,
+  status: string,
+  at: Date,
+): Promise<string | null> {
+  const notified = await tx
+    .update(consoleIntents)
+    .set({ recordFinalStatus: status, recordFinalAt: at })
+    .where(
+      and(
+        eq(consoleIntents.operation, "create_conversion"),
+        eq(consoleIntents.recordId, orchestrationId),
+        eq(consoleIntents.state, "SUCCEEDED"),
+        isNull(consoleIntents.recordFinalStatus),
+        or(isNull(consoleIntents.recordStatus), notInArray(consoleIntents.recordStatus, [...TERMINAL_STATUSES])),
+      ),
+    )
+    .returning({ id: consoleIntents.id })
+  return notified[0]?.id ?? null
 }
 
 const AMOUNT_FIELDS = ["base_amount", "quote_amount", "amount"] as const
