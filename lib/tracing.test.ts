@@ -61,6 +61,9 @@ async function trade(cookie: string): Promise<{ res: Response; refId: string }> 
   const runtime = await consoleRuntime()
   const profileId = (await runtime.upstream.listProfiles()).items[0]!.id
   const quote = (await runtime.quotes.get(["BTCUSD"])).quotes.find((q) => q.side === "BUY")!
+  // Served to the trader, as GET /api/quotes serves it: an execution needs a quote the console served.
+  const { rememberServed } = await import("@/lib/console/served-quotes")
+  await rememberServed(runtime.db, { email: "trader@example.com", role: "trader" }, [quote])
   const { POST } = await import("@/app/api/profiles/[profileId]/quote-executions/route")
   const refId = randomUUID()
   const req = new NextRequest(`http://localhost/api/profiles/${profileId}/quote-executions`, {

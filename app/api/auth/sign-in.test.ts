@@ -4,6 +4,7 @@ import path from "node:path"
 import bcrypt from "bcryptjs"
 import { NextRequest } from "next/server"
 import { afterAll, describe, expect, it, vi } from "vitest"
+import { staffRef } from "@/lib/auth/staff-ref"
 
 // Sign-in's doors: guessing limits (in the database), what reaches the log, the size of
 // what next-auth's endpoints will read, and where a sign-in may send the browser.
@@ -78,14 +79,15 @@ describe("sign-in throttling", () => {
     expect(new URL(body.url, "http://localhost").searchParams.get("error")).toMatch(/^Throttled:\d+$/)
   })
 
-  it("a password typed into the email field never reaches a log line; a staff email does", async () => {
+  it("a password typed into the email field never reaches a log line; a staff email is logged as its reference, never as itself", async () => {
     const logged = await output(async () => {
       await attempt("hunter2-typed-as-email", "x", "10.0.0.9")
       await attempt("support@example.com", "wrong", "10.0.0.9")
     })
     expect(logged).not.toContain("hunter2")
     expect(logged).toContain("(not a staff email)")
-    expect(logged).toContain("support@example.com")
+    expect(logged).toContain(staffRef("support@example.com"))
+    expect(logged).not.toContain("support@example.com")
   })
 })
 
