@@ -32,6 +32,20 @@ describe.skipIf(!testDatabaseUrl())("a bounded transaction on Postgres", () => {
     await database?.close()
   }, 60_000)
 
+  it("the server ending a transaction its caller stopped driving does not crash the process: the caller gets the error, the pool serves on", async () => {
+    // Plain db.transaction, no process-side deadline: the server's FATAL reaches the
+    // checked-out connection while no query runs, which pg emits as an "error" event.
+    const outcome = await timed(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('idle_in_transaction_session_timeout', '200', true)`)
+        await new Promise((resolve) => setTimeout(resolve, 800))
+        await tx.execute(sql`insert into bounded_probe (mark) values ('server-ended')`)
+      }),
+    )
+    expect(outcome.error).toBeInstanceOf(Error)
+    expect(await kept("server-ended")).toBe("0")
+  })
+
   it("many statements, each well under the statement timeout, are stopped when their sum passes the transaction's budget: refused, nothing kept", async () => {
     const { ms, error } = await timed(
       boundedTransaction(database.db, async (tx) => {

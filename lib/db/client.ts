@@ -11,6 +11,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator"
 import pg from "pg"
 import * as schema from "@/lib/db/schema"
 import type { DatabaseLimits } from "@/lib/env"
+import { log } from "@/lib/log"
 import { ensurePrivateDir } from "@/lib/private-dir"
 
 export type Schema = typeof schema
@@ -58,6 +59,13 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
     })
     // A pooled client that errors while idle must not crash the process.
     pool.on("error", () => undefined)
+    // Nor one that errors while checked out with no query running: the server ending a
+    // transaction its caller stopped driving (idle_in_transaction_session_timeout, see
+    // lib/db/bounded.ts) sends a FATAL that pg emits as the client's "error" event, which
+    // with no listener is an uncaught exception. The pool drops the dead client on release.
+    pool.on("connect", (client) => {
+      client.on("error", (error: Error & { code?: string }) => log.warn("db.connection_lost", { code: error.code ?? "unknown" }))
+    })
     if (limits) transactionBounds.set(pool, limits)
     const db = drizzlePg(pool, { schema, casing: "snake_case" })
     return {
