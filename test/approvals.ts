@@ -92,13 +92,27 @@ export class ApprovalsFixture {
     })
   }
 
-  heldQuotes = () => this.h.upstream.listQuotes([])
+  /** The quotes `heldQuote` served, as the console's quote cache keeps them until they expire. */
+  private readonly served = new Map<string, Quote>()
+
+  /**
+   * The held quotes as the app's `heldQuotesOf` gives them: the sandbox's current ones, and
+   * the asked-for quote the console served earlier while it has not expired (a new quote
+   * comes every second: on a busy machine the test's quote is often no longer the newest).
+   */
+  heldQuotes = async (quoteId?: string): Promise<Quote[]> => {
+    const current = await this.h.upstream.listQuotes([])
+    const earlier = quoteId ? this.served.get(quoteId.toLowerCase()) : undefined
+    const live = earlier && new Date(earlier.expires_at).getTime() > Date.now()
+    return live && !current.some((q) => q.id === earlier.id) ? [earlier, ...current] : current
+  }
 
   /** A held quote, served to `to` (the test's maker by default) as GET /api/quotes serves it. */
   heldQuote = async (side: "BUY" | "SELL" = "BUY", market = "BTCUSD", to?: Staff, at?: Date): Promise<Quote> => {
     const quote = (await this.h.upstream.listQuotes([market])).find((q) => q.side === side)
     if (!quote) throw new Error(`no ${side} quote for ${market}`)
     await rememberServed(this.h.db, to ?? this.me, [quote], at)
+    this.served.set(quote.id.toLowerCase(), quote)
     return quote
   }
 
