@@ -38,7 +38,7 @@ import { measurePageSpeed, measurePageWeight } from "./pages"
 import { type BaselineBuild, buildBaseline, startMinimalApp, versionOf } from "./page-weight"
 import { benchPostgresServer, createBenchDatabase } from "./postgres"
 import { type Server, cleanupAll, freePort, loadAverage, onCleanup, tempDir } from "./processes"
-import { printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
+import { type SectionContext, printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
@@ -202,24 +202,28 @@ async function main(): Promise<void> {
     await measureEvents(bench, sandbox, client)
   }
 
+  // The sections that start their own servers share one context; each adds its settings.
+  const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }
+  const section = <S>(settings: S): SectionContext<S> => ({ ...shared, settings })
+
   // Scale-out (e2e/perf/scale.ts): three production instances on one Postgres.
   if (only.has("scale")) {
-    await scaleSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SCALE_SMOKE : SCALE_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await scaleSection(section(args.smoke ? SCALE_SMOKE : SCALE_FULL))
   }
 
   // Graceful shutdown (e2e/perf/shutdown.ts): SIGTERM during a burst, two instances on one Postgres.
   if (only.has("shutdown")) {
-    await shutdownSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await shutdownSection(section(args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL))
   }
 
   // The event reader killed mid-stream (e2e/perf/takeover.ts): three instances on one Postgres.
   if (only.has("takeover")) {
-    await takeoverSection({ distDir: bench.distDir, logDir, settings: args.smoke ? TAKEOVER_SMOKE : TAKEOVER_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await takeoverSection(section(args.smoke ? TAKEOVER_SMOKE : TAKEOVER_FULL))
   }
 
   // The hung database (e2e/perf/hung-db.ts): console_intents locked while conversions come in.
   if (only.has("hung-db")) {
-    await hungDbSection({ distDir: bench.distDir, logDir, settings: args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await hungDbSection(section(args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL))
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs"
 import { z } from "zod"
 import { startFleet } from "./fleet"
 import { expectOk, json, keepAliveAgent, send } from "./http"
-import type { Row } from "./report"
+import type { SectionContext } from "./report"
 import { round, sleep } from "./stats"
 
 export interface TakeoverSettings {
@@ -35,15 +35,7 @@ export const TAKEOVER_SMOKE: TakeoverSettings = { deposits: 28, perSecond: 4, ki
 const GROUP = "12. events: the reader killed mid-stream, three instances on one Postgres"
 const eventsPageSchema = z.object({ events: z.array(z.object({ id: z.string() })), next_page_cursor: z.string().optional() })
 
-export async function takeoverSection(ctx: {
-  distDir: string
-  logDir: string
-  settings: TakeoverSettings
-  logLine: (text: string) => void
-  rows: Row[]
-  results: Record<string, unknown>
-  failures: string[]
-}): Promise<void> {
+export async function takeoverSection(ctx: SectionContext<TakeoverSettings>): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
   const fleet = await startFleet({
     label: "takeover",
