@@ -69,13 +69,17 @@ test.describe("events from the service", () => {
     expect(transferId).toBeTruthy()
 
     await page.goto("/events?type=transfer.wire_deposit.completed")
-    const row = page.getByTestId("event-row").filter({ hasText: transferId! })
+    // The object's id is an IdChip (its first 8 characters shown, the whole id in data-value) linking to the transfer.
+    const chip = (id: string) => page.locator(`[data-testid="event-object"][data-value="${id}"]`)
+    const row = page.getByTestId("event-row").filter({ has: chip(transferId!) })
     await expect(row).toHaveCount(1)
+    await expect(row.getByRole("link", { name: `transfer id ${transferId!}` })).toHaveAttribute("href", `/transfers/${transferId!}`)
+    await expect(row.getByRole("button", { name: /copy transfer id/i })).toBeVisible()
     await expect(row.getByTestId("event-status")).toHaveText("processed")
 
     await row.getByRole("button", { name: /^Replay event/ }).click()
     await expect(row.getByTestId("replay-result")).toHaveText("Replayed: processed")
-    await expect(page.getByTestId("event-row").filter({ hasText: transferId! })).toContainText("replayed 1×")
+    await expect(page.getByTestId("event-row").filter({ has: chip(transferId!) })).toContainText("replayed 1×")
 
     // Still one feed row for the deposit.
     await page.goto("/")
