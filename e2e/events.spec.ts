@@ -49,7 +49,7 @@ async function wireDepositAtTheSandbox(baseURL: string, profileId: string, amoun
 test.describe("events from the service", () => {
   test.use({ storageState: storageStateOf("admin") })
 
-  test("a wire deposit made at the sandbox shows in the overview's feed and on /events within 10 s; replay changes nothing", async ({ page, baseURL }) => {
+  test("a wire deposit made at the sandbox shows in the overview's feed, on /api/transfers and on /events within 10 s; replay changes nothing", async ({ page, baseURL }) => {
     const { items: profiles } = (await (await page.request.get("/api/profiles")).json()) as { items: Profile[] }
     const treasury = profiles.find((p) => p.nickname === "Treasury") ?? profiles[0]!
     // An amount no other test deposits: the feed row is this deposit's.
@@ -67,15 +67,24 @@ test.describe("events from the service", () => {
     await expect(item).toContainText(`Deposit · ${treasury.nickname}`)
     const transferId = await item.getAttribute("data-id")
     expect(transferId).toBeTruthy()
+    // On /api/transfers too, completed.
+    const listed = (await (await page.request.get(`/api/transfers?profile_id=${treasury.id}&type=WIRE_DEPOSIT&limit=50`)).json()) as {
+      items: { id: string; status: string }[]
+    }
+    expect(listed.items.find((t) => t.id === transferId)?.status).toBe("COMPLETED")
 
     await page.goto("/events?type=transfer.wire_deposit.completed")
-    const row = page.getByTestId("event-row").filter({ hasText: transferId! })
+    // The object's id is an IdChip (its first 8 characters shown, the whole id in data-value) linking to the transfer.
+    const chip = (id: string) => page.locator(`[data-testid="event-object"][data-value="${id}"]`)
+    const row = page.getByTestId("event-row").filter({ has: chip(transferId!) })
     await expect(row).toHaveCount(1)
+    await expect(row.getByRole("link", { name: `transfer id ${transferId!}` })).toHaveAttribute("href", `/transfers/${transferId!}`)
+    await expect(row.getByRole("button", { name: /copy transfer id/i })).toBeVisible()
     await expect(row.getByTestId("event-status")).toHaveText("processed")
 
     await row.getByRole("button", { name: /^Replay event/ }).click()
     await expect(row.getByTestId("replay-result")).toHaveText("Replayed: processed")
-    await expect(page.getByTestId("event-row").filter({ hasText: transferId! })).toContainText("replayed 1×")
+    await expect(page.getByTestId("event-row").filter({ has: chip(transferId!) })).toContainText("replayed 1×")
 
     // Still one feed row for the deposit.
     await page.goto("/")

@@ -22,7 +22,8 @@
 //
 // Each measurement is its own module: latency.ts (1, 2), throughput.ts (3, 8), tokens.ts
 // (4, 5), pages.ts (6, 7), startup.ts (8, 9), scale.ts (9, scale-out), shutdown.ts (10),
-// hung-db.ts (11), events.ts (12: following orchestrations, the webhook), takeover.ts (12:
+// hung-db.ts (11), events.ts (12: following orchestrations, the webhook), deposits.ts (12: a
+// deposit made at the service, until the overview shows it), takeover.ts (12:
 // the reader killed), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
 // says how memory is read; fleet.ts starts the instances on Postgres of 10, 11 and 12.
 import { execFileSync } from "node:child_process"
@@ -38,11 +39,12 @@ import { measurePageSpeed, measurePageWeight } from "./pages"
 import { type BaselineBuild, buildBaseline, startMinimalApp, versionOf } from "./page-weight"
 import { benchPostgresServer, createBenchDatabase } from "./postgres"
 import { type Server, cleanupAll, freePort, loadAverage, onCleanup, tempDir } from "./processes"
-import { printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
+import { type SectionContext, printTable, resultsSection, tableMarkdown, writeResultsDoc, writesResultsDoc } from "./report"
 import { buildConsole, freshBuild, repoRoot } from "./servers"
 import { max, median, round } from "./stats"
 import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConsoleUnderTest, startDirectSandbox } from "./targets"
 import { startOtlpReceiver } from "./otlp-receiver"
+import { measureDeposits } from "./deposits"
 import { measureEvents } from "./events"
 import { TAKEOVER_FULL, TAKEOVER_SMOKE, takeoverSection } from "./takeover"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -155,8 +157,18 @@ async function main(): Promise<void> {
     minimalServer = started.server
   }
 
+  // What each section costs in wall time (a smoke run's cost is npm test's): logged, and in the results.
+  const sectionSeconds: Record<string, number> = {}
+  bench.results.sectionSeconds = sectionSeconds
+  const timed = async (name: string, work: () => Promise<void>): Promise<void> => {
+    const t = performance.now()
+    await work()
+    sectionSeconds[name] = Math.round((performance.now() - t) / 100) / 10
+    logLine(`${name}: ${sectionSeconds[name]} s`)
+  }
+
   // -------------------------------------------------------------- the console: sandbox mode, and Postgres mode
-  if (only.has("latency") || only.has("throughput") || only.has("pages")) {
+  if (only.has("latency") || only.has("throughput") || only.has("pages")) await timed("latency, throughput, pages", async () => {
     const app = await startConsoleUnderTest(bench, client)
     const onPostgres =
       only.has("latency") && postgresServer ? await startConsoleUnderTest(bench, client, { databaseUrl: await createBenchDatabase(postgresServer) }) : null
@@ -187,39 +199,46 @@ async function main(): Promise<void> {
     await onPostgres?.server.stop(20_000)
     await app.server.stop(20_000)
     await countConsoleTokens(bench, app, client)
-  }
+  })
 
-  if (only.has("startup")) await measureStartup(bench, client, postgresServer)
+  if (only.has("startup")) await timed("startup", () => measureStartup(bench, client, postgresServer))
 
   if (only.has("tokens")) {
     if (!sandbox) throw new Error("no sandbox")
-    await measureTokensAndFanout(bench, sandbox, client)
+    await timed("tokens", () => measureTokensAndFanout(bench, sandbox, client))
   }
 
   // Events (e2e/perf/events.ts): service calls per settled orchestration, the event reader off and on.
   if (only.has("events")) {
     if (!sandbox) throw new Error("no sandbox")
-    await measureEvents(bench, sandbox, client)
+    await timed("events", () => measureEvents(bench, sandbox, client))
   }
+
+  // A wire deposit made at the service directly (e2e/perf/deposits.ts): until the overview shows it, the webhook on and off.
+  if (only.has("deposits")) await timed("deposits", () => measureDeposits(bench, client))
+
+  // The sections that start their own servers share one context; each adds its settings.
+  const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }
+  const section = <S>(settings: S): SectionContext<S> => ({ ...shared, settings })
 
   // Scale-out (e2e/perf/scale.ts): three production instances on one Postgres.
   if (only.has("scale")) {
-    await scaleSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SCALE_SMOKE : SCALE_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await timed("scale", () => scaleSection(section(args.smoke ? SCALE_SMOKE : SCALE_FULL)))
   }
 
   // Graceful shutdown (e2e/perf/shutdown.ts): SIGTERM during a burst, two instances on one Postgres.
   if (only.has("shutdown")) {
-    await shutdownSection({ distDir: bench.distDir, logDir, settings: args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await timed("shutdown", () => shutdownSection(section(args.smoke ? SHUTDOWN_SMOKE : SHUTDOWN_FULL)))
   }
 
-  // The event reader killed mid-stream (e2e/perf/takeover.ts): three instances on one Postgres.
+  // The event reader killed mid-stream (e2e/perf/takeover.ts): three instances on one Postgres (two in a smoke run).
   if (only.has("takeover")) {
-    await takeoverSection({ distDir: bench.distDir, logDir, settings: args.smoke ? TAKEOVER_SMOKE : TAKEOVER_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await timed("takeover", () => takeoverSection(section(args.smoke ? TAKEOVER_SMOKE : TAKEOVER_FULL)))
   }
 
   // The hung database (e2e/perf/hung-db.ts): console_intents locked while conversions come in.
   if (only.has("hung-db")) {
-    await hungDbSection({ distDir: bench.distDir, logDir, settings: args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await timed("hung-db", () => hungDbSection(section(args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL)))
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

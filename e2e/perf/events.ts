@@ -14,7 +14,7 @@ import bcrypt from "bcryptjs"
 import { type Bench, logLine } from "./context"
 import { startCountingProxy } from "./counting-proxy"
 import { expectOk, json, keepAliveAgent, send } from "./http"
-import { freePort, onCleanup, tempDir } from "./processes"
+import { freePort, groupCpuMs, loadAverage, onCleanup, tempDir } from "./processes"
 import { signIn, startConsole } from "./servers"
 import { median, percentile, round, sleep } from "./stats"
 import type { BenchClient, DirectSandbox } from "./targets"
@@ -41,6 +41,11 @@ interface Hints {
   /** The same number of GET /api/health/live (touches nothing) at the same pace, right after: what any route costs here. */
   liveP50Ms: number
   liveP99Ms: number
+  /** The console's CPU time (its process group, /proc) per hint, the reads they woke included, and per GET /api/health/live: what the machine's load cannot bend. */
+  cpuMsPerHint: number
+  cpuMsPerLive: number
+  /** The machine's 1-minute load average when the hints began. */
+  load: number
 }
 
 interface Followed {
@@ -132,7 +137,7 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
     const orchestrationReads = proxy.count((a) => a.method === "GET" && /\/orchestration\/orchestrations\/[^/]+$/.test(a.path), t0, t1)
     const eventReads = proxy.count((a) => a.method === "GET" && /\/v2\/events$/.test(a.path), t0, t1)
     if (announced.size < placed.size) bench.failures.push(`events (${mode}): ${placed.size - announced.size} of ${placed.size} orchestrations never announced`)
-    const hints = mode === "on" ? await hintFlood(bench, app.origin, proxy, webhookKey) : null
+    const hints = mode === "on" ? await hintFlood(bench, app.origin, app.server.pid, proxy, webhookKey) : null
     return {
       mode,
       orchestrations: placed.size,
@@ -151,7 +156,7 @@ async function follow(bench: Bench, sandbox: DirectSandbox, client: BenchClient,
 }
 
 /** Hints at the webhook receiver, 100 a second: their answer times, and the event reads the service saw meanwhile. */
-async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType<typeof startCountingProxy>>, key: string): Promise<Hints> {
+async function hintFlood(bench: Bench, origin: string, pid: number, proxy: Awaited<ReturnType<typeof startCountingProxy>>, key: string): Promise<Hints> {
   const sent = bench.args.smoke ? 100 : 1000
   const agent = keepAliveAgent(16)
   const body = () => JSON.stringify({ id: randomUUID(), type: "orchestration.completed", created_at: new Date().toISOString(), source: "com.paxos" })
@@ -159,6 +164,8 @@ async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType
   // Warm: the route's first answer compiles nothing under next start, but opens the sockets.
   for (let i = 0; i < 5; i++) await hint()
   await sleep(EVENTS_POLL_MS)
+  const load = loadAverage()[0]
+  const cpu0 = groupCpuMs(pid)
   const h0 = Date.now()
   const answers: Promise<{ status: number; ms: number }>[] = []
   for (let i = 0; i < sent; i++) {
@@ -170,6 +177,7 @@ async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType
   // A read the last hints asked for may start up to WAKE_GAP_MS after them.
   await sleep(WAKE_GAP_MS + 500)
   const h1 = Date.now()
+  const cpu1 = groupCpuMs(pid)
   agent.destroy()
   const ms = done.map((d) => d.ms)
   const eventReads = proxy.count((a) => a.method === "GET" && /\/v2\/events$/.test(a.path), h0, h1)
@@ -183,6 +191,8 @@ async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType
     lives.push(send(origin, { path: "/api/health/live" }, liveAgent).then((r) => r.ms))
   }
   const liveMs = await Promise.all(lives)
+  await sleep(WAKE_GAP_MS + 500)
+  const cpu2 = groupCpuMs(pid)
   liveAgent.destroy()
   const windowMs = h1 - h0
   return {
@@ -196,6 +206,9 @@ async function hintFlood(bench: Bench, origin: string, proxy: Awaited<ReturnType
     paceAllows: Math.ceil(windowMs / WAKE_GAP_MS) + Math.ceil(windowMs / EVENTS_POLL_MS) + 1,
     liveP50Ms: percentile(liveMs, 50),
     liveP99Ms: percentile(liveMs, 99),
+    cpuMsPerHint: (cpu1 - cpu0) / sent,
+    cpuMsPerLive: (cpu2 - cpu1) / sent,
+    load,
   }
 }
 
@@ -213,7 +226,8 @@ export async function measureEvents(bench: Bench, sandbox: DirectSandbox, client
     if (run.hints)
       logLine(
         `  webhook: ${run.hints.accepted}/${run.hints.sent} hints answered 202 in ${round(run.hints.seconds)} s, p50 ${round(run.hints.p50Ms)} ms, p99 ${round(run.hints.p99Ms)} ms (max ${round(run.hints.maxMs)}); ` +
-          `${run.hints.eventReads} event reads at the service meanwhile (the pace allows ${run.hints.paceAllows}); GET /api/health/live at the same pace: p50 ${round(run.hints.liveP50Ms)} ms, p99 ${round(run.hints.liveP99Ms)} ms`,
+          `${run.hints.eventReads} event reads at the service meanwhile (the pace allows ${run.hints.paceAllows}); GET /api/health/live at the same pace: p50 ${round(run.hints.liveP50Ms)} ms, p99 ${round(run.hints.liveP99Ms)} ms; ` +
+          `CPU per hint ${round(run.hints.cpuMsPerHint, 2)} ms, per live ${round(run.hints.cpuMsPerLive, 2)} ms; load ${round(run.hints.load, 1)} at the start`,
       )
   }
   bench.results.events = runs
@@ -234,7 +248,9 @@ export async function measureEvents(bench: Bench, sandbox: DirectSandbox, client
       what: `webhook receiver: ${hints.sent} hints at 100/s, answer time p99 (baseline: GET /api/health/live, which touches nothing, at the same pace)`,
       console: `${round(hints.p99Ms)} ms`,
       baseline: `${round(hints.liveP99Ms)} ms`,
-      value: `p50 ${round(hints.p50Ms)} ms (live: ${round(hints.liveP50Ms)} ms), max ${round(hints.maxMs)} ms; ${hints.accepted}/${hints.sent} answered 202`,
+      value:
+        `p50 ${round(hints.p50Ms)} ms (live: ${round(hints.liveP50Ms)} ms), max ${round(hints.maxMs)} ms; ${hints.accepted}/${hints.sent} answered 202; ` +
+        `CPU ${round(hints.cpuMsPerHint, 2)} ms per hint, the reads it woke included (live: ${round(hints.cpuMsPerLive, 2)} ms); load ${round(hints.load, 1)}`,
       goal: "p99 ≤ 50 ms",
       ok: hints.p99Ms <= 50 && hints.accepted === hints.sent,
     })

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto"
 import { conversionCreate, conversionsPerRef, startFleet } from "./fleet"
 import { type HttpResponse, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
-import type { Row } from "./report"
+import type { SectionContext } from "./report"
 import { max, median, round, sleep } from "./stats"
 
 export interface HungDbSettings {
@@ -61,15 +61,7 @@ const codeOf = (res: HttpResponse): string | null => {
   }
 }
 
-export async function hungDbSection(ctx: {
-  distDir: string
-  logDir: string
-  settings: HungDbSettings
-  logLine: (text: string) => void
-  rows: Row[]
-  results: Record<string, unknown>
-  failures: string[]
-}): Promise<void> {
+export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
   const fleet = await startFleet({ label: "hung-db", instances: 1, distDir: ctx.distDir, logDir: ctx.logDir, logLine })
   const app = fleet.apps[0]!

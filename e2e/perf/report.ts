@@ -18,6 +18,26 @@ export interface Row {
   ok: boolean
 }
 
+/**
+ * What a bench section that starts its own servers (scale, shutdown, takeover, hung-db) is
+ * handed: the build, where logs go, its settings (smoke or full), how it logs, and where its
+ * rows, results and failures go. bench.ts builds it once per run, `settings` per section.
+ */
+export interface SectionContext<S> {
+  /** The console's production build (NEXT_DIST_DIR). */
+  distDir: string
+  /** Server logs of this run. */
+  logDir: string
+  settings: S
+  logLine: (text: string) => void
+  /** The table. */
+  rows: Row[]
+  /** Everything measured, for bench-results.json. */
+  results: Record<string, unknown>
+  /** The benchmark itself went wrong: the run fails. */
+  failures: string[]
+}
+
 const HEAD = ["measurement", "console", "direct / baseline", "ratio / detail", "goal", ""] as const
 
 /** Numbered groups in order ("1. …" to "8. …"), then the references; rows keep their order within a group. */

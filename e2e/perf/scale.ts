@@ -16,7 +16,7 @@ import { expectOk, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
 import { createBenchDatabase, scaleDatabaseServer } from "./postgres"
 import { freePort, onCleanup, tempDir } from "./processes"
-import type { Row } from "./report"
+import type { SectionContext } from "./report"
 import { type ConsoleServer, sandboxToken, signIn, startConsole, startSandbox } from "./servers"
 import { busiestSecond, round, sleep } from "./stats"
 
@@ -60,15 +60,7 @@ async function localExecutions(app: ConsoleServer, metricsToken: string): Promis
   return Number(line?.[1] ?? 0)
 }
 
-export async function scaleSection(ctx: {
-  distDir: string
-  logDir: string
-  settings: ScaleSettings
-  logLine: (text: string) => void
-  rows: Row[]
-  results: Record<string, unknown>
-  failures: string[]
-}): Promise<void> {
+export async function scaleSection(ctx: SectionContext<ScaleSettings>): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
   const serverUrl = scaleDatabaseServer()
   if (!serverUrl) throw new Error("scale: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres server the bench may create a database on")

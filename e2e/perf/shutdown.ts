@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto"
 import { conversionCreate, conversionsPerRef, startFleet } from "./fleet"
 import { json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
-import type { Row } from "./report"
+import type { SectionContext } from "./report"
 import type { ConsoleServer } from "./servers"
 import { round, sleep } from "./stats"
 
@@ -31,15 +31,7 @@ const GROUP = "10. graceful shutdown: SIGTERM during a burst of creates, two ins
 
 type Outcome = { ref: string; status: number; code: string | null; attempts: number; movedToOther: boolean }
 
-export async function shutdownSection(ctx: {
-  distDir: string
-  logDir: string
-  settings: ShutdownSettings
-  logLine: (text: string) => void
-  rows: Row[]
-  results: Record<string, unknown>
-  failures: string[]
-}): Promise<void> {
+export async function shutdownSection(ctx: SectionContext<ShutdownSettings>): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
   const fleet = await startFleet({ label: "shutdown", instances: 2, distDir: ctx.distDir, logDir: ctx.logDir, logLine })
   const { apps, db, headersFor } = fleet

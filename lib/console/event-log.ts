@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client"
 import { throughMillisecond } from "@/lib/db/time"
 import { type ConsoleEventRow, consoleEvents } from "@/lib/db/schema"
 import type { EventLogEntry, EventLogPage, EventLogQuery } from "@/lib/schemas/events"
-import { conversionPath } from "@/lib/record-paths"
+import { conversionPath, transferPath } from "@/lib/record-paths"
 
 const cursorSchema = z.object({ t: z.string().regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/), i: z.string().min(1).max(200) })
 
@@ -21,10 +21,11 @@ function decodeCursor(cursor: string): { t: string; i: string } {
 
 const createdAtText = sql<string>`to_char(${consoleEvents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-/** Where the console shows an event's object: an orchestration's page (the conversions desk's record page). */
+/** Where the console shows an event's object: an orchestration's page (the conversions desk's record page), a transfer's record page. */
 function objectHref(row: ConsoleEventRow): string | null {
   if (!row.objectId) return null
   if (row.type.startsWith("orchestration.")) return conversionPath(row.objectId)
+  if (row.type.startsWith("transfer.")) return transferPath(row.objectId)
   return null
 }
 

@@ -74,6 +74,7 @@ export function createEventReader(options: {
   let lastReadAt: number | null = null
   let cursorAt: number | null = null
   let reads = 0
+  let hinting: Promise<void> | null = null
 
   const lease = createEventLease({ db, id, solo, leaseMs })
   const processor = createEventProcessor({
@@ -211,10 +212,17 @@ export function createEventReader(options: {
       if (lease.holds()) scheduleWake()
     },
 
-    /** Leaves a hint for whichever instance reads (its next tick, within `tickMs`). */
-    async hintElsewhere(): Promise<void> {
-      if (solo || lease.holds()) return
-      await lease.hint()
+    /**
+     * Leaves a hint for whichever instance reads (its next tick, within `tickMs`). At most one
+     * write in flight per instance: hints that come meanwhile are the same hint (the row keeps
+     * one until the reader clears it), so a flood costs the database one update at a time.
+     */
+    hintElsewhere(): Promise<void> {
+      if (solo || lease.holds()) return Promise.resolve()
+      hinting ??= lease.hint().finally(() => {
+        hinting = null
+      })
+      return hinting
     },
 
     /**

@@ -33,33 +33,47 @@ interface Book {
 export function createOverviewSource(options: {
   upstream: Pick<UpstreamClient, "listProfiles" | "listBalances" | "listQuoteExecutions" | "listConversions">
   ttlMs?: number
+  /** An overview asked for within this long is being watched (default 10 s). */
+  watchedMs?: number
+  now?: () => number
 }) {
-  const cache = createTtlCache<Book>({ ttlMs: options.ttlMs ?? 2000, maxKeys: 1 })
+  const now = options.now ?? Date.now
+  const cache = createTtlCache<Book>({ ttlMs: options.ttlMs ?? 2000, maxKeys: 1, now })
+  const watchedMs = options.watchedMs ?? 10_000
   const { upstream } = options
+  let askedAt = Number.NEGATIVE_INFINITY
+  const load = async (): Promise<Book> => {
+    const { items: profiles } = await upstream.listProfiles({ limit: 100 })
+    const perProfile = await Promise.all(
+      profiles.map(async (profile) => {
+        const [balances, executions] = await Promise.all([
+          upstream.listBalances(profile.id),
+          upstream.listQuoteExecutions(profile.id, { limit: LIST_LIMIT, order: "DESC" }),
+        ])
+        return { profile, balances, executions: executions.items }
+      }),
+    )
+    const conversions = await upstream.listConversions({ limit: LIST_LIMIT, order: "DESC" })
+    return {
+      profiles: perProfile.map(({ profile, balances }) => ({ profile, balances })),
+      executions: perProfile.flatMap((p) => p.executions),
+      conversions: conversions.items,
+    }
+  }
   return {
-    /** Balances moved (a deposit the event reader processed): the next read asks the service again. */
+    /**
+     * Balances moved (a deposit the event reader processed): the next read asks the service
+     * again. While someone watches the overview (asked within `watchedMs`), the asking starts
+     * now, so their next refresh finds it done or under way rather than starting it (the
+     * deposit reaches their feed sooner); nobody watching, nothing is asked until someone is.
+     */
     refresh(): void {
       cache.invalidate("book")
+      if (now() - askedAt < watchedMs) void cache.get("book", load).catch(() => undefined)
     },
     async book(): Promise<{ book: Book; fetchedAt: number; stale: boolean }> {
-      const answer = await cache.get("book", async () => {
-        const { items: profiles } = await upstream.listProfiles({ limit: 100 })
-        const perProfile = await Promise.all(
-          profiles.map(async (profile) => {
-            const [balances, executions] = await Promise.all([
-              upstream.listBalances(profile.id),
-              upstream.listQuoteExecutions(profile.id, { limit: LIST_LIMIT, order: "DESC" }),
-            ])
-            return { profile, balances, executions: executions.items }
-          }),
-        )
-        const conversions = await upstream.listConversions({ limit: LIST_LIMIT, order: "DESC" })
-        return {
-          profiles: perProfile.map(({ profile, balances }) => ({ profile, balances })),
-          executions: perProfile.flatMap((p) => p.executions),
-          conversions: conversions.items,
-        }
-      })
+      askedAt = now()
+      const answer = await cache.get("book", load)
       return { book: answer.data, fetchedAt: answer.fetchedAt, stale: answer.stale }
     },
   }

@@ -61,10 +61,17 @@ export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
   return apiFetch("/api/overview", { signal, schema: overviewSchema })
 }
 
-/** The overview, refreshed every 3 s (the server shares one round of service calls between dashboards). */
+/**
+ * The overview, refreshed every second: a deposit the event reader processed reaches the
+ * live feed within the 2 s issue 31 asks with the webhook on (a 3 s poll alone could take
+ * 3 s). The server shares one round of service calls between dashboards (at most one per
+ * 2 s per instance), so the faster poll costs the console's database, not the service.
+ */
+export const OVERVIEW_POLL_MS = 1_000
+
 export function useOverviewQuery(options?: QueryOptions<Overview>) {
   return useQuery({
-    refetchInterval: 3_000,
+    refetchInterval: OVERVIEW_POLL_MS,
     refetchIntervalInBackground: false,
     ...options,
     queryKey: overviewKeys.all,

@@ -3,6 +3,7 @@ import Link from "next/link"
 import { ReplayButton } from "@/components/events/replay-button"
 import { NotAllowed } from "@/components/layout/role-gates"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
+import { IdChip } from "@/components/ui/id-chip"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { roleAtLeast } from "@/lib/auth/roles"
@@ -28,6 +29,11 @@ function first(value: string | string[] | undefined): string | undefined {
 function dayBound(day: string | undefined, end: boolean): string | undefined {
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined
   return `${day}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
+}
+
+/** What the event's object is, for the id chip's name: "orchestration.completed" → "orchestration id". */
+function objectLabel(type: string): string {
+  return `${type.split(".")[0] ?? "object"} id`
 }
 
 function seconds(value: number | null): string {
@@ -145,14 +151,13 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
                 <Td>
                   <Timestamp value={event.created_at} />
                 </Td>
-                <Td className="font-mono text-xs">
-                  {event.object_href ? (
-                    <Link className="text-blue-700 underline" href={event.object_href}>
-                      {event.object_id}
-                    </Link>
-                  ) : (
-                    (event.object_id ?? "—")
-                  )}
+                <Td>
+                  <IdChip
+                    value={event.object_id}
+                    label={objectLabel(event.type)}
+                    testId="event-object"
+                    href={event.object_href ?? undefined}
+                  />
                 </Td>
                 <Td>
                   <Badge tone={STATUS_TONE[event.status]}>
@@ -162,7 +167,11 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
                 </Td>
                 <Td className="text-xs">
                   <Timestamp value={event.processed_at} />
-                  {event.processed_by ? <div className="font-mono text-slate-600">by {event.processed_by.slice(0, 8)}</div> : null}
+                  {event.processed_by ? (
+                    <div className="text-slate-600">
+                      by <IdChip value={event.processed_by} label="instance" />
+                    </div>
+                  ) : null}
                   {event.replays > 0 ? <div className="text-slate-600">replayed {formatCount(event.replays)}×</div> : null}
                 </Td>
                 <Td align="right" className="tabular">
