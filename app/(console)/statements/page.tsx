@@ -1,6 +1,7 @@
 import type { Metadata } from "next"
 import Link from "next/link"
 import { NotAllowed } from "@/components/layout/role-gates"
+import { ReconciliationView } from "@/components/statements/reconciliation-view"
 import { StatementView } from "@/components/statements/statement-view"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
@@ -92,6 +93,7 @@ export default async function StatementsPage({ searchParams }: { searchParams: P
             {statement.to.slice(0, 10) !== statement.from.slice(0, 10) ? ` to ${new Date(Date.parse(statement.to) - 1).toISOString().slice(0, 10)}` : ""} (UTC)
           </p>
           <StatementView statement={statement} />
+          <ReconciliationView reconciliation={statement.reconciliation} />
         </>
       ) : null}
     </div>

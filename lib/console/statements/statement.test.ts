@@ -75,6 +75,35 @@ describe.each(testDrivers())("a profile's statement against the sandbox on %s", 
     expect(rows.find((r) => r.resource_id === trade.record.id && r.asset === "BTC")).toMatchObject({ market: "BTCUSD", side: "BUY", placed_by: "trader@example.com" })
   })
 
+  it("reconciles the console's creates with the service's records: a record placed directly at the service is placed elsewhere, a console trade the service lost is missing at the service, each line linking both sides", async () => {
+    await h.upstream.sandboxDeposit(profileId, { asset: "USD", amount: "5000.00" })
+    const buy = async () => (await h.upstream.listQuotes(["BTCUSD"])).find((q) => q.side === "BUY")!
+    const mine = await placeExecution(h, trader, profileId, { quote_id: (await buy()).id, base_amount: "0.001", ref_id: randomUUID() })
+    const kept = await placeExecution(h, trader, profileId, { quote_id: (await buy()).id, base_amount: "0.002", ref_id: randomUUID() })
+    const elsewhere = await h.upstream.createQuoteExecution(profileId, { quote_id: (await buy()).id, base_amount: "0.003", ref_id: randomUUID() })
+    await h.sandbox.settleDue()
+
+    const clean = (await statement()).reconciliation
+    const about = (id: string) => clean.lines.filter((l) => l.service.id === id || l.console?.intent_id === id)
+    expect(about(mine.record.id)).toEqual([])
+    expect(about(kept.record.id)).toEqual([])
+    expect(about(elsewhere.record.id).map((l) => [l.kind, l.record_kind, l.console, l.service.id, l.service.href, l.service.status])).toEqual([
+      ["placed_elsewhere", "execution", null, elsewhere.record.id, `/executions/${profileId}/${elsewhere.record.id}`, "SETTLED"],
+    ])
+
+    const lost = await h.upstream.sandboxLoseRecord({ record_id: mine.record.id })
+    expect(lost).toMatchObject({ kind: "execution", profile_id: profileId })
+    const after = (await statement()).reconciliation
+    const missing = after.lines.filter((l) => l.kind === "missing_at_service" && l.service.id === mine.record.id)
+    expect(missing.map((l) => [l.record_kind, l.console?.placed_by, l.console?.href, l.console?.state, l.service.ref_id, l.service.href])).toEqual([
+      ["execution", trader.email, `/intents/${mine.intentId}`, "SUCCEEDED", mine.record.ref_id, null],
+    ])
+    // The record the service still holds is matched as before; the one placed elsewhere is still listed, once.
+    expect(after.lines.filter((l) => l.service.id === kept.record.id)).toEqual([])
+    expect(after.lines.filter((l) => l.service.id === elsewhere.record.id)).toHaveLength(1)
+    expect(after.matched).toBe(clean.matched - 1)
+  })
+
   it("a past day with no snapshot claims no tie-out: both ends are reconstructed", async () => {
     const yesterday = new Date(cutoffAtOrBefore(Date.now()).getTime() - DAY_MS).toISOString().slice(0, 10)
     const past = await profileStatement(h, statementQuerySchema.parse({ profile_id: profileId, from: yesterday }))
