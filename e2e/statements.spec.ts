@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { type Page, request as playwrightRequest, expect, test } from "@playwright/test"
 import { expectNoSeriousA11yViolations } from "./axe"
+import { extractText } from "unpdf"
 import canaries from "./canaries.json" with { type: "json" }
 import { storageStateOf } from "./helpers"
 
@@ -88,12 +89,28 @@ test("a silent movement of 3.50 USD is a 3.50 USD difference on USD for that day
   const mine = await buyThroughTheConsole(page, profile.id)
   const lost = await page.request.post("/api/sandbox/lost-record", { headers: { origin: origin() }, data: { record_id: mine } })
   expect(lost.status(), await lost.text()).toBe(200)
+  // Both trades settled (the sandbox settles after a delay): the page and the PDF read the same books.
+  await expect
+    .poll(async () => {
+      const json = (await (await page.request.get(`/api/statements?profile_id=${profile.id}&from=${today}`)).json()) as { reconciliation: { lines: { service: { id: string | null; status: string | null } }[] } }
+      return json.reconciliation.lines.find((l) => l.service.id === elsewhere)?.service.status
+    })
+    .toBe("SETTLED")
   await page.reload()
   const line = (kind: string, id: string) => page.locator(`[data-testid="reconciliation-line"][data-kind="${kind}"][data-record="${id}"]`)
   await expect(line("placed_elsewhere", elsewhere)).toContainText("Placed elsewhere")
   await expect(line("placed_elsewhere", elsewhere).getByRole("link")).toHaveAttribute("href", `/executions/${profile.id}/${elsewhere}`)
   await expect(line("missing_at_service", mine)).toContainText("(not listed)")
   await expect(line("missing_at_service", mine).getByRole("link", { name: /^Intent / })).toHaveAttribute("href", /^\/intents\//)
+
+  // The PDF statement, from the page's link: its text reads back with the page's USD totals.
+  const pdf = await page.request.get((await page.getByTestId("download-pdf").getAttribute("href"))!)
+  expect(pdf.status()).toBe(200)
+  expect(pdf.headers()["content-type"]).toBe("application/pdf")
+  const { text } = await extractText(new Uint8Array(await pdf.body()), { mergePages: false })
+  const usdRow = text.join("\n").split("\n").find((l) => l.startsWith("USD "))
+  const usdCells = await page.locator('[data-testid="asset-row"][data-asset="USD"] td').allTextContents()
+  expect(usdRow?.split(" ")).toEqual(usdCells)
 
   await expectNoSeriousA11yViolations(page, testInfo, "statements")
   await page.setViewportSize({ width: 390, height: 844 })
