@@ -29,7 +29,7 @@ function execution(id: string, refId: string | null, base: string, status = "SET
 }
 
 function create(id: string, refId: string, baseAmount: string, finalStatus: string | null = null): ConsoleCreate {
-  return { id, operation: "create_execution", staffEmail: "t@example.com", state: "SUCCEEDED", refId, recordId: `rec-${id}`, status: "CREATED", finalStatus, request: { base_amount: baseAmount, ref_id: refId }, createdAt: at }
+  return { id, operation: "create_execution", staffEmail: "t@example.com", state: "SUCCEEDED", refId, recordId: `rec-${id}`, status: "CREATED", finalStatus, request: { base_amount: baseAmount, ref_id: refId }, upstreamApi: null, createdAt: at }
 }
 
 describe("reconciling the console's creates with the service's records", () => {
@@ -53,6 +53,12 @@ describe("reconciling the console's creates with the service's records", () => {
     const r = reconcile([create("a", "ref-a", "0.001")], [execution("rec-a", "ref-a", "0.001", "SETTLED"), early, ours], from, to)
     expect(r.lines).toEqual([])
     expect(r.matched).toBe(1)
+  })
+
+  it("an orchestration that moved nothing (waiting for approval, rejected) has no transfers to find and is not missing; one that completed and is gone is", () => {
+    const orchestration = (id: string, status: string): ConsoleCreate => ({ ...create(id, `ref-${id}`, "0"), operation: "create_conversion", upstreamApi: "orchestrations", status, request: { amount: "10.00" } })
+    const r = reconcile([orchestration("w", "PENDING"), orchestration("r", "REJECTED"), orchestration("c", "COMPLETED")], [], from, to)
+    expect(r.lines.map((l) => [l.kind, l.console?.intent_id])).toEqual([["missing_at_service", "c"]])
   })
 
   it("a create matched by the record id it was answered with, when the service's record carries no ref_id", () => {

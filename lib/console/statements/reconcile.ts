@@ -57,6 +57,8 @@ export interface ConsoleCreate {
   status: string | null
   finalStatus: string | null
   request: Record<string, unknown>
+  /** "orchestrations" for a conversion sent to the Orchestrations API. */
+  upstreamApi: string | null
   createdAt: Date
 }
 
@@ -90,6 +92,7 @@ export async function consoleCreatesBetween(db: Db, profileId: string, from: Dat
       status: r.recordStatus,
       finalStatus: r.recordFinalStatus,
       request: r.request,
+      upstreamApi: r.upstreamApi,
       createdAt: r.createdAt,
     }))
 }
@@ -122,6 +125,7 @@ function recordAmountString(r: SourceRecord): string | null {
   return debit ? `${debit.amount.toFixed()} ${debit.asset}` : null
 }
 
+const ORCHESTRATION_UNMOVED = new Set(["PENDING", "REJECTED"])
 const FINAL = new Set(["SETTLED", "CANCELLED", "COMPLETED", "FAILED", "REJECTED"])
 
 function consoleSide(c: ConsoleCreate): NonNullable<ReconciliationLine["console"]> {
@@ -157,6 +161,9 @@ export function reconcile(creates: readonly ConsoleCreate[], records: readonly S
   for (const c of creates) {
     const record = (c.refId ? byRef.get(c.refId) : undefined) ?? (c.recordId ? byId.get(c.recordId) : undefined)
     if (!record) {
+      // An orchestration is read through its transfers, which exist once it moved funds:
+      // one waiting for approval or rejected has none to find, and is not missing.
+      if (c.upstreamApi === "orchestrations" && ORCHESTRATION_UNMOVED.has(c.finalStatus ?? c.status ?? "PENDING")) continue
       lines.push({
         kind: "missing_at_service",
         record_kind: c.operation === "create_execution" ? "execution" : "conversion",
