@@ -9,12 +9,14 @@ import { formatAmount } from "@/lib/format"
  * tie-out, the per-asset summary, unexplained changes, the movements with their running
  * balance, the reconciliation's counts, and "Page N" on every page. Streamed: pages leave
  * as they are written (pdfkit writes a page out when the next begins), the movements are
- * written in batches with the event loop let go between them.
+ * written in batches, the event loop let go between them, and the writer waits while the
+ * reader is more than HIGH_WATER chunks behind.
  */
 
 const MARGIN = 36
 const ROW = 13
 const BATCH = 200
+const HIGH_WATER = 64
 
 const TIE_OUT_WORDS: Record<Statement["tie_out"], string> = {
   ties_out: "Ties out: opening + movements = closing, to the last decimal of every asset",
@@ -137,30 +139,52 @@ export function statementPdf(statement: StatementReport, profileName: string): R
     row(MOVEMENTS, MOVEMENTS.map((c) => c.header), true)
   }
 
-  const chunks: ReadableStream<Uint8Array> = new ReadableStream({
-    start(controller) {
-      doc.on("data", (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)))
-      doc.on("end", () => controller.close())
-      doc.on("error", (error) => controller.error(error))
-      void (async () => {
-        try {
-          writeHead()
-          let written = 0
-          for (const m of s.movements) {
-            m.legs.forEach((l, i) => {
-              const sign = l.direction === "DEBIT" ? "-" : "+"
-              row(MOVEMENTS, [i === 0 ? time(m.at) : "", i === 0 ? m.label : "", l.asset, `${sign}${formatAmount(l.amount, l.asset)}`, formatAmount(l.fee, l.asset), formatAmount(l.balance, l.asset), i === 0 ? (m.placed_by ?? "placed elsewhere") : ""])
-            })
-            if (++written % BATCH === 0) await new Promise((resolve) => setImmediate(resolve))
+  // Backpressure: past HIGH_WATER chunks not yet read, the writer waits for the reader's next pull.
+  let resume: (() => void) | null = null
+  let cancelled = false
+  const chunks = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        doc.on("data", (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)))
+        doc.on("end", () => controller.close())
+        doc.on("error", (error) => controller.error(error))
+        void (async () => {
+          try {
+            writeHead()
+            let written = 0
+            for (const m of s.movements) {
+              if (cancelled) return
+              m.legs.forEach((l, i) => {
+                const sign = l.direction === "DEBIT" ? "-" : "+"
+                row(MOVEMENTS, [i === 0 ? time(m.at) : "", i === 0 ? m.label : "", l.asset, `${sign}${formatAmount(l.amount, l.asset)}`, formatAmount(l.fee, l.asset), formatAmount(l.balance, l.asset), i === 0 ? (m.placed_by ?? "placed elsewhere") : ""])
+              })
+              if (++written % BATCH === 0) {
+                if ((controller.desiredSize ?? 1) <= 0) await new Promise<void>((resolve) => (resume = resolve))
+                else await new Promise((resolve) => setImmediate(resolve))
+              }
+            }
+            if (s.movements.length === 0) line("No movements in this period.")
+            doc.end()
+          } catch (error) {
+            controller.error(error)
           }
-          if (s.movements.length === 0) line("No movements in this period.")
-          doc.end()
-        } catch (error) {
-          controller.error(error)
-        }
-      })()
+        })()
+      },
+      pull() {
+        const go = resume
+        resume = null
+        go?.()
+      },
+      cancel() {
+        // The reader went away: the writer stops at its next batch.
+        cancelled = true
+        const go = resume
+        resume = null
+        go?.()
+      },
     },
-  })
+    { highWaterMark: HIGH_WATER },
+  )
   const filename = `statement-${day(s.from)}-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, "")}Z.pdf`
   return new Response(chunks, {
     headers: { "content-type": "application/pdf", "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store" },
