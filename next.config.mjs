@@ -38,6 +38,8 @@ const nextConfig = {
     "@electric-sql/pglite",
     "pg",
     "bcryptjs",
+    // pdfkit reads its fonts (AFM files) from its own folder at run time: kept out of the bundle.
+    "pdfkit",
     // OpenTelemetry: the API (no-ops unless traces are on) and the SDK, which instrumentation.ts loads only then.
     "@opentelemetry/api",
     "@opentelemetry/sdk-trace-node",

@@ -1,5 +1,8 @@
-import { expect, test } from "@playwright/test"
+import { randomUUID } from "node:crypto"
+import { type Page, request as playwrightRequest, expect, test } from "@playwright/test"
 import { expectNoSeriousA11yViolations } from "./axe"
+import { extractText } from "unpdf"
+import canaries from "./canaries.json" with { type: "json" }
 import { storageStateOf } from "./helpers"
 
 // Statements (issue 32): a balance moved at the sandbox without any record (the fault
@@ -11,6 +14,33 @@ test.use({ storageState: storageStateOf("admin") })
 
 function origin(): string {
   return String(test.info().project.use.baseURL)
+}
+
+/** A small BTCUSD buy placed at the sandbox directly (its own API, another client of the service: not through the console); its id. */
+async function buyAtTheSandbox(profileId: string): Promise<string> {
+  const api = await playwrightRequest.newContext({ baseURL: origin() })
+  try {
+    const token = await api.post("/sandbox/oauth2/token", {
+      form: { grant_type: "client_credentials", client_id: canaries.SANDBOX_CLIENT_ID, client_secret: canaries.SANDBOX_CLIENT_SECRET, scope: "exchange:read_quote exchange:write_quote_execution" },
+    })
+    expect(token.status(), await token.text()).toBe(200)
+    const headers = { authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` }
+    const quotes = (await (await api.get("/sandbox/v2/quotes?markets=BTCUSD", { headers })).json()) as { items: { id: string; side: string }[] }
+    const res = await api.post(`/sandbox/v2/profiles/${profileId}/quote-executions`, { headers, data: { quote_id: quotes.items.find((q) => q.side === "BUY")!.id, base_amount: "0.0001", ref_id: randomUUID() } })
+    expect(res.status(), await res.text()).toBeLessThan(300)
+    return ((await res.json()) as { id: string }).id
+  } finally {
+    await api.dispose()
+  }
+}
+
+/** A small BTCUSD buy through the console (a quote the console served to this session); its record id. */
+async function buyThroughTheConsole(page: Page, profileId: string): Promise<string> {
+  const quotes = (await (await page.request.get("/api/quotes?markets=BTCUSD")).json()) as { items: { id: string; side: string; market: string }[] }
+  const quoteId = quotes.items.find((q) => q.side === "BUY" && q.market === "BTCUSD")!.id
+  const res = await page.request.post(`/api/profiles/${profileId}/quote-executions`, { headers: { origin: origin() }, data: { quote_id: quoteId, base_amount: "0.0001", ref_id: randomUUID() } })
+  expect(res.status(), await res.text()).toBeLessThan(300)
+  return ((await res.json()) as { id: string }).id
 }
 
 test("a silent movement of 3.50 USD is a 3.50 USD difference on USD for that day, and nothing else changes", async ({ page }, testInfo) => {
@@ -51,9 +81,41 @@ test("a silent movement of 3.50 USD is a 3.50 USD difference on USD for that day
   const after = await page.getByTestId("asset-row").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-asset"), r.textContent]))
   expect(after.filter(([asset]) => asset !== "USD")).toEqual(before.filter(([asset]) => asset !== "USD"))
 
+  // Reconciliation: a trade placed at the sandbox directly is "placed elsewhere"; a console
+  // trade whose record the sandbox lost is missing at the service, linking to its intent.
+  const funded = await page.request.post("/api/sandbox/deposit", { headers: { origin: origin() }, data: { profile_id: profile.id, asset: "USD", amount: "1000.00" } })
+  expect(funded.status(), await funded.text()).toBe(200)
+  const elsewhere = await buyAtTheSandbox(profile.id)
+  const mine = await buyThroughTheConsole(page, profile.id)
+  const lost = await page.request.post("/api/sandbox/lost-record", { headers: { origin: origin() }, data: { record_id: mine } })
+  expect(lost.status(), await lost.text()).toBe(200)
+  // Both trades settled (the sandbox settles after a delay): the page and the PDF read the same books.
+  await expect
+    .poll(async () => {
+      const json = (await (await page.request.get(`/api/statements?profile_id=${profile.id}&from=${today}`)).json()) as { reconciliation: { lines: { service: { id: string | null; status: string | null } }[] } }
+      return json.reconciliation.lines.find((l) => l.service.id === elsewhere)?.service.status
+    })
+    .toBe("SETTLED")
+  await page.reload()
+  const line = (kind: string, id: string) => page.locator(`[data-testid="reconciliation-line"][data-kind="${kind}"][data-record="${id}"]`)
+  await expect(line("placed_elsewhere", elsewhere)).toContainText("Placed elsewhere")
+  await expect(line("placed_elsewhere", elsewhere).getByRole("link")).toHaveAttribute("href", `/executions/${profile.id}/${elsewhere}`)
+  await expect(line("missing_at_service", mine)).toContainText("(not listed)")
+  await expect(line("missing_at_service", mine).getByRole("link", { name: /^Intent / })).toHaveAttribute("href", /^\/intents\//)
+
+  // The PDF statement, from the page's link: its text reads back with the page's USD totals.
+  const pdf = await page.request.get((await page.getByTestId("download-pdf").getAttribute("href"))!)
+  expect(pdf.status()).toBe(200)
+  expect(pdf.headers()["content-type"]).toBe("application/pdf")
+  const { text } = await extractText(new Uint8Array(await pdf.body()), { mergePages: false })
+  const usdRow = text.join("\n").split("\n").find((l) => l.startsWith("USD "))
+  const usdCells = await page.locator('[data-testid="asset-row"][data-asset="USD"] td').allTextContents()
+  expect(usdRow?.split(" ")).toEqual(usdCells)
+
   await expectNoSeriousA11yViolations(page, testInfo, "statements")
   await page.setViewportSize({ width: 390, height: 844 })
-  await expect(page.getByTestId("unexplained")).toBeVisible()
+  await expect(page.getByTestId("unexplained").first()).toBeVisible()
+  await expect(page.getByTestId("reconciliation")).toBeVisible()
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0)
 })
 

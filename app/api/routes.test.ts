@@ -15,6 +15,7 @@ import { toDecimal } from "@/lib/money"
 import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import { silentMovementRequestSchema } from "@/lib/schemas/silent-movement"
+import { lostRecordRequestSchema } from "@/lib/schemas/lost-record"
 import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
 import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
@@ -207,6 +208,8 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     minimum: "admin",
     call: () => Promise.resolve({ params: {}, body: { profile_id: profileId, asset: "USD", amount: "0.01" } }),
   },
+  // A record id the service does not hold: the fault's 404, passed on (the e2e spec loses a real one).
+  "POST /api/sandbox/lost-record": { minimum: "admin", status: 404, call: () => Promise.resolve({ params: {}, body: { record_id: randomUUID() } }) },
   "GET /api/statements/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}&format=csv` }) },
   "POST /api/statements/snapshots": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
@@ -432,6 +435,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     { key: "POST /api/conversions", schema: consoleConversionCreateSchema },
     { key: "POST /api/sandbox/deposit", schema: sandboxDepositRequestSchema },
     { key: "POST /api/sandbox/silent-movement", schema: silentMovementRequestSchema },
+    { key: "POST /api/sandbox/lost-record", schema: lostRecordRequestSchema },
     { key: "PUT /api/sandbox/settings", schema: faultSettingsUpdateSchema },
   ]
 

@@ -2,7 +2,9 @@ import Link from "next/link"
 import { Badge } from "@/components/ui/badge"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp, formatTimestamp } from "@/components/ui/timestamp"
-import type { Statement } from "@/lib/console/statements/types"
+import { SummaryTable } from "@/components/statements/summary-table"
+import { ListState } from "@/components/ui/list-state"
+import type { AssetSummary, Statement } from "@/lib/console/statements/types"
 import { formatAmount, formatCount, formatPrice } from "@/lib/format"
 
 const TIE_OUT_WORDS: Record<Statement["tie_out"], string> = {
@@ -66,60 +68,39 @@ export function StatementView({ statement }: { statement: Statement }) {
         </section>
       ) : null}
 
-      <Table caption="Per asset: opening, credits, debits, fees, closing" framed density="compact" tableClassName="min-w-[44rem]">
-        <TableHead>
-          <Th>Asset</Th>
-          <Th align="right">Opening</Th>
-          <Th align="right">Credits</Th>
-          <Th align="right">Debits</Th>
-          <Th align="right">Fees</Th>
-          <Th align="right">Closing</Th>
-          <Th align="right">Difference</Th>
-        </TableHead>
-        <TableBody>
-          {s.assets.map((a) => (
-            <Tr key={a.asset} data-testid="asset-row" data-asset={a.asset} data-tie-out={a.tie_out}>
-              <Td className="font-medium">{a.asset}</Td>
-              <Td align="right" className="tabular">{formatAmount(a.opening, a.asset)}</Td>
-              <Td align="right" className="tabular">{formatAmount(a.credits, a.asset)}</Td>
-              <Td align="right" className="tabular">{formatAmount(a.debits, a.asset)}</Td>
-              <Td align="right" className="tabular">{formatAmount(a.fees, a.asset)}</Td>
-              <Td align="right" className="tabular">{formatAmount(a.closing, a.asset)}</Td>
-              <Td align="right" className="tabular" data-testid="asset-difference">
-                {formatAmount(a.difference, a.asset)}
-              </Td>
-            </Tr>
-          ))}
-        </TableBody>
-      </Table>
+      <SummaryTable
+        caption="Per asset: opening, credits, debits, fees, closing"
+        minWidth="min-w-[44rem]"
+        rows={s.assets}
+        rowKey={(a) => a.asset}
+        rowProps={(a) => ({ "data-testid": "asset-row", "data-asset": a.asset, "data-tie-out": a.tie_out })}
+        columns={[
+          { header: "Asset", cell: (a) => a.asset, className: "font-medium" },
+          ...(["opening", "credits", "debits", "fees", "closing"] as const).map((key) => ({ header: key.charAt(0).toUpperCase() + key.slice(1), numeric: true, cell: (a: AssetSummary) => formatAmount(a[key], a.asset) })),
+          { header: "Difference", numeric: true, cell: (a) => formatAmount(a.difference, a.asset), testId: "asset-difference" },
+        ]}
+      />
 
       {s.markets.length > 0 ? (
-        <Table caption="Trades per market and side" framed density="compact" tableClassName="min-w-[36rem]">
-          <TableHead>
-            <Th>Market</Th>
-            <Th>Side</Th>
-            <Th align="right">Trades</Th>
-            <Th align="right">Base volume</Th>
-            <Th align="right">Quote volume</Th>
-            <Th align="right">Average price</Th>
-          </TableHead>
-          <TableBody>
-            {s.markets.map((m) => (
-              <Tr key={`${m.market} ${m.side}`} data-testid="market-row">
-                <Td>{m.market}</Td>
-                <Td>{m.side}</Td>
-                <Td align="right" className="tabular">{formatCount(m.count)}</Td>
-                <Td align="right" className="tabular">{formatAmount(m.base_volume, m.base_asset)}</Td>
-                <Td align="right" className="tabular">{formatAmount(m.quote_volume, m.quote_asset)}</Td>
-                <Td align="right" className="tabular">{formatPrice(m.vwap, { round: true })}</Td>
-              </Tr>
-            ))}
-          </TableBody>
-        </Table>
+        <SummaryTable
+          caption="Trades per market and side"
+          minWidth="min-w-[36rem]"
+          rows={s.markets}
+          rowKey={(m) => `${m.market} ${m.side}`}
+          rowProps={() => ({ "data-testid": "market-row" })}
+          columns={[
+            { header: "Market", cell: (m) => m.market },
+            { header: "Side", cell: (m) => m.side },
+            { header: "Trades", numeric: true, cell: (m) => formatCount(m.count) },
+            { header: "Base volume", numeric: true, cell: (m) => formatAmount(m.base_volume, m.base_asset) },
+            { header: "Quote volume", numeric: true, cell: (m) => formatAmount(m.quote_volume, m.quote_asset) },
+            { header: "Average price", numeric: true, cell: (m) => formatPrice(m.vwap, { round: true }) },
+          ]}
+        />
       ) : null}
 
       {s.movements.length === 0 ? (
-        <p className="text-sm text-slate-700">No movements in this period.</p>
+        <ListState empty noun="movements" emptyText="No movements in this period." />
       ) : (
         <Table caption="Movements, oldest first, with the running balance of each asset" framed density="compact" tableClassName="min-w-[60rem]">
           <TableHead>
@@ -163,30 +144,26 @@ export function StatementView({ statement }: { statement: Statement }) {
       )}
 
       {s.in_flight.length > 0 ? (
-        <Table caption="In flight at the period's end: placed before it, not moved by then" framed density="compact" tableClassName="min-w-[36rem]">
-          <TableHead>
-            <Th>Record</Th>
-            <Th>Placed</Th>
-            <Th>Status</Th>
-            <Th>Moved</Th>
-          </TableHead>
-          <TableBody>
-            {s.in_flight.map((r) => (
-              <Tr key={r.id} data-testid="in-flight-row">
-                <Td>
-                  <Link href={r.href} className="text-blue-700 underline">
-                    {r.label}
-                  </Link>
-                </Td>
-                <Td>
-                  <Timestamp value={r.created_at} />
-                </Td>
-                <Td>{r.status}</Td>
-                <Td>{r.moved_at ? <Timestamp value={r.moved_at} /> : "not yet"}</Td>
-              </Tr>
-            ))}
-          </TableBody>
-        </Table>
+        <SummaryTable
+          caption="In flight at the period's end: placed before it, not moved by then"
+          minWidth="min-w-[36rem]"
+          rows={s.in_flight}
+          rowKey={(r) => r.id}
+          rowProps={() => ({ "data-testid": "in-flight-row" })}
+          columns={[
+            {
+              header: "Record",
+              cell: (r) => (
+                <Link href={r.href} className="text-blue-700 underline">
+                  {r.label}
+                </Link>
+              ),
+            },
+            { header: "Placed", cell: (r) => <Timestamp value={r.created_at} /> },
+            { header: "Status", cell: (r) => r.status },
+            { header: "Moved", cell: (r) => (r.moved_at ? <Timestamp value={r.moved_at} /> : "not yet") },
+          ]}
+        />
       ) : null}
     </div>
   )

@@ -3,6 +3,8 @@ import { type DefaultValues, type FieldValues, type Resolver, useForm } from "re
 import { Button } from "@/components/ui/button"
 import { ExportCsvLink } from "@/components/ui/export-csv-link"
 
+export { ListState } from "@/components/ui/list-state"
+
 /** The end of every list's filter form: apply, clear (back to no filter), and the export of what the filters select. */
 export function FilterActions({ onClear, exportHref }: { onClear: () => void; exportHref: string }) {
   return (
@@ -16,25 +18,6 @@ export function FilterActions({ onClear, exportHref }: { onClear: () => void; ex
       <ExportCsvLink href={exportHref} className="ml-auto" />
     </div>
   )
-}
-
-/** What a list's table says under its head while it loads, or when the filters match nothing (`noun`: "transfers"). */
-export function ListState({ pending, empty, noun }: { pending: boolean; empty: boolean; noun: string }) {
-  if (pending) {
-    return (
-      <p role="status" className="px-3 py-4 text-sm text-slate-700">
-        Loading {noun}…
-      </p>
-    )
-  }
-  if (empty) {
-    return (
-      <p className="px-3 py-4 text-sm text-slate-700" data-testid="no-rows">
-        No {noun} match these filters.
-      </p>
-    )
-  }
-  return null
 }
 
 /**

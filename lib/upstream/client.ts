@@ -9,6 +9,7 @@ import {
   quoteListSchema,
 } from "@/lib/schemas/records"
 import { silentMovementAnswerSchema } from "@/lib/schemas/silent-movement"
+import { lostRecordAnswerSchema } from "@/lib/schemas/lost-record"
 import { defaultNetwork, sandboxDepositResponseSchema, sandboxSettingsSchema } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import {
@@ -247,6 +248,20 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         body: input,
         scopes: adminScopes,
         schema: silentMovementAnswerSchema,
+        retry: false,
+        mutating: true,
+      })
+      return value
+    },
+
+    async sandboxLoseRecord(input) {
+      const { value } = await call({
+        op: "sandboxLoseRecord",
+        method: "POST",
+        url: new URL(`${adminBase}/lost-records`),
+        body: input,
+        scopes: adminScopes,
+        schema: lostRecordAnswerSchema,
         retry: false,
         mutating: true,
       })

@@ -6,6 +6,7 @@ import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecutio
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { SilentMovement, SilentMovementAnswer } from "@/lib/schemas/silent-movement"
+import type { LostRecord, LostRecordAnswer } from "@/lib/schemas/lost-record"
 import type { Transfer, TransferPage } from "@/lib/schemas/transfer"
 import type { TransferListFilters } from "@/lib/upstream/transfers"
 import type { HistoricalPrice, HistoryIncrement, MarketPrice, Ticker } from "@/lib/schemas/market-data"
@@ -71,6 +72,8 @@ export interface SandboxOperations {
   sandboxDeposit(profileId: string, input: Pick<SandboxDeposit, "asset" | "amount">): Promise<SandboxDepositResponse>
   /** Sandbox only: the fault "move a balance without a record" (POST /sandbox/admin/silent-movements). Not retried. */
   sandboxSilentMovement(input: SilentMovement): Promise<SilentMovementAnswer>
+  /** Sandbox only: the fault "lose a record" (POST /sandbox/admin/lost-records). Not retried. */
+  sandboxLoseRecord(input: LostRecord): Promise<LostRecordAnswer>
   getFaults(): Promise<SandboxSettings>
   /** Fields left out keep their current value; `{"rules": []}` clears every fault. */
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>

@@ -1,6 +1,8 @@
 import type { Metadata } from "next"
 import Link from "next/link"
 import { NotAllowed } from "@/components/layout/role-gates"
+import { ListState } from "@/components/ui/list-state"
+import { ReconciliationView } from "@/components/statements/reconciliation-view"
 import { StatementView } from "@/components/statements/statement-view"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
@@ -39,6 +41,7 @@ export default async function StatementsPage({ searchParams }: { searchParams: P
     refused = error.problem.detail ?? "invalid request"
   }
   const profile = profiles.find((p) => p.id === chosen.profile_id)
+  const query: Record<string, string> = { profile_id: chosen.profile_id, from: chosen.from, ...(chosen.to ? { to: chosen.to } : {}) }
   return (
     <div className="space-y-4">
       <div>
@@ -77,21 +80,22 @@ export default async function StatementsPage({ searchParams }: { searchParams: P
           </Link>
         </div>
       </form>
-      {refused ? (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {refused}
-        </p>
-      ) : !parsed.success ? (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
-        </p>
-      ) : statement ? (
+      <ListState empty={false} noun="statements" error={refused ?? (parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "))} />
+      {statement ? (
         <>
-          <p className="text-sm text-slate-700" data-testid="statement-period">
-            {profile?.nickname ?? statement.profile_id}: {statement.from.slice(0, 10)}
-            {statement.to.slice(0, 10) !== statement.from.slice(0, 10) ? ` to ${new Date(Date.parse(statement.to) - 1).toISOString().slice(0, 10)}` : ""} (UTC)
-          </p>
+          <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+            <p className="text-sm text-slate-700" data-testid="statement-period">
+              {profile?.nickname ?? statement.profile_id}: {statement.from.slice(0, 10)}
+              {statement.to.slice(0, 10) !== statement.from.slice(0, 10) ? ` to ${new Date(Date.parse(statement.to) - 1).toISOString().slice(0, 10)}` : ""} (UTC)
+            </p>
+            {(["csv", "pdf"] as const).map((format) => (
+              <a key={format} href={`/api/statements/export?${new URLSearchParams({ ...query, format }).toString()}`} className="text-sm font-medium text-blue-700 underline" data-testid={`download-${format}`}>
+                Download {format.toUpperCase()}
+              </a>
+            ))}
+          </div>
           <StatementView statement={statement} />
+          <ReconciliationView reconciliation={statement.reconciliation} />
         </>
       ) : null}
     </div>

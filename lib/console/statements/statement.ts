@@ -9,7 +9,11 @@ import type { UpstreamClient } from "@/lib/upstream"
 import { buildStatement } from "@/lib/console/statements/model"
 import { snapshotsBetween } from "@/lib/console/statements/snapshots"
 import { type StatementUpstream, statementRecords } from "@/lib/console/statements/sources"
+import { type Reconciliation, consoleCreatesBetween, reconcile } from "@/lib/console/statements/reconcile"
 import type { Anchor, Statement } from "@/lib/console/statements/types"
+
+/** A statement and the reconciliation of the console's creates with the service's records over its period. */
+export type StatementReport = Statement & { reconciliation: Reconciliation }
 
 /**
  * A cutoff's snapshot read this long after the cutoff still counts as observing it (the
@@ -42,7 +46,7 @@ export async function profileStatement(
   deps: { db: Db; upstream: StatementUpstream & Pick<UpstreamClient, "listBalances"> },
   query: StatementQuery,
   now: Date = new Date(),
-): Promise<Statement> {
+): Promise<StatementReport> {
   const { db, upstream } = deps
   const { profileId, from, to } = query
   if (from.getTime() > now.getTime()) throw validationFailed({ from: "must not be after today (UTC)" })
@@ -61,8 +65,9 @@ export async function profileStatement(
     else anchors.push({ at: now, source: "now", cutoff: null, balances: await balancesNow(upstream, profileId) })
   }
   const end = new Date(Math.max(to.getTime(), ...anchors.map((a) => a.at.getTime())) + 1)
-  const records = await statementRecords(db, upstream, profileId, from, end)
-  return buildStatement({ profileId, from, to, records, anchors, openingObserved, closingObserved })
+  const [records, creates] = await Promise.all([statementRecords(db, upstream, profileId, from, end), consoleCreatesBetween(db, profileId, from, to)])
+  const statement = buildStatement({ profileId, from, to, records, anchors, openingObserved, closingObserved })
+  return { ...statement, reconciliation: reconcile(creates, records, from, to) }
 }
 
 async function balancesNow(upstream: Pick<UpstreamClient, "listBalances">, profileId: string): Promise<Map<string, Decimal>> {

@@ -7,6 +7,8 @@ import { publicSettings } from "@/lib/sandbox/settings"
 import { moveSilently } from "@/lib/sandbox/ledger"
 import { silentMovementSchema } from "@/lib/schemas/silent-movement"
 import { parseOrThrow, readJsonObject } from "@/lib/sandbox/validation"
+import { loseRecord } from "@/lib/sandbox/lost-records"
+import { lostRecordSchema } from "@/lib/schemas/lost-record"
 
 /** /sandbox/admin: fault injection, runtime settings, market moves (scope sandbox:admin). */
 export function adminRoutes(s: SandboxServices) {
@@ -44,6 +46,13 @@ export function adminRoutes(s: SandboxServices) {
         const balance = await moveSilently(s.db, move.profile_id, move.asset, toDecimal(move.amount), s.now())
         s.log("sandbox.silent_movement", { profileId: move.profile_id, asset: move.asset, amount: move.amount })
         return json(c, { profile_id: move.profile_id, asset: move.asset, amount: move.amount, available: balance.available })
+      })
+      // POST /sandbox/admin/lost-records - the fault "lose a record": a quote execution or conversion is forgotten (its balance moves stay, no event)
+      .post("/lost-records", async (c) => {
+        const { record_id: id } = parseOrThrow(lostRecordSchema, await readJsonObject(c.req.raw))
+        const lost = await loseRecord(s.db, id)
+        s.log("sandbox.lost_record", { recordId: id, kind: lost.kind, profileId: lost.profile_id })
+        return json(c, lost)
       })
       // POST /sandbox/admin/market-moves - jolt an asset's price (quotes held before it may be Rejected)
       .post("/market-moves", async (c) => {

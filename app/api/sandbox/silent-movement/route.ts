@@ -1,3 +1,4 @@
+import { staffRef } from "@/lib/auth/staff-ref"
 import { readJson } from "@/lib/console/http"
 import { withStaff } from "@/lib/console/with-staff"
 import { requireSandboxMode } from "@/lib/console/sandbox-tools"
@@ -9,6 +10,6 @@ export const POST = withStaff("admin", async ({ req, staff, runtime }) => {
   requireSandboxMode()
   const input = silentMovementRequestSchema.parse(await readJson(req))
   const answer = await runtime.upstream.sandboxSilentMovement(input)
-  log.info("sandbox.silent_movement", { staff: staff.email, profileId: input.profile_id, asset: input.asset, amount: input.amount })
+  log.info("sandbox.silent_movement", { staff: staffRef(staff.email), profileId: input.profile_id, asset: input.asset, amount: input.amount })
   return Response.json(answer)
 })

@@ -1,3 +1,4 @@
+import { staffRef } from "@/lib/auth/staff-ref"
 import { recordSnapshotTaken } from "@/lib/console/intents"
 import { snapshotSummary, takeSnapshot } from "@/lib/console/statements/snapshots"
 import { withStaff } from "@/lib/console/with-staff"
@@ -9,6 +10,6 @@ export const POST = withStaff("admin", async ({ staff, runtime }) => {
   if (!row) throw new Error("a snapshot without a cutoff was not stored")
   const summary = snapshotSummary(row)
   await recordSnapshotTaken(runtime.db, staff, { id: row.id, profiles: summary.profiles }, row.takenAt)
-  log.info("snapshots.taken_now", { staff: staff.email, snapshotId: row.id, profiles: summary.profiles })
+  log.info("snapshots.taken_now", { staff: staffRef(staff.email), snapshotId: row.id, profiles: summary.profiles })
   return Response.json(summary, { status: 201 })
 })
