@@ -13,6 +13,7 @@ import { currentStaff } from "@/lib/auth/session"
 import { bannerConversionsApi } from "@/lib/console/runtime"
 import { bannerFaultsStatus } from "@/lib/console/sandbox-tools"
 import { serviceInfo } from "@/lib/console/service-info"
+import { env } from "@/lib/env"
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const staff = await currentStaff()
@@ -29,7 +30,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} />
+      <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} stepUp={env().stepUp} />
       <header className="border-b border-slate-200 bg-white">
         {/* Narrow screens: the logo and the menu button on one line, who is signed in on the next. */}
         {/* On a phone: the logo, the menu and who is signed in on one line, the search on the next. */}
