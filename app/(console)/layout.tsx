@@ -45,9 +45,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <div className="flex min-w-0 max-w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm">
             {roleAtLeast(staff.role, "support") ? <SearchBox /> : null}
             <span className="flex min-w-0 items-center gap-1">
-              <span className="truncate" data-testid="staff-email" title={staff.email}>
+              <Link href="/account" className="truncate hover:underline" data-testid="staff-email" title={`${staff.email}: your account and passkeys`}>
                 {staff.email}
-              </span>
+              </Link>
               <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold uppercase text-slate-700" data-testid="staff-role">
                 {staff.role}
               </span>

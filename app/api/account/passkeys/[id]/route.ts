@@ -13,5 +13,5 @@ export const PATCH = withStaff<{ id: string }>("viewer", async ({ req, params, s
 export const DELETE = withStaff<{ id: string }>("viewer", async ({ params, staff, runtime }) => {
   const { id } = pathParams(params, "id")
   await removePasskey(runtime.db, staff, id)
-  return new Response(null, { status: 204 })
+  return Response.json({ id, removed: true })
 })
