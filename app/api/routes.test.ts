@@ -167,6 +167,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
   "GET /api/approvals": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: "state=PENDING" }) },
   "GET /api/approvals/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() } }) },
+  "POST /api/approvals/bulk-approve": { minimum: "trader", call: async () => ({ params: {}, body: { ids: [await pendingRequestId()] } }) },
   "POST /api/approvals/[id]/approve": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() }, body: {} }) },
   "POST /api/approvals/[id]/reject": {
     minimum: "trader",

@@ -91,6 +91,32 @@ export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequ
   })
 }
 
+export interface BulkApproveAnswer {
+  items: ({ id: string; request: ApprovalRequest } | { id: string; problem: { code?: string | undefined; detail?: string | undefined } })[]
+}
+
+/** Approves several requests with one passkey assertion over the list (asked for when the server wants it). */
+export function useBulkApproveMutation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: async (ids: string[]) => {
+      const send = (stepUp?: unknown) => apiFetch<BulkApproveAnswer>("/api/approvals/bulk-approve", { method: "POST", body: stepUp ? { ids, step_up: stepUp } : { ids } })
+      try {
+        return await send()
+      } catch (error) {
+        const stepUp = stepUpAsked(error)
+        if (!stepUp) throw error
+        return send(await signWithPasskey(stepUp))
+      }
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+      void queryClient.invalidateQueries({ queryKey: executionKeys.all })
+      void queryClient.invalidateQueries({ queryKey: conversionKeys.all })
+    },
+  })
+}
+
 export function usePolicyQuery(options?: QueryOptions<PolicyView>) {
   return useQuery({
     refetchInterval: 5_000,

@@ -168,6 +168,15 @@ export const assertionSchema = z.looseObject({
 export type Assertion = z.infer<typeof assertionSchema>
 
 export const approveBodySchema = z.strictObject({ comment: comment.optional(), step_up: assertionSchema.optional() })
+export const bulkApproveBodySchema = z.strictObject({
+  ids: z
+    .array(z.uuid("each must be a request id"))
+    .min(1, "name at least one request")
+    .max(20, "at most 20 requests at once")
+    .refine((ids) => new Set(ids).size === ids.length, "must not repeat a request"),
+  comment: comment.optional(),
+  step_up: assertionSchema.optional(),
+})
 export const rejectBodySchema = z.strictObject({
   reason: comment.min(1, "give a reason for the rejection"),
   comment: comment.optional(),

@@ -7,7 +7,7 @@ import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision
 import { endLapsed, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
-import { type DecisionAction, type StepUp, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
+import { type DecisionAction, type StepUp, type StepUpProof, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
 import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
@@ -38,6 +38,8 @@ export interface ApprovalOptions {
   directory?: Directory
   /** Step-up (STEP_UP): the routes always pass it; absent, it is off (tests of other rules). */
   stepUp?: StepUp | undefined
+  /** Step-up already proven over a list holding this request (bulk approve, lib/console/approvals/bulk.ts). */
+  provenBy?: StepUpProof | undefined
 }
 
 const STEP_UP_OFF: StepUp = { mode: "off", rp: { id: "localhost", name: "", origin: "http://localhost" } }
@@ -143,7 +145,7 @@ async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staf
   checkLimits(policyFromJson(read?.policy), maker, size, toDecimal(read?.used ?? "0"), { whose: maker.email })
 }
 
-async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
+export async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
   await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
@@ -221,7 +223,8 @@ async function approveAttempt(
     throw await actedOnFirst(deps.db, id)
   }
   const maker: Staff = { email: approval.makerEmail, role }
-  await steppedUp(deps.db, staff, "approve", approval, attempt, options.stepUp, now)
+  if (options.provenBy) attempt.proof = options.provenBy
+  else await steppedUp(deps.db, staff, "approve", approval, attempt, options.stepUp, now)
   let send: Record<string, unknown> = approval.request
   let current: Quote | null = null
   if (approval.kind === "execution") {
