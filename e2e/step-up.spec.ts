@@ -51,20 +51,20 @@ async function pageWithAuthenticator(browser: Browser, role: Role): Promise<Page
 }
 
 /** A trader's 20,000 USD BUY of BTC at a quote the console served them: over the threshold, so it waits. */
-async function traderAsks(trader: APIRequestContext): Promise<{ id: string; refId: string }> {
+async function traderAsks(trader: APIRequestContext, amount = "20000.00"): Promise<{ id: string; refId: string }> {
   const { items: profiles } = (await (await trader.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
   const profile = profiles.find((p) => p.nickname === "Treasury")!
   const { items: quotes } = (await (await trader.get("/api/quotes?markets=BTCUSD")).json()) as { items: { id: string; market: string; side: string; price: string }[] }
   const quote = quotes.find((q) => q.side === "BUY")!
   const refId = randomUUID()
   const res = await trader.post(`/api/profiles/${profile.id}/quote-executions`, {
-    data: { quote_id: quote.id, quote_amount: "20000.00", ref_id: refId, reviewed_quote: { market: quote.market, side: quote.side, price: quote.price } },
+    data: { quote_id: quote.id, quote_amount: amount, ref_id: refId, reviewed_quote: { market: quote.market, side: quote.side, price: quote.price } },
   })
   expect(res.status(), await res.text()).toBe(202)
   return { id: ((await res.json()) as { id: string }).id, refId }
 }
 
-test("an admin registers a passkey on /account and approves a trader's request with it; the trail records the credential, user verification and digest", async ({ browser }) => {
+test("an admin registers a passkey on /account, approves a trader's request with it, then three at once with one confirmation; the trail records the credential, user verification and digest", async ({ browser }) => {
   const page = await pageWithAuthenticator(browser, "admin")
   await page.goto("/account")
   await expect(page.getByTestId("no-passkeys")).toBeVisible()
@@ -99,6 +99,24 @@ test("an admin registers a passkey on /account and approves a trader's request w
   }
   expect(decisions[0]).toMatchObject({ outcome: "done", credential_id: credentialId, user_verified: true, digest: problem.meta.step_up.digest })
   expect(decisions.slice(1).every((d) => d.outcome === "step_up_required")).toBe(true)
+
+  // Bulk approve: three requests selected, one passkey confirmation over the list, all three placed.
+  const three = [await traderAsks(trader, "12000.00"), await traderAsks(trader, "12500.00"), await traderAsks(trader, "13000.00")]
+  await page.goto("/approvals")
+  for (const { refId: ref } of three) {
+    const card = page.locator(`[data-testid=approval-item][data-ref-id="${ref}"]`)
+    await expect(card.getByTestId("approval-state")).toHaveText("Waiting for approval")
+    await card.getByTestId("bulk-select").check()
+  }
+  await expect(page.getByTestId("bulk-approve")).toHaveText("Approve selected (3)")
+  await page.getByTestId("bulk-approve").click()
+  for (const { refId: ref } of three) {
+    await expect(page.locator(`[data-testid=approval-item][data-ref-id="${ref}"]`).getByTestId("approval-state")).toHaveText("Approved", { timeout: 20_000 })
+  }
+  const { items: all } = (await (await admin.get("/api/audit/decisions?limit=20")).json()) as { items: { outcome: string; request_ids: string[]; credential_id: string | null }[] }
+  const list = all.find((d) => d.outcome === "done" && d.request_ids.length === 3)
+  expect(list?.request_ids.sort()).toEqual(three.map((r) => r.id).sort())
+  expect(list?.credential_id).toBe(credentialId)
 
   // Admins see who has a passkey.
   await page.goto("/admin/sessions")

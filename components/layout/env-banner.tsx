@@ -47,7 +47,7 @@ export function EnvBanner({
         </span>
       ) : null}
       {stepUp === "off" ? (
-        <span className="font-normal" data-testid="env-step-up">
+        <span className="sr-only font-normal sm:not-sr-only" data-testid="env-step-up">
           · approvals without passkey step-up
         </span>
       ) : null}
