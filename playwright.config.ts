@@ -5,8 +5,11 @@ const port = Number(process.env.E2E_PORT ?? 3100)
 const baseURL = `http://127.0.0.1:${port}`
 // A second server, started with UPSTREAM_CONVERSIONS_API=orchestrations, for the conversions
 // desk through the service's Orchestrations API (e2e/orchestrations.spec.ts).
+// It runs with STEP_UP=webauthn and is browsed at http://localhost:… (WebAuthn refuses an IP
+// address as RP ID), so e2e/step-up.spec.ts registers a passkey and approves with it there.
 const orchestrationsPort = port + 50
 const orchestrationsURL = `http://127.0.0.1:${orchestrationsPort}`
+const orchestrationsPublicURL = `http://localhost:${orchestrationsPort}`
 // A third server with single sign-on against a real OpenID provider (panva's oidc-provider,
 // scripts/e2e-oidc-provider.mjs) on its own loopback port (e2e/sso.spec.ts).
 const ssoPort = port + 60
@@ -50,9 +53,9 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|sso|standalone)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|sso|standalone)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
-    { name: "orchestrations", testMatch: /orchestrations\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsURL } },
+    { name: "orchestrations", testMatch: /(orchestrations|step-up)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
@@ -71,7 +74,7 @@ export default defineConfig({
       url: `${orchestrationsURL}/api/health`,
       timeout: 120_000,
       reuseExistingServer: false,
-      env: { E2E_PORT: String(orchestrationsPort), UPSTREAM_CONVERSIONS_API: "orchestrations" },
+      env: { E2E_PORT: String(orchestrationsPort), UPSTREAM_CONVERSIONS_API: "orchestrations", STEP_UP: "webauthn", E2E_PUBLIC_URL: orchestrationsPublicURL },
     },
     {
       command: "node scripts/e2e-oidc-provider.mjs",

@@ -208,3 +208,20 @@ export function requestVoided(reason: string): Problem {
 export function priceMoved(side: string | null, price: string | undefined, limit: string | null): Problem {
   return consoleProblemBody("price_moved", `the held ${side} price ${formatPrice(price)} is past the limit price ${formatPrice(limit)}; nothing was placed`, { title: "Price Moved" })
 }
+
+export type StepUpRefusal = "step_up_expired" | "step_up_replayed" | "step_up_digest_mismatch" | "step_up_foreign_credential" | "step_up_not_user_verified" | "step_up_invalid"
+
+/** 403: this decision needs a passkey assertion; `meta.step_up` holds the challenge to sign and the digest it is bound to. */
+export function stepUpRequired(detail: string, stepUp: Record<string, unknown>): HttpProblem {
+  return consoleProblem("step_up_required", detail, { meta: { step_up: stepUp } })
+}
+
+/** 403: the assertion given does not authorise this decision; the code says why. Nothing changed. */
+export function stepUpRefused(code: StepUpRefusal, detail: string): HttpProblem {
+  return consoleProblem(code, detail)
+}
+
+/** 400: a passkey registration that does not verify (its challenge, origin, RP ID or attestation). */
+export function passkeyInvalid(detail: string): HttpProblem {
+  return consoleProblem("passkey_invalid", detail)
+}

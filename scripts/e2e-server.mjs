@@ -23,7 +23,8 @@ const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1"], {
     CONSOLE_MODE: "sandbox",
     DEMO_PASSWORD: process.env.DEMO_PASSWORD || "demo-password",
     NEXT_TELEMETRY_DISABLED: "1",
-    NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+    // E2E_PUBLIC_URL: a server whose pages are browsed at another name (http://localhost:… for WebAuthn, which refuses an IP address as RP ID).
+    NEXTAUTH_URL: process.env.E2E_PUBLIC_URL || `http://127.0.0.1:${port}`,
     SANDBOX_SETTLE_DELAY_MS: process.env.SANDBOX_SETTLE_DELAY_MS ?? "1500",
     // debug: every upstream call is logged, so the no-secrets-in-logs check has something to read.
     LOG_LEVEL: process.env.LOG_LEVEL ?? "debug",

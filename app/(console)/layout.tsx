@@ -13,6 +13,7 @@ import { currentStaff } from "@/lib/auth/session"
 import { bannerConversionsApi } from "@/lib/console/runtime"
 import { bannerFaultsStatus } from "@/lib/console/sandbox-tools"
 import { serviceInfo } from "@/lib/console/service-info"
+import { env } from "@/lib/env"
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const staff = await currentStaff()
@@ -29,7 +30,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} />
+      <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} stepUp={env().stepUp} />
       <header className="border-b border-slate-200 bg-white">
         {/* Narrow screens: the logo and the menu button on one line, who is signed in on the next. */}
         {/* On a phone: the logo, the menu and who is signed in on one line, the search on the next. */}
@@ -44,9 +45,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <div className="flex min-w-0 max-w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm">
             {roleAtLeast(staff.role, "support") ? <SearchBox /> : null}
             <span className="flex min-w-0 items-center gap-1">
-              <span className="truncate" data-testid="staff-email" title={staff.email}>
+              <Link href="/account" className="truncate hover:underline" data-testid="staff-email" title={`${staff.email}: your account and passkeys`}>
                 {staff.email}
-              </span>
+              </Link>
               <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold uppercase text-slate-700" data-testid="staff-role">
                 {staff.role}
               </span>

@@ -168,6 +168,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "DELETE /api/conversions/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingConversionId() } }) },
   "GET /api/approvals": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: "state=PENDING" }) },
   "GET /api/approvals/[id]": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() } }) },
+  "POST /api/approvals/bulk-approve": { minimum: "trader", call: async () => ({ params: {}, body: { ids: [await pendingRequestId()] } }) },
   "POST /api/approvals/[id]/approve": { minimum: "trader", call: async () => ({ params: { id: await pendingRequestId() }, body: {} }) },
   "POST /api/approvals/[id]/reject": {
     minimum: "trader",
@@ -188,6 +189,13 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },
   "GET /api/audit/sign-in-events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "GET /api/admin/sessions": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/audit/decisions": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  "GET /api/account/passkeys": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "POST /api/account/passkeys/options": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  // Without a real authenticator: a registration that does not verify (test/authenticator.ts makes real ones elsewhere).
+  "POST /api/account/passkeys": { minimum: "viewer", status: 400, call: () => Promise.resolve({ params: {}, body: { name: "key", response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30", attestationObject: "oA" } } } }) },
+  "PATCH /api/account/passkeys/[id]": { minimum: "viewer", status: 404, call: () => Promise.resolve({ params: { id: "no-such-passkey" }, body: { name: "key" } }) },
+  "DELETE /api/account/passkeys/[id]": { minimum: "viewer", status: 404, call: () => Promise.resolve({ params: { id: "no-such-passkey" } }) },
   "GET /api/events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "status=processed&limit=5" }) },
   "POST /api/events/[id]/replay": { minimum: "admin", call: async () => ({ params: { id: await readEventId() } }) },
   "DELETE /api/admin/sessions/[id]": { minimum: "admin", call: async () => ({ params: { id: await openSessionId() } }) },

@@ -10,7 +10,7 @@ import { Card } from "@/components/ui/card"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useShownLive } from "@/components/notifications/live-records"
-import { useApprovalsQuery, useDecideApprovalMutation } from "@/lib/queries/approvals"
+import { useApprovalsQuery, useBulkApproveMutation, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 
 /** What the request asks for, in a line: "BUY 0.12 BTC on BTCUSD" or "Convert 12,000.00 USD → USDP". */
@@ -96,6 +96,12 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
 export function ApprovalsList({ me }: { me: string }) {
   const query = useApprovalsQuery()
   const items = query.data?.items ?? []
+  const bulk = useBulkApproveMutation()
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  // Only requests still pending and someone else's can be chosen; a decided one drops out.
+  const choosable = new Set(items.filter((r) => r.state === "PENDING" && r.maker.email.toLowerCase() !== me.toLowerCase()).map((r) => r.id))
+  const chosen = [...selected].filter((id) => choosable.has(id))
+  const toggle = (id: string, on: boolean) => setSelected((was) => (on ? new Set([...was, id]) : new Set([...was].filter((x) => x !== id))))
   // The list follows every request live: a decision on one is not repeated as a toast here.
   useShownLive(...items.map((request) => request.id))
   return (
@@ -107,6 +113,18 @@ export function ApprovalsList({ me }: { me: string }) {
         {query.data ? <span className="text-sm text-slate-600">{query.data.pending_count} pending</span> : null}
       </div>
       {query.error ? <ProblemAlert error={query.error} /> : null}
+      {choosable.size > 1 ? (
+        <div className="flex flex-wrap items-center gap-3">
+          <Button size="sm" disabled={chosen.length === 0 || bulk.isPending} busy={bulk.isPending} onClick={() => bulk.mutate(chosen, { onSuccess: () => setSelected(new Set()) })} data-testid="bulk-approve">
+            Approve selected ({chosen.length})
+          </Button>
+          <span className="text-sm text-slate-600">One passkey confirmation covers every request selected.</span>
+        </div>
+      ) : null}
+      {bulk.error ? <ProblemAlert error={bulk.error} /> : null}
+      {bulk.data?.items.some((i) => "problem" in i) ? (
+        <ProblemAlert error={new Error(bulk.data.items.flatMap((i) => ("problem" in i ? [i.problem.detail ?? i.problem.code ?? "refused"] : [])).join(" "))} />
+      ) : null}
       {query.data && items.length === 0 ? <p className="text-sm text-slate-600">No requests yet.</p> : null}
       <ul className="space-y-3">
         {items.map((request) => {
@@ -119,6 +137,16 @@ export function ApprovalsList({ me }: { me: string }) {
                     <Badge tone={status.tone}>
                       <span data-testid="approval-state">{status.label}</span>
                     </Badge>
+                    {choosable.has(request.id) ? (
+                      <input
+                        type="checkbox"
+                        aria-label="Select for bulk approval"
+                        className="h-4 w-4"
+                        checked={selected.has(request.id)}
+                        onChange={(e) => toggle(request.id, e.target.checked)}
+                        data-testid="bulk-select"
+                      />
+                    ) : null}
                     <Summary request={request} />
                   </span>
                 }

@@ -9,6 +9,7 @@ export function EnvBanner({
   host,
   faults,
   conversionsApi,
+  stepUp,
 }: {
   mode: "sandbox" | "upstream"
   host: string
@@ -16,6 +17,8 @@ export function EnvBanner({
   conversionsApi?: ConversionsApi | undefined
   /** Sandbox mode: the fault status at render time (kept fresh in the browser); `tools`: link to /sandbox (admins). */
   faults?: { initial: SandboxFaultsStatus | null; tools: boolean } | undefined
+  /** Whether approve and reject ask for a passkey (STEP_UP); said on the banner when they do not. */
+  stepUp?: "webauthn" | "off" | undefined
 }) {
   const sandbox = mode === "sandbox"
   return (
@@ -41,6 +44,11 @@ export function EnvBanner({
           <span data-testid="env-conversions-api" data-api={conversionsApi}>
             {CONVERSIONS_API_LABELS[conversionsApi]}
           </span>
+        </span>
+      ) : null}
+      {stepUp === "off" ? (
+        <span className="sr-only font-normal sm:not-sr-only" data-testid="env-step-up">
+          · approvals without passkey step-up
         </span>
       ) : null}
       {sandbox && faults ? <FaultsIndicator initial={faults.initial} tools={faults.tools} /> : null}

@@ -34,6 +34,9 @@ export function describeError(error: unknown): { title: string; detail?: string 
     case "already_exists":
       return { title: "Already exists", detail: "This reference was already used; the existing record is shown." }
   }
+  if (problem.code?.startsWith("step_up_")) {
+    return { title: problem.code === "step_up_required" ? "Your passkey is needed" : "Passkey refused", detail: problem.detail }
+  }
   if (problem.status === 400) {
     const fields = error.fields
     const list = Object.entries(fields).map(([field, rule]) => `${field}: ${rule}`)

@@ -109,6 +109,18 @@ describe("configuration", () => {
     expect(errorOf({ ...upstream, OIDC_REQUIRE_VERIFIED_EMAIL: "maybe" })).toContain("OIDC_REQUIRE_VERIFIED_EMAIL: must be on or off")
   })
 
+  it("step-up: webauthn outside sandbox mode (off only with a warning), off by default in sandbox mode", () => {
+    expect(parseEnv(upstream).stepUp).toBe("webauthn")
+    const off = parseEnv({ ...upstream, STEP_UP: "off" })
+    expect(off.stepUp).toBe("off")
+    expect(configurationWarnings(off).map((w) => w.variable)).toEqual(["STEP_UP"])
+    expect(parseEnv({}).stepUp).toBe("off")
+    const sandboxOn = parseEnv({ STEP_UP: "webauthn" })
+    expect(sandboxOn.stepUp).toBe("webauthn")
+    expect(configurationWarnings(parseEnv({ STEP_UP: "off" }))).toEqual([])
+    expect(errorOf({ ...upstream, STEP_UP: "sms" })).toContain("STEP_UP: must be webauthn or off")
+  })
+
   it("refuses a plain-http service or identity provider, except on this machine", () => {
     expect(errorOf({ ...upstream, UPSTREAM_TOKEN_URL: "http://oauth.example.com/oauth2/token" })).toContain(
       "UPSTREAM_TOKEN_URL: must be an https:// URL (http only for localhost)",

@@ -57,6 +57,8 @@ export interface Env {
   dataDir: string
   nextAuthSecret: string | undefined
   nextAuthUrl: string | undefined
+  /** Approve and reject need a passkey assertion (webauthn) or not (off). */
+  stepUp: "webauthn" | "off"
   consoleUsers: ConsoleUser[]
   oidc:
     | {
@@ -211,6 +213,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     dataDir: raw.DATA_DIR,
     nextAuthSecret: raw.NEXTAUTH_SECRET,
     nextAuthUrl: raw.NEXTAUTH_URL,
+    stepUp: raw.STEP_UP ?? (mode === "sandbox" ? "off" : "webauthn"),
     consoleUsers: raw.CONSOLE_USERS,
     oidc:
       purpose === "console" && issuer && oidcClientId && oidcClientSecret
@@ -250,6 +253,9 @@ export function configurationWarnings(config: Env): { variable: string; warning:
       variable: "OIDC_REQUIRE_VERIFIED_EMAIL",
       warning: "is off: single sign-on accepts an email the provider has not verified; only for providers that never send email_verified",
     })
+  }
+  if (config.mode !== "sandbox" && config.stepUp === "off") {
+    warnings.push({ variable: "STEP_UP", warning: "is off outside sandbox mode: a session cookie alone approves and rejects requests that move money" })
   }
   return warnings
 }

@@ -229,6 +229,10 @@ export const SECTIONS = {
       description: "sandbox mode only: the demo users' password; under `next start` at least 12 characters, and never shown",
       whenUnset: `\`${DEFAULT_DEMO_PASSWORD}\` in development (shown on the sign-in page); required under \`next start\``,
     }),
+    STEP_UP: choice(["webauthn", "off"], {
+      description: "approve and reject need a fresh passkey assertion (`webauthn`) or not (`off`; outside sandbox mode a warning is logged at start-up)",
+      whenUnset: "`webauthn` outside sandbox mode; `off` in sandbox mode (the sandbox banner says so)",
+    }),
   },
   "Single sign-on (OpenID Connect)": {
     OIDC_ISSUER: httpUrl({ description: "the provider's issuer URL (https; http only for localhost)", whenUnset: "no single sign-on" }),

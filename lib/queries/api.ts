@@ -28,7 +28,7 @@ export class ApiNetworkError extends Error {
 }
 
 export interface ApiRequest<T> {
-  method?: "GET" | "POST" | "PUT" | "DELETE"
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   body?: unknown
   signal?: AbortSignal | undefined
   /** Checks the answer; a loader (`() => import(...)`) keeps the schema, and zod, out of the page's first load. */

@@ -2,6 +2,7 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
+import { signWithPasskey, stepUpAsked } from "@/lib/queries/step-up"
 import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import type { ApprovalPage, ApprovalRequest, Policy, PolicyView } from "@/lib/schemas/approvals"
@@ -64,8 +65,18 @@ export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequ
   const queryClient = useQueryClient()
   return useMutation({
     ...options,
-    mutationFn: ({ id, action, ...body }: ApprovalDecision) =>
-      apiFetch(`/api/approvals/${encodeURIComponent(id)}/${action}`, { method: "POST", body, schema: approvalRequestSchema }),
+    mutationFn: async ({ id, action, ...body }: ApprovalDecision) => {
+      const send = (stepUp?: unknown) =>
+        apiFetch(`/api/approvals/${encodeURIComponent(id)}/${action}`, { method: "POST", body: stepUp ? { ...body, step_up: stepUp } : body, schema: approvalRequestSchema })
+      try {
+        return await send()
+      } catch (error) {
+        // STEP_UP=webauthn: the server names what it needs signed; the passkey signs it, and the decision goes again.
+        const stepUp = stepUpAsked(error)
+        if (!stepUp) throw error
+        return send(await signWithPasskey(stepUp))
+      }
+    },
     onSuccess: (request, ...rest) => {
       queryClient.setQueryData(approvalKeys.detail(request.id), request)
       void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
@@ -76,6 +87,32 @@ export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequ
       // Refused (acted on first, voided, over the maker's limits now): show the request as it now stands.
       void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
       return options?.onError?.(error, ...rest)
+    },
+  })
+}
+
+export interface BulkApproveAnswer {
+  items: ({ id: string; request: ApprovalRequest } | { id: string; problem: { code?: string | undefined; detail?: string | undefined } })[]
+}
+
+/** Approves several requests with one passkey assertion over the list (asked for when the server wants it). */
+export function useBulkApproveMutation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: async (ids: string[]) => {
+      const send = (stepUp?: unknown) => apiFetch<BulkApproveAnswer>("/api/approvals/bulk-approve", { method: "POST", body: stepUp ? { ids, step_up: stepUp } : { ids } })
+      try {
+        return await send()
+      } catch (error) {
+        const stepUp = stepUpAsked(error)
+        if (!stepUp) throw error
+        return send(await signWithPasskey(stepUp))
+      }
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.all })
+      void queryClient.invalidateQueries({ queryKey: executionKeys.all })
+      void queryClient.invalidateQueries({ queryKey: conversionKeys.all })
     },
   })
 }

@@ -70,3 +70,6 @@ export const transferKeys = {
   list: (filters: Record<string, string | undefined>) => [...transferKeys.all, "list", filters] as const,
   detail: (id: string) => [...transferKeys.all, "detail", id] as const,
 }
+export const passkeyKeys = {
+  all: ["passkeys"] as const,
+}

@@ -153,9 +153,33 @@ export type ApprovalListQuery = z.infer<typeof approvalListQuerySchema>
 
 const comment = z.string({ error: "must be text" }).trim().max(500, "at most 500 characters")
 
-export const approveBodySchema = z.strictObject({ comment: comment.optional() })
+/** A passkey assertion as @simplewebauthn/browser's startAuthentication answers it (step-up). */
+export const assertionSchema = z.looseObject({
+  id: z.string().max(1024),
+  rawId: z.string().max(1024),
+  type: z.literal("public-key"),
+  response: z.looseObject({
+    clientDataJSON: z.string().max(4096),
+    authenticatorData: z.string().max(4096),
+    signature: z.string().max(1024),
+    userHandle: z.string().max(1024).optional(),
+  }),
+})
+export type Assertion = z.infer<typeof assertionSchema>
+
+export const approveBodySchema = z.strictObject({ comment: comment.optional(), step_up: assertionSchema.optional() })
+export const bulkApproveBodySchema = z.strictObject({
+  ids: z
+    .array(z.uuid("each must be a request id"))
+    .min(1, "name at least one request")
+    .max(20, "at most 20 requests at once")
+    .refine((ids) => new Set(ids).size === ids.length, "must not repeat a request"),
+  comment: comment.optional(),
+  step_up: assertionSchema.optional(),
+})
 export const rejectBodySchema = z.strictObject({
   reason: comment.min(1, "give a reason for the rejection"),
   comment: comment.optional(),
+  step_up: assertionSchema.optional(),
 })
 export const withdrawBodySchema = z.strictObject({ comment: comment.optional() })

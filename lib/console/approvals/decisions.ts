@@ -1,10 +1,13 @@
 import "server-only"
 import { and, eq, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
+import { staffRef } from "@/lib/auth/staff-ref"
 import { type Directory, currentRoles } from "@/lib/auth/standing"
+import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision-trail"
 import { endLapsed, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
+import { type DecisionAction, type StepUp, type StepUpProof, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
 import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
@@ -33,6 +36,20 @@ export interface ApprovalOptions {
   now?: Clock
   /** The staff directory (default: as configured now); who may still place a request is read through it. */
   directory?: Directory
+  /** Step-up (STEP_UP): the routes always pass it; absent, it is off (tests of other rules). */
+  stepUp?: StepUp | undefined
+  /** Step-up already proven over a list holding this request (bulk approve, lib/console/approvals/bulk.ts). */
+  provenBy?: StepUpProof | undefined
+}
+
+const STEP_UP_OFF: StepUp = { mode: "off", rp: { id: "localhost", name: "", origin: "http://localhost" } }
+
+/** Step-up for a decision on `approval`, its digest and proof kept on `attempt` for the trail. */
+async function steppedUp(db: Db, staff: Staff, action: DecisionAction, approval: ConsoleApproval, attempt: DecisionAttempt, stepUp: StepUp | undefined, now: Date): Promise<void> {
+  const decision = await describeDecision(db, action, [approval])
+  attempt.digest = decision.digest
+  attempt.presented = stepUp?.mode === "webauthn" ? stepUp.assertion?.id : undefined
+  attempt.proof = await checkStepUp(db, staff, decision, stepUp ?? STEP_UP_OFF, now)
 }
 
 /**
@@ -128,7 +145,7 @@ async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staf
   checkLimits(policyFromJson(read?.policy), maker, size, toDecimal(read?.used ?? "0"), { whose: maker.email })
 }
 
-async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
+export async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
   await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
@@ -141,14 +158,18 @@ export async function rejectRequest(
   staff: Staff,
   id: string,
   body: { reason: string; comment?: string | undefined },
-  options: { now?: Clock } = {},
+  options: { now?: Clock; stepUp?: StepUp | undefined } = {},
 ): Promise<ApprovalRequest> {
   const now = (options.now ?? (() => new Date()))()
-  const approval = await loadForAction(db, id, now)
-  transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
-  await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
-  log.info("approval.rejected", { intentId: id, checker: staff.email })
-  return getApproval(db, id, now)
+  const attempt: DecisionAttempt = { action: "reject", intentIds: [id], staff, at: now, proof: null }
+  return recorded(db, attempt, async () => {
+    const approval = await loadForAction(db, id, now)
+    transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
+    await steppedUp(db, staff, "reject", approval, attempt, options.stepUp, now)
+    await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
+    log.info("approval.rejected", { intentId: id, checker: staffRef(staff.email) })
+    return getApproval(db, id, now)
+  })
 }
 
 export async function withdrawRequest(
@@ -179,6 +200,19 @@ export async function approveRequest(
   options: ApprovalOptions,
 ): Promise<ApprovalRequest> {
   const now = (options.now ?? (() => new Date()))()
+  const attempt: DecisionAttempt = { action: "approve", intentIds: [id], staff, at: now, proof: null }
+  return recorded(deps.db, attempt, () => approveAttempt(deps, staff, id, body, options, attempt, now))
+}
+
+async function approveAttempt(
+  deps: ConsoleDeps,
+  staff: Staff,
+  id: string,
+  body: { comment?: string | undefined },
+  options: ApprovalOptions,
+  attempt: DecisionAttempt,
+  now: Date,
+): Promise<ApprovalRequest> {
   const approval = await loadForAction(deps.db, id, now, options.directory)
   if (approval.state === "VOIDED") throw stateConflict(`This request was voided (${approval.reason ?? "its maker lost access"}); nothing was sent.`, { state: "VOIDED", reason: approval.reason })
   transition(approval.state, "approve", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
@@ -189,6 +223,8 @@ export async function approveRequest(
     throw await actedOnFirst(deps.db, id)
   }
   const maker: Staff = { email: approval.makerEmail, role }
+  if (options.provenBy) attempt.proof = options.provenBy
+  else await steppedUp(deps.db, staff, "approve", approval, attempt, options.stepUp, now)
   let send: Record<string, unknown> = approval.request
   let current: Quote | null = null
   if (approval.kind === "execution") {
@@ -216,7 +252,7 @@ export async function approveRequest(
     if (priceOk) await releaseApprovedIntent(tx, id, send, now)
     else await failWaitingIntents(tx, [id], priceMoved(approval.side, current?.price, approval.limitPrice), now)
   })
-  log.info("approval.approved", { intentId: id, checker: staff.email, priceMoved: !priceOk })
+  log.info("approval.approved", { intentId: id, checker: staffRef(staff.email), priceMoved: !priceOk })
   if (priceOk) {
     // The same exactly-once path as any create: the intent is there, PENDING, with this request.
     const refId = String(send.ref_id)

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
 import type { Role, Staff } from "@/lib/auth/roles"
 import { recordAuthEvent } from "@/lib/auth/sessions"
+import { listDecisions } from "@/lib/console/approvals/decision-trail"
 import { approveRequest } from "@/lib/console/approvals/decisions"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
 import { limitPrice } from "@/lib/console/approvals/state"
@@ -71,6 +72,10 @@ describe.each(testDrivers())("the three holes of issue 33, on %s", (driver) => {
       const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.id, asked.request.id))
       expect(intent).toMatchObject({ state: "AWAITING_APPROVAL", recordId: null })
       expect(await conversionsWithRef(body.ref_id)).toEqual([])
+      // The refused attempt is on the audit trail like every other: who, on what, why.
+      expect(await listDecisions(h.db, { requestId: asked.request.id, limit: 5 })).toMatchObject([
+        { action: "approve", staff_email: checker.email, outcome: "limit_exceeded", request_ids: [asked.request.id] },
+      ])
       // A new 20,000 request right after gets 422, as before.
       const fresh = await submitConversion(h, me, conversion("20000.00")).catch((e: unknown) => e)
       expect(problemOf(fresh)).toMatchObject({ status: 422, code: "limit_exceeded", meta: { limit: "per_order" } })

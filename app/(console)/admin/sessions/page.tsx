@@ -1,9 +1,11 @@
 import type { Metadata } from "next"
 import { EndSessionButton } from "@/components/admin/end-session-button"
+import { formatCount } from "@/lib/format"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
+import { passkeyCounts } from "@/lib/auth/passkeys"
 import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, listSessions } from "@/lib/auth/sessions"
 import { consoleRuntime } from "@/lib/console/runtime"
 
@@ -18,7 +20,8 @@ export default async function SessionsPage() {
   const staff = await currentStaff()
   if (!staff) return null
   if (!roleAtLeast(staff.role, "admin")) return <NotAllowed heading="Sessions" needs="Sessions need the admin role" role={staff.role} />
-  const sessions = await listSessions((await consoleRuntime()).db)
+  const { db } = await consoleRuntime()
+  const [sessions, passkeys] = await Promise.all([listSessions(db), passkeyCounts(db)])
   return (
     <div className="space-y-4">
       <div>
@@ -36,6 +39,7 @@ export default async function SessionsPage() {
           <TableHead>
             <Th>Who</Th>
             <Th>Role</Th>
+            <Th>Passkeys</Th>
             <Th>Since</Th>
             <Th>Last seen</Th>
             <Th>From</Th>
@@ -48,6 +52,7 @@ export default async function SessionsPage() {
               <Tr key={session.id} data-testid="session-row">
                 <Td className="font-medium">{session.email}</Td>
                 <Td>{session.role}</Td>
+                <Td data-testid="session-passkeys">{formatCount(passkeys.get(session.email.toLowerCase()) ?? 0)}</Td>
                 <Td className="whitespace-nowrap">{when(session.created_at)}</Td>
                 <Td className="whitespace-nowrap">{when(session.last_seen_at)}</Td>
                 <Td>
