@@ -6,7 +6,8 @@
 //               it) and the console's own share; the logging itself costs a little
 //   --traced    the latency section adds the sandbox-mode console once more, exporting its
 //               traces over OTLP/HTTP to a receiver the bench starts, and rows of traced
-//               against untraced (same rounds, interleaved)
+//               against untraced (same rounds, interleaved); the hung-db section's instance
+//               exports its traces too, and the slowest creates' spans are logged
 //   --docs      write the results to docs/performance.md (a plain full run does by default;
 //               a smoke run never does); --no-docs: leave it
 //
@@ -219,7 +220,7 @@ async function main(): Promise<void> {
 
   // The hung database (e2e/perf/hung-db.ts): console_intents locked while conversions come in.
   if (only.has("hung-db")) {
-    await hungDbSection({ distDir: bench.distDir, logDir, settings: args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures })
+    await hungDbSection({ distDir: bench.distDir, logDir, settings: args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL, logLine, rows: bench.rows, results: bench.results, failures: bench.failures, traced: args.traced })
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import { conversionCreate, conversionsPerRef, startFleet } from "./fleet"
 import { type HttpResponse, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
+import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver"
 import type { Row } from "./report"
 import { max, median, round, sleep } from "./stats"
 
@@ -51,6 +52,8 @@ interface Answer {
   status: number
   code: string | null
   retryAfter: string | null
+  /** The answer's x-trace-id (--traced only). */
+  traceId?: string
 }
 
 const codeOf = (res: HttpResponse): string | null => {
@@ -69,9 +72,19 @@ export async function hungDbSection(ctx: {
   rows: Row[]
   results: Record<string, unknown>
   failures: string[]
+  /** --traced: the instance exports its traces to a receiver of the section's own, and the slowest creates' spans are logged. */
+  traced?: boolean
 }): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
-  const fleet = await startFleet({ label: "hung-db", instances: 1, distDir: ctx.distDir, logDir: ctx.logDir, logLine })
+  const receiver = ctx.traced ? await startOtlpReceiver() : null
+  const fleet = await startFleet({
+    label: "hung-db",
+    instances: 1,
+    distDir: ctx.distDir,
+    logDir: ctx.logDir,
+    logLine,
+    ...(receiver ? { consoleEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin } } : {}),
+  })
   const app = fleet.apps[0]!
   const agent = keepAliveAgent(cfg.creates)
 
@@ -137,7 +150,8 @@ export async function hungDbSection(ctx: {
       let answer: Answer
       try {
         const res = await send(app.origin, conversionCreate(fleet, app, ref), agent)
-        answer = { at, ms: res.ms, status: res.status, code: codeOf(res), retryAfter: res.headers["retry-after"] ?? null }
+        const traceId = res.headers["x-trace-id"]
+        answer = { at, ms: res.ms, status: res.status, code: codeOf(res), retryAfter: res.headers["retry-after"] ?? null, ...(typeof traceId === "string" ? { traceId } : {}) }
       } catch {
         answer = { at, ms: sinceLock() - at, status: 0, code: null, retryAfter: null }
       }
@@ -250,4 +264,19 @@ export async function hungDbSection(ctx: {
     ok: lost === 0 && unresolved === 0 && intentCount === cfg.creates && records === cfg.creates,
   })
   await fleet.stop()
+  if (receiver) {
+    logSlowest(receiver, outcomes.flatMap((o) => o.answers), logLine)
+    await receiver.close()
+  }
+}
+
+/** Where the slowest creates' time went: each span of their trace, from the request's start (the instance has stopped, so every span is in). */
+function logSlowest(receiver: OtlpReceiver, answers: Answer[], logLine: (text: string) => void): void {
+  const slowest = answers.filter((a) => a.traceId).sort((a, b) => b.ms - a.ms).slice(0, 5)
+  for (const answer of slowest) {
+    const spans = receiver.trace(answer.traceId!)
+    const start = spans[0]?.startMs ?? 0
+    const parts = spans.map((s) => `${s.name} +${Math.round(s.startMs - start)} ms for ${Math.round(s.endMs - s.startMs)} ms`)
+    logLine(`  create sent at ${round(answer.at / 1000, 2)} s, ${answer.status} in ${round(answer.ms)} ms: ${parts.join("; ") || "no spans received"}`)
+  }
 }
