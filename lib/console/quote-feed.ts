@@ -2,6 +2,7 @@ import "server-only"
 import { sql } from "drizzle-orm"
 import { z } from "zod"
 import type { QuoteCache, QuoteSnapshot } from "@/lib/console/quote-cache"
+import { purgeServedQuotes } from "@/lib/console/served-quotes"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { log } from "@/lib/log"
@@ -116,6 +117,8 @@ export function createQuoteFeed(options: {
       }
       if (snapshot) await publish(snapshot)
     }
+    // The served quotes past their remembering go, by the lease holder, off every request.
+    if (poller) void purgeServedQuotes(db)
     if (!wanted) stopLoop(true)
   }
 
@@ -269,11 +272,13 @@ export type QuoteFeed = ReturnType<typeof createQuoteFeed>
  * opens a data folder at a time): readers are served by the local cache, which asks the
  * service at most once per second, with no lease to renew and no row to publish to.
  */
-export function createSoloQuoteFeed(cache: QuoteCache, now: () => number = Date.now): QuoteSource {
+export function createSoloQuoteFeed(cache: QuoteCache, now: () => number = Date.now, db?: Db): QuoteSource {
   let fetchedAt: number | null = null
   return {
     async get(markets = null) {
       const snapshot = await cache.get(markets)
+      // Alone on its database, this instance is the one that purges (at most once a minute, never awaited).
+      if (db) void purgeServedQuotes(db)
       fetchedAt = snapshot.fetchedAt
       return snapshot
     },
