@@ -44,7 +44,9 @@ interface Memory {
   sweptAt: number
   purgedAt: number
 }
-const memories = new WeakMap<Db, Memory>()
+// On globalThis: the build gives route handlers their own copies of a module, and the
+// quotes route's pending writes must be what the execution route waits for.
+const memories = ((globalThis as unknown as { __consoleServedQuotes?: WeakMap<Db, Memory> }).__consoleServedQuotes ??= new WeakMap<Db, Memory>())
 
 function memoryOf(db: Db): Memory {
   let m = memories.get(db)

@@ -2,7 +2,7 @@ import "server-only"
 import { and, eq, ne, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { type Directory, currentRoles } from "@/lib/auth/standing"
-import { endLapsed, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
+import { endLapsed, endLapsedFor, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
@@ -133,6 +133,8 @@ async function loadForAction(db: Db, id: string, now: Date, directory?: Director
   await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
+  // The sweep is throttled: the request about to be decided is checked on its own.
+  if (await endLapsedFor(db, approval, now, directory)) return (await approvalOf(db, id)) ?? approval
   return approval
 }
 
