@@ -2,7 +2,7 @@ import "server-only"
 import { and, eq, lte, sql } from "drizzle-orm"
 import { type Role, roleAtLeast } from "@/lib/auth/roles"
 import { staffRef } from "@/lib/auth/staff-ref"
-import { type Directory, currentRoles } from "@/lib/auth/standing"
+import { type Directory, currentRoles, standingVersion } from "@/lib/auth/standing"
 import { transition } from "@/lib/console/approvals/state"
 import { failWaitingIntents } from "@/lib/console/intents"
 import { boundedTransaction } from "@/lib/db/bounded"
@@ -86,7 +86,13 @@ export const END_LAPSED_EVERY_MS = 5000
 
 /** Per database: when this instance last swept, and the sweep under way (callers meanwhile join it). */
 // On globalThis: the build gives route handlers their own copies of a module; one throttle per instance.
-const sweeps = ((globalThis as unknown as { __consoleLapsedSweeps?: WeakMap<Db, { at: number; running: Promise<void> | null }> }).__consoleLapsedSweeps ??= new WeakMap())
+interface Sweep {
+  at: number
+  /** standingVersion() when it ran: a change of someone's standing seen here since sweeps again at once. */
+  standing: number
+  running: Promise<void> | null
+}
+const sweeps = ((globalThis as unknown as { __consoleLapsedSweeps?: WeakMap<Db, Sweep> }).__consoleLapsedSweeps ??= new WeakMap())
 
 /**
  * Before any read or decision: requests whose time is up expire, and those whose maker lost
@@ -98,12 +104,13 @@ const sweeps = ((globalThis as unknown as { __consoleLapsedSweeps?: WeakMap<Db, 
  */
 export async function endLapsed(db: Db, now: Date, directory?: Directory): Promise<void> {
   let sweep = sweeps.get(db)
-  if (!sweep) sweeps.set(db, (sweep = { at: Number.NEGATIVE_INFINITY, running: null }))
+  if (!sweep) sweeps.set(db, (sweep = { at: Number.NEGATIVE_INFINITY, standing: -1, running: null }))
   if (sweep.running) return sweep.running
   const t = now.getTime()
   // A clock that went back (a test's, or the machine's) sweeps again rather than waiting.
-  if (t >= sweep.at && t - sweep.at < END_LAPSED_EVERY_MS) return
+  if (t >= sweep.at && t - sweep.at < END_LAPSED_EVERY_MS && sweep.standing === standingVersion()) return
   sweep.at = t
+  sweep.standing = standingVersion()
   const state = sweep
   const running = (async () => {
     await expireDue(db, now)
