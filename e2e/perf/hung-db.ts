@@ -126,6 +126,9 @@ export async function hungDbSection(ctx: {
   lockedAt = performance.now()
   logLine(`hung-db: console_intents locked for ${cfg.lockMs / 1000} s; ${cfg.creates} creates at ${CREATES_AFTER_MS / 1000} s, ${cfg.readers} quote readers, probes every ${PROBE_EVERY_MS / 1000} s`)
   const probing$ = probeLoop()
+  // The readers are the fleet's trader: each answer of new quotes is remembered for that
+  // trader (lib/console/served-quotes.ts), so a remembering put back on the request path
+  // would show here as the quotes waiting for the locked-out database.
   const readers = pollers({
     origin: app.origin,
     clients: cfg.readers,
@@ -233,7 +236,7 @@ export async function hungDbSection(ctx: {
   })
   rows.push({
     group: GROUP,
-    what: `/api/quotes meanwhile, ${cfg.readers} readers every 250 ms: p50 / p99`,
+    what: `/api/quotes meanwhile, ${cfg.readers} readers every 250 ms, a trader's session (its quotes remembered): p50 / p99`,
     console: `${round(quotes.p50)} / ${round(quotes.p99)} ms`,
     baseline: "",
     value: `${quotes.requests} answers, ${quotes.errors} errors, slowest ${round(quotes.max)} ms`,

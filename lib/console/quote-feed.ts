@@ -202,10 +202,17 @@ export function createQuoteFeed(options: {
     async get(markets: readonly string[] | null = null): Promise<QuoteSnapshot> {
       if (stopped) return cache.get(markets)
       try {
-        await markWanted()
         if (!timer) {
+          await markWanted()
           startLoop()
           await tick()
+        } else {
+          // Polling already: the reader's mark is written on its own, and a database slow to
+          // take it (no free connection) never holds the quotes back (issue 34's replay: up to
+          // 3.7 s at p99 while console_intents was locked and the creates held the pool).
+          markWanted().catch(() => {
+            local = true
+          })
         }
       } catch {
         local = true

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm"
-import pg from "pg"
+import type pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { TransactionTimeoutError, boundedTransaction } from "@/lib/db/bounded"
 import { DatabaseDeadlineError, withDatabaseDeadline } from "@/lib/db/deadline"
