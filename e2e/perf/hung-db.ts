@@ -126,6 +126,7 @@ export async function hungDbSection(ctx: {
   lockedAt = performance.now()
   logLine(`hung-db: console_intents locked for ${cfg.lockMs / 1000} s; ${cfg.creates} creates at ${CREATES_AFTER_MS / 1000} s, ${cfg.readers} quote readers, probes every ${PROBE_EVERY_MS / 1000} s`)
   const probing$ = probeLoop()
+  const quoteAnswers: Answer[] = []
   // The readers are the fleet's trader: each answer of new quotes is remembered for that
   // trader (lib/console/served-quotes.ts), so a remembering put back on the request path
   // would show here as the quotes waiting for the locked-out database.
@@ -135,6 +136,10 @@ export async function hungDbSection(ctx: {
     periodMs: 250,
     durationMs: cfg.lockMs,
     request: { path: "/api/quotes?markets=BTCUSD", headers: fleet.headersFor(app), timeoutMs: 20_000 },
+    onResponse: (res) => {
+      const traceId = res.headers["x-trace-id"]
+      if (receiver && typeof traceId === "string") quoteAnswers.push({ at: 0, ms: res.ms, status: res.status, code: null, retryAfter: null, traceId })
+    },
   })
   const release = (async () => {
     await sleep(cfg.lockMs)
@@ -268,18 +273,19 @@ export async function hungDbSection(ctx: {
   })
   await fleet.stop()
   if (receiver) {
-    logSlowest(receiver, outcomes.flatMap((o) => o.answers), logLine)
+    logSlowest(receiver, "create", outcomes.flatMap((o) => o.answers), logLine)
+    logSlowest(receiver, "quotes read", quoteAnswers, logLine)
     await receiver.close()
   }
 }
 
-/** Where the slowest creates' time went: each span of their trace, from the request's start (the instance has stopped, so every span is in). */
-function logSlowest(receiver: OtlpReceiver, answers: Answer[], logLine: (text: string) => void): void {
+/** Where the slowest requests' time went: each span of their trace, from the request's start (the instance has stopped, so every span is in). */
+function logSlowest(receiver: OtlpReceiver, what: string, answers: Answer[], logLine: (text: string) => void): void {
   const slowest = answers.filter((a) => a.traceId).sort((a, b) => b.ms - a.ms).slice(0, 5)
   for (const answer of slowest) {
     const spans = receiver.trace(answer.traceId!)
     const start = spans[0]?.startMs ?? 0
     const parts = spans.map((s) => `${s.name} +${Math.round(s.startMs - start)} ms for ${Math.round(s.endMs - s.startMs)} ms`)
-    logLine(`  create sent at ${round(answer.at / 1000, 2)} s, ${answer.status} in ${round(answer.ms)} ms: ${parts.join("; ") || "no spans received"}`)
+    logLine(`  ${what} sent at ${round(answer.at / 1000, 2)} s, ${answer.status} in ${round(answer.ms)} ms: ${parts.join("; ") || "no spans received"}`)
   }
 }
