@@ -145,6 +145,12 @@ export function createSharedLimiter(options: {
 
   let probing: Promise<void> | null = null
 
+  function backToShared(): void {
+    if (!local) return
+    log.info("limiter.shared", { localForMs: now() - local.since })
+    local = null
+  }
+
   /**
    * Falling back: the database is asked again (once per `retryAfterMs`) off the caller's
    * path, and the limiter is shared again once it answers. A caller never waits for a
@@ -158,8 +164,7 @@ export function createSharedLimiter(options: {
     probing = reserve(bucket)
       .then((waitMs) => {
         if (!Number.isFinite(waitMs)) throw new Error("console_rate_acquire answered no number")
-        if (local) log.info("limiter.shared", { localForMs: now() - local.since })
-        local = null
+        backToShared()
       })
       .catch((error: unknown) => void fallBack(error))
       .finally(() => {
@@ -181,10 +186,8 @@ export function createSharedLimiter(options: {
       } catch (error) {
         return acquireCounted(fallBack(error), bucket, "local")
       }
-      if (local) {
-        log.info("limiter.shared", { localForMs: now() - local.since })
-        local = null
-      }
+      // Another caller may have fallen back while this one waited: the database answered.
+      backToShared()
       if (waitMs < 0) {
         m.limiterRefused.inc({ bucket })
         throw new RateLimitedError(Math.max(1, Math.ceil(-waitMs / 1000)))
