@@ -6,7 +6,8 @@
 //               it) and the console's own share; the logging itself costs a little
 //   --traced    the latency section adds the sandbox-mode console once more, exporting its
 //               traces over OTLP/HTTP to a receiver the bench starts, and rows of traced
-//               against untraced (same rounds, interleaved)
+//               against untraced (same rounds, interleaved); the hung-db section's instance
+//               exports its traces too, and the slowest creates' spans are logged
 //   --docs      write the results to docs/performance.md (a plain full run does by default;
 //               a smoke run never does); --no-docs: leave it
 //
@@ -238,7 +239,7 @@ async function main(): Promise<void> {
 
   // The hung database (e2e/perf/hung-db.ts): console_intents locked while conversions come in.
   if (only.has("hung-db")) {
-    await timed("hung-db", () => hungDbSection(section(args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL)))
+    await timed("hung-db", () => hungDbSection({ ...section(args.smoke ? HUNG_DB_SMOKE : HUNG_DB_FULL), traced: args.traced }))
   }
 
   if (only.has("baseline") && minimal) await measureMinimalApp(bench, minimal)

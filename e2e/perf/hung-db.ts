@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import { conversionCreate, conversionsPerRef, startFleet } from "./fleet"
 import { type HttpResponse, json, keepAliveAgent, send } from "./http"
 import { pollers } from "./load"
+import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver"
 import type { SectionContext } from "./report"
 import { max, median, round, sleep } from "./stats"
 
@@ -51,6 +52,8 @@ interface Answer {
   status: number
   code: string | null
   retryAfter: string | null
+  /** The answer's x-trace-id (--traced only). */
+  traceId?: string
 }
 
 const codeOf = (res: HttpResponse): string | null => {
@@ -61,9 +64,22 @@ const codeOf = (res: HttpResponse): string | null => {
   }
 }
 
-export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promise<void> {
+export async function hungDbSection(
+  ctx: SectionContext<HungDbSettings> & {
+    /** --traced: the instance exports its traces to a receiver of the section's own, and the slowest creates' spans are logged. */
+    traced?: boolean
+  },
+): Promise<void> {
   const { settings: cfg, logLine, rows, failures } = ctx
-  const fleet = await startFleet({ label: "hung-db", instances: 1, distDir: ctx.distDir, logDir: ctx.logDir, logLine })
+  const receiver = ctx.traced ? await startOtlpReceiver() : null
+  const fleet = await startFleet({
+    label: "hung-db",
+    instances: 1,
+    distDir: ctx.distDir,
+    logDir: ctx.logDir,
+    logLine,
+    ...(receiver ? { consoleEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin } } : {}),
+  })
   const app = fleet.apps[0]!
   const agent = keepAliveAgent(cfg.creates)
 
@@ -105,12 +121,20 @@ export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promis
   lockedAt = performance.now()
   logLine(`hung-db: console_intents locked for ${cfg.lockMs / 1000} s; ${cfg.creates} creates at ${CREATES_AFTER_MS / 1000} s, ${cfg.readers} quote readers, probes every ${PROBE_EVERY_MS / 1000} s`)
   const probing$ = probeLoop()
+  const quoteAnswers: Answer[] = []
+  // The readers are the fleet's trader: each answer of new quotes is remembered for that
+  // trader (lib/console/served-quotes.ts), so a remembering put back on the request path
+  // would show here as the quotes waiting for the locked-out database.
   const readers = pollers({
     origin: app.origin,
     clients: cfg.readers,
     periodMs: 250,
     durationMs: cfg.lockMs,
     request: { path: "/api/quotes?markets=BTCUSD", headers: fleet.headersFor(app), timeoutMs: 20_000 },
+    onResponse: (res) => {
+      const traceId = res.headers["x-trace-id"]
+      if (receiver && typeof traceId === "string") quoteAnswers.push({ at: 0, ms: res.ms, status: res.status, code: null, retryAfter: null, traceId })
+    },
   })
   const release = (async () => {
     await sleep(cfg.lockMs)
@@ -129,7 +153,8 @@ export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promis
       let answer: Answer
       try {
         const res = await send(app.origin, conversionCreate(fleet, app, ref), agent)
-        answer = { at, ms: res.ms, status: res.status, code: codeOf(res), retryAfter: res.headers["retry-after"] ?? null }
+        const traceId = res.headers["x-trace-id"]
+        answer = { at, ms: res.ms, status: res.status, code: codeOf(res), retryAfter: res.headers["retry-after"] ?? null, ...(typeof traceId === "string" ? { traceId } : {}) }
       } catch {
         answer = { at, ms: sinceLock() - at, status: 0, code: null, retryAfter: null }
       }
@@ -211,7 +236,7 @@ export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promis
   })
   rows.push({
     group: GROUP,
-    what: `/api/quotes meanwhile, ${cfg.readers} readers every 250 ms: p50 / p99`,
+    what: `/api/quotes meanwhile, ${cfg.readers} readers every 250 ms, a trader's session (its quotes remembered): p50 / p99`,
     console: `${round(quotes.p50)} / ${round(quotes.p99)} ms`,
     baseline: "",
     value: `${quotes.requests} answers, ${quotes.errors} errors, slowest ${round(quotes.max)} ms`,
@@ -242,4 +267,20 @@ export async function hungDbSection(ctx: SectionContext<HungDbSettings>): Promis
     ok: lost === 0 && unresolved === 0 && intentCount === cfg.creates && records === cfg.creates,
   })
   await fleet.stop()
+  if (receiver) {
+    logSlowest(receiver, "create", outcomes.flatMap((o) => o.answers), logLine)
+    logSlowest(receiver, "quotes read", quoteAnswers, logLine)
+    await receiver.close()
+  }
+}
+
+/** Where the slowest requests' time went: each span of their trace, from the request's start (the instance has stopped, so every span is in). */
+function logSlowest(receiver: OtlpReceiver, what: string, answers: Answer[], logLine: (text: string) => void): void {
+  const slowest = answers.filter((a) => a.traceId).sort((a, b) => b.ms - a.ms).slice(0, 5)
+  for (const answer of slowest) {
+    const spans = receiver.trace(answer.traceId!)
+    const start = spans[0]?.startMs ?? 0
+    const parts = spans.map((s) => `${s.name} +${Math.round(s.startMs - start)} ms for ${Math.round(s.endMs - s.startMs)} ms`)
+    logLine(`  ${what} sent at ${round(answer.at / 1000, 2)} s, ${answer.status} in ${round(answer.ms)} ms: ${parts.join("; ") || "no spans received"}`)
+  }
 }

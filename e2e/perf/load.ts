@@ -1,6 +1,6 @@
 // Load shapes: closed-loop connections (throughput), and clients polling on a fixed period.
 import type http from "node:http"
-import { type HttpRequest, keepAliveAgent, send } from "./http"
+import { type HttpRequest, type HttpResponse, keepAliveAgent, send } from "./http"
 import { max, percentile, sleep } from "./stats"
 
 export interface LoadResult {
@@ -87,6 +87,8 @@ export async function pollers(options: {
   periodMs: number
   durationMs: number
   request: HttpRequest
+  /** Each answer, as it comes (a section keeping its own details). */
+  onResponse?: (res: HttpResponse) => void
 }): Promise<LoadResult> {
   const agent = keepAliveAgent(options.clients)
   const latencies: number[] = []
@@ -102,6 +104,7 @@ export async function pollers(options: {
       if (wait > 0) await sleep(wait)
       try {
         const res = await send(options.origin, options.request, agent)
+        options.onResponse?.(res)
         latencies.push(res.ms)
         tally(statuses, String(res.status))
         if (res.status < 200 || res.status >= 300) {

@@ -2,6 +2,7 @@ import "server-only"
 import { and, desc, eq, gte, lt, or } from "drizzle-orm"
 import { directoryRole } from "@/lib/auth/directory"
 import { type Role, type Staff, isRole } from "@/lib/auth/roles"
+import { standingChanged } from "@/lib/auth/standing"
 import type { Db } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { type ConsoleSession, consoleAuthEvents, consoleSessions } from "@/lib/db/schema"
@@ -47,6 +48,8 @@ export async function recordAuthEvent(
   db: Db,
   event: { kind: AuthEventKind; email?: string | null; actor?: string | null; sessionId?: string | null; address?: string | null; detail?: Record<string, unknown> },
 ): Promise<void> {
+  // A single sign-on (or a refused one) is what a maker's standing is read from.
+  standingChanged()
   await db.insert(consoleAuthEvents).values({
     kind: event.kind,
     email: event.email ?? null,

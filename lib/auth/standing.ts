@@ -6,6 +6,19 @@ import { type Role, isRole } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleAuthEvents } from "@/lib/db/schema"
 
+// On globalThis: the build gives route handlers their own copies of a module.
+const standing = ((globalThis as unknown as { __consoleStanding?: { version: number } }).__consoleStanding ??= { version: 0 })
+
+/** Someone's standing may have changed (a sign-in, a refused one, a session ended): the next sweep of lapsed makers must not wait. */
+export function standingChanged(): void {
+  standing.version++
+}
+
+/** Changes with every `standingChanged` in this process. */
+export function standingVersion(): number {
+  return standing.version
+}
+
 /** The staff directory as configured: an email's role, or null for someone it does not list. */
 export type Directory = (email: string) => Role | null
 

@@ -8,6 +8,7 @@ import { submitConversion } from "@/lib/console/submission"
 import { intentsWritable } from "@/lib/console/readiness"
 import { errorResponse } from "@/lib/console/with-staff"
 import { openDatabase } from "@/lib/db/client"
+import { withDatabaseDeadline } from "@/lib/db/deadline"
 import { queryRows } from "@/lib/db/rows"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { testDatabaseUrl } from "@/lib/env"
@@ -127,6 +128,29 @@ describe.skipIf(!testDatabaseUrl())("bounded database work on Postgres", () => {
       for (const client of held) client.release()
     }
     await expect(h.db.execute(sql`select 1`)).resolves.toBeDefined()
+  }, 60_000)
+
+  it("a create on a pool with no free connection, after a session check that already waited, is refused within its one request deadline (503, Retry-After), nothing sent", async () => {
+    const pool = (h.db as unknown as { $client: pg.Pool }).$client
+    const refId = randomUUID()
+    const held = await Promise.all(Array.from({ length: LIMITS.poolMax }, () => pool.connect()))
+    const started = performance.now()
+    let error: unknown
+    try {
+      // As withStaff runs a write: the session's read, then the admission, under one deadline.
+      error = await failureOf(
+        withDatabaseDeadline(LIMITS.transactionTimeoutMs, async () => {
+          await h.db.execute(sql`select 1`).catch(() => undefined)
+          return submitConversion(h, trader, conversion(refId))
+        }),
+      )
+    } finally {
+      for (const client of held) client.release()
+    }
+    // One wait each would be the connect timeout and then the transaction's budget: 1.8 s.
+    expect(performance.now() - started).toBeLessThan(LIMITS.transactionTimeoutMs + 500)
+    expect(await answerTo(error)).toMatchObject({ status: 503, code: "database_unavailable", retryAfter: "2" })
+    expect(await conversionsWithRef(refId)).toEqual([])
   }, 60_000)
 
   it("a statement past the statement timeout is cancelled by the server and answered 503", async () => {

@@ -2,6 +2,7 @@ import "server-only"
 import { sql } from "drizzle-orm"
 import { z } from "zod"
 import type { QuoteCache, QuoteSnapshot } from "@/lib/console/quote-cache"
+import { purgeServedQuotes } from "@/lib/console/served-quotes"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { log } from "@/lib/log"
@@ -116,6 +117,8 @@ export function createQuoteFeed(options: {
       }
       if (snapshot) await publish(snapshot)
     }
+    // The served quotes past their remembering go, by the lease holder, off every request.
+    if (poller) void purgeServedQuotes(db)
     if (!wanted) stopLoop(true)
   }
 
@@ -199,10 +202,17 @@ export function createQuoteFeed(options: {
     async get(markets: readonly string[] | null = null): Promise<QuoteSnapshot> {
       if (stopped) return cache.get(markets)
       try {
-        await markWanted()
         if (!timer) {
+          await markWanted()
           startLoop()
           await tick()
+        } else {
+          // Polling already: the reader's mark is written on its own, and a database slow to
+          // take it (no free connection) never holds the quotes back (issue 34's replay: up to
+          // 3.7 s at p99 while console_intents was locked and the creates held the pool).
+          markWanted().catch(() => {
+            local = true
+          })
         }
       } catch {
         local = true
@@ -269,11 +279,13 @@ export type QuoteFeed = ReturnType<typeof createQuoteFeed>
  * opens a data folder at a time): readers are served by the local cache, which asks the
  * service at most once per second, with no lease to renew and no row to publish to.
  */
-export function createSoloQuoteFeed(cache: QuoteCache, now: () => number = Date.now): QuoteSource {
+export function createSoloQuoteFeed(cache: QuoteCache, now: () => number = Date.now, db?: Db): QuoteSource {
   let fetchedAt: number | null = null
   return {
     async get(markets = null) {
       const snapshot = await cache.get(markets)
+      // Alone on its database, this instance is the one that purges (at most once a minute, never awaited).
+      if (db) void purgeServedQuotes(db)
       fetchedAt = snapshot.fetchedAt
       return snapshot
     },

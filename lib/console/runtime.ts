@@ -98,7 +98,7 @@ async function build(): Promise<ConsoleRuntime> {
     conversionsApi: () => currentConversionsApi(db),
   })
   const cache = createQuoteCache({ fetchQuotes: (markets) => upstream.listQuotes(markets), baseMarkets: SEED_MARKETS })
-  const quotes = solo ? createSoloQuoteFeed(cache) : createQuoteFeed({ db, id: instance.id, cache })
+  const quotes = solo ? createSoloQuoteFeed(cache, Date.now, db) : createQuoteFeed({ db, id: instance.id, cache })
   const marketData = createMarketData({ upstream })
   const overview = createOverviewSource({ upstream })
   const events =

@@ -160,6 +160,33 @@ describe("shared rate limiter without its database", () => {
     expect(await limiter.acquire("other")).toBe(0)
     expect(limiter.status()).toMatchObject({ mode: "local", instances: 2 })
   })
+
+  it("once fallen back, no caller waits for the database again: it is asked again off the callers' path, and the limiter is shared again when it answers", async () => {
+    const time = standingClock()
+    let answer: (() => void) | null = null
+    let asked = 0
+    // The first ask hangs past the timeout; the retry answers only when the test says so.
+    const slow = {
+      execute: () => {
+        asked++
+        if (asked === 1) return new Promise<never>(() => undefined)
+        return new Promise((resolve) => (answer = () => resolve({ rows: [{ wait: 0 }] })))
+      },
+    } as unknown as Database["db"]
+    const limiter = createSharedLimiter({ db: slow, instances: () => 2, now: time.now, sleep: time.sleep, databaseTimeoutMs: 50 })
+    expect(await limiter.acquire("other")).toBe(0)
+    expect(limiter.status()).toMatchObject({ mode: "local" })
+    time.clock.t += 1500
+    // Past the retry time: the database is asked again, but this caller does not wait for it.
+    const started = performance.now()
+    expect(await limiter.acquire("other")).toBe(0)
+    expect(performance.now() - started).toBeLessThan(40)
+    expect(asked).toBe(2)
+    expect(limiter.status()).toMatchObject({ mode: "local" })
+    answer!()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(limiter.status()).toMatchObject({ mode: "shared" })
+  })
 })
 
 describe("solo rate limiter (PGlite: the only instance there can be)", () => {

@@ -143,10 +143,42 @@ export function createSharedLimiter(options: {
     }
   }
 
+  let probing: Promise<void> | null = null
+
+  function backToShared(): void {
+    if (!local) return
+    log.info("limiter.shared", { localForMs: now() - local.since })
+    local = null
+  }
+
+  /**
+   * Falling back: the database is asked again (once per `retryAfterMs`) off the caller's
+   * path, and the limiter is shared again once it answers. A caller never waits for a
+   * database found slow (issue 34's replay: quote reads held up to 3 s each retry while the
+   * pool's connections were taken). The probe's reservation is counted in the shared
+   * budget too: the instances then send a little less than they may, never more.
+   */
+  function probe(bucket: RateLimitBucket, fallen: NonNullable<typeof local>): void {
+    if (probing || now() < fallen.retryAt) return
+    fallen.retryAt = now() + retryAfterMs
+    probing = reserve(bucket)
+      .then((waitMs) => {
+        if (!Number.isFinite(waitMs)) throw new Error("console_rate_acquire answered no number")
+        backToShared()
+      })
+      .catch((error: unknown) => void fallBack(error))
+      .finally(() => {
+        probing = null
+      })
+  }
+
   return {
     async acquire(bucket) {
       const m = metrics()
-      if (local && now() < local.retryAt) return acquireCounted(local.limiter, bucket, "local")
+      if (local) {
+        probe(bucket, local)
+        return acquireCounted(local.limiter, bucket, "local")
+      }
       let waitMs: number
       try {
         waitMs = await reserve(bucket)
@@ -154,10 +186,8 @@ export function createSharedLimiter(options: {
       } catch (error) {
         return acquireCounted(fallBack(error), bucket, "local")
       }
-      if (local) {
-        log.info("limiter.shared", { localForMs: now() - local.since })
-        local = null
-      }
+      // Another caller may have fallen back while this one waited: the database answered.
+      backToShared()
       if (waitMs < 0) {
         m.limiterRefused.inc({ bucket })
         throw new RateLimitedError(Math.max(1, Math.ceil(-waitMs / 1000)))

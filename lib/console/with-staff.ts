@@ -8,6 +8,7 @@ import { staffFromRequest } from "@/lib/auth/session"
 import { shuttingDown, trackWrite } from "@/lib/console/draining"
 import { CONSOLE_BODY_LIMIT, queryObject } from "@/lib/console/http"
 import { type ConsoleRuntime, consoleRuntime } from "@/lib/console/runtime"
+import { withDatabaseDeadline } from "@/lib/db/deadline"
 import { DATABASE_RETRY_AFTER_S, databaseErrorCode, isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
@@ -107,7 +108,12 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
   minimumRole: Role,
   handler: (ctx: StaffContext<P>) => Promise<Response>,
 ): (req: NextRequest, route: { params: Promise<P> }) => Promise<Response> {
-  return measured(async (req, route) => {
+  return measured((req, route) =>
+    // A write's database work before it sends anything shares one deadline (lib/db/deadline.ts):
+    // its session check and its admission together fail fast, not one full wait each.
+    SAFE_METHODS.has(req.method) ? staffRoute(req, route) : withDatabaseDeadline(env().databaseLimits.transactionTimeoutMs, () => staffRoute(req, route)),
+  )
+  async function staffRoute(req: NextRequest, route: { params: Promise<P> }): Promise<Response> {
     const requestId = randomUUID()
     let staff: Staff | null = null
     try {
@@ -147,7 +153,7 @@ export function withStaff<P extends RouteParams = Record<string, never>>(
     } catch (error) {
       return errorResponse(error, requestId, { req, staff })
     }
-  })
+  }
 }
 
 /** A route handler whose answers are counted by route, method and status, with their duration. */

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type pg from "pg"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { TransactionTimeoutError, boundedTransaction } from "@/lib/db/bounded"
+import { DatabaseDeadlineError, withDatabaseDeadline } from "@/lib/db/deadline"
 import type { Database } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { testDatabaseUrl } from "@/lib/env"
@@ -88,6 +90,39 @@ describe.skipIf(!testDatabaseUrl())("a bounded transaction on Postgres", () => {
       holder.release()
     }
     expect(await kept("locked")).toBe("0")
+  })
+
+  it("a copy of the modules (the production build gives the routes their own) still bounds the transaction: the bounds live on the pool, not in a module's map", async () => {
+    vi.resetModules()
+    const copy = await import("@/lib/db/bounded")
+    expect(copy.boundedTransaction).not.toBe(boundedTransaction)
+    // Unbounded, pg_sleep(2) would run to the statement timeout (3 s) or finish.
+    const { ms, error } = await timed(copy.boundedTransaction(database.db, (tx) => tx.execute(sql`select pg_sleep(2)`)))
+    expect(isDatabaseUnavailable(error)).toBe(true)
+    expect(ms).toBeLessThan(LIMITS.transactionTimeoutMs + SLACK_MS)
+  })
+
+  it("a request's one deadline: a query waiting for a connection of a full pool, then a bounded transaction, end together within one budget, not one wait each", async () => {
+    const pool = (database.db as unknown as { $client: pg.Pool }).$client
+    const held = await Promise.all(Array.from({ length: LIMITS.poolMax }, () => pool.connect()))
+    try {
+      const outcome = await timed(
+        withDatabaseDeadline(LIMITS.transactionTimeoutMs, async () => {
+          const first = await database.db.execute(sql`select 1`).catch((error: unknown) => error)
+          // drizzle wraps the driver's error: the deadline's is its cause.
+          expect((first as { cause?: unknown }).cause ?? first).toBeInstanceOf(DatabaseDeadlineError)
+          await boundedTransaction(database.db, (tx) => tx.execute(sql`insert into bounded_probe (mark) values ('one-deadline')`))
+        }),
+      )
+      expect(outcome.error).toBeInstanceOf(TransactionTimeoutError)
+      // Without the deadline: the connect timeout (1 s), then the transaction's budget (1 s).
+      expect(outcome.ms).toBeLessThan(LIMITS.transactionTimeoutMs + SLACK_MS)
+    } finally {
+      for (const client of held) client.release()
+    }
+    // The waits given up do not keep connections: the pool serves on, and nothing was written.
+    expect(await kept("one-deadline")).toBe("0")
+    await expect(withDatabaseDeadline(LIMITS.transactionTimeoutMs, () => database.db.execute(sql`select 1`))).resolves.toBeDefined()
   })
 
   it("work inside its budget commits", async () => {

@@ -2,6 +2,7 @@ import "server-only"
 import { sql } from "drizzle-orm"
 import pg from "pg"
 import { type Db, transactionBoundsOf } from "@/lib/db/client"
+import { databaseTimeLeft } from "@/lib/db/deadline"
 
 /**
  * A transaction bounded as a whole, not statement by statement. The statement and lock
@@ -10,7 +11,8 @@ import { type Db, transactionBoundsOf } from "@/lib/db/client"
  * still take their sum, each wait just under the limit (queued behind another admission
  * that holds the staff lock until its own lock wait times out: 2 × 2 s), or hang on a
  * connection that stopped answering. Here the whole transaction, from asking the pool for
- * a connection to its commit, gets `transactionTimeoutMs`:
+ * a connection to its commit, gets `transactionTimeoutMs`, or less when the request's one
+ * database deadline (lib/db/deadline.ts) leaves less:
  *
  * - in the database, first thing: `statement_timeout` and `lock_timeout` no longer than the
  *   budget, `idle_in_transaction_session_timeout` of the budget (a transaction its client
@@ -45,7 +47,11 @@ function connectionOf(tx: Db): pg.Client | null {
 export async function boundedTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   const bounds = transactionBoundsOf(db)
   if (!bounds) return db.transaction(work)
-  const budget = bounds.transactionTimeoutMs
+  // Within the request's one deadline too, when it has one (lib/db/deadline.ts).
+  const left = databaseTimeLeft()
+  const budget = left === null ? bounds.transactionTimeoutMs : Math.min(bounds.transactionTimeoutMs, Math.floor(left))
+  // Nothing left (and 0 would mean "no timeout" to the server): refused before asking for a connection.
+  if (budget < 1) throw new TransactionTimeoutError(bounds.transactionTimeoutMs)
   const state: { connection: pg.Client | null; expired: boolean; committing: boolean } = { connection: null, expired: false, committing: false }
   let refuse: (error: Error) => void = () => undefined
   const deadline = new Promise<never>((_, reject) => {

@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core"
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite"
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator"
 import pg from "pg"
+import { DatabaseDeadlineError, databaseTimeLeft } from "@/lib/db/deadline"
 import * as schema from "@/lib/db/schema"
 import type { DatabaseLimits } from "@/lib/env"
 import { log } from "@/lib/log"
@@ -25,13 +26,63 @@ export interface Database {
   close(): Promise<void>
 }
 
-/** The bounds a Postgres pool was opened with, for `boundedTransaction` (lib/db/bounded.ts). */
-const transactionBounds = new WeakMap<object, DatabaseLimits>()
+/**
+ * The bounds a Postgres pool was opened with, for `boundedTransaction` (lib/db/bounded.ts),
+ * kept on the pool itself under a process-wide symbol. Not in a module's own map: the
+ * production build gives instrumentation.ts and the route handlers each their own copy of
+ * this module, so a map filled where the database was opened (at start-up) was empty where
+ * the routes asked, and every "bounded" transaction ran unbounded (issue 34's replay: the
+ * 4 s creates, a lock wait on the staff lock and then one on the table).
+ */
+const BOUNDS = Symbol.for("treasury-console.db.transaction-bounds")
 
 /** The bounds of `db`'s pool; null on PGlite, on a pool opened without bounds, or inside a transaction. */
 export function transactionBoundsOf(db: Db): DatabaseLimits | null {
   const client = (db as { $client?: unknown }).$client
-  return client instanceof pg.Pool ? (transactionBounds.get(client) ?? null) : null
+  return client instanceof pg.Pool ? ((client as unknown as Record<symbol, DatabaseLimits | undefined>)[BOUNDS] ?? null) : null
+}
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, release: (error?: Error) => void) => void
+
+/**
+ * The pool's acquire, held to the request's one database deadline (lib/db/deadline.ts): a
+ * free connection is taken at once; a wait for one ends when the deadline does (a
+ * DatabaseDeadlineError), not after the pool's whole connect timeout. A connection that
+ * turns up after its waiter gave up goes straight back to the pool. pg's own queries ask
+ * through `this.connect(callback)`, so both forms are covered.
+ */
+function boundAcquireByDeadline(pool: pg.Pool): void {
+  const connect = pool.connect.bind(pool) as (callback: ConnectCallback) => void
+  const acquire = (): Promise<pg.PoolClient> =>
+    new Promise((resolve, reject) => {
+      const left = databaseTimeLeft()
+      let settled = false
+      const timer =
+        left === null || pool.idleCount > 0
+          ? null
+          : setTimeout(() => {
+              settled = true
+              reject(new DatabaseDeadlineError())
+            }, Math.max(0, left))
+      connect((error, client, release) => {
+        if (settled) {
+          if (!error) release()
+          return
+        }
+        settled = true
+        if (timer) clearTimeout(timer)
+        if (error || !client) reject(error ?? new Error("the pool answered no client"))
+        else resolve(client)
+      })
+    })
+  pool.connect = ((callback?: ConnectCallback) => {
+    if (!callback) return acquire()
+    acquire().then(
+      (client) => callback(undefined, client, (error?: Error) => client.release(error)),
+      (error: Error) => callback(error, undefined, () => undefined),
+    )
+    return undefined
+  }) as typeof pool.connect
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "lib", "db", "migrations")
@@ -66,7 +117,10 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
     pool.on("connect", (client) => {
       client.on("error", (error: Error & { code?: string }) => log.warn("db.connection_lost", { code: error.code ?? "unknown" }))
     })
-    if (limits) transactionBounds.set(pool, limits)
+    if (limits) {
+      ;(pool as unknown as Record<symbol, DatabaseLimits>)[BOUNDS] = limits
+      boundAcquireByDeadline(pool)
+    }
     const db = drizzlePg(pool, { schema, casing: "snake_case" })
     return {
       db: db as unknown as Db,

@@ -10,8 +10,8 @@
 // idle_in_transaction_session_timeout, transaction_timeout (PostgreSQL 17; also what
 // lib/db/bounded.ts's own deadline throws).
 const UNAVAILABLE_SQLSTATES = new Set(["57014", "55P03", "25P03", "25P04", "57P01", "57P02", "57P03", "53300", "53400", "08000", "08001", "08003", "08004", "08006"])
-// Node's socket errors, as node-postgres passes them on.
-const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"])
+// Node's socket errors, as node-postgres passes them on; and the request's own deadline (lib/db/deadline.ts).
+const UNAVAILABLE_ERRNOS = new Set(["console_db_deadline", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"])
 // node-postgres's own, which carry no code.
 const UNAVAILABLE_MESSAGES = [
   /^timeout exceeded when trying to connect$/,

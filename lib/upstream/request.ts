@@ -15,6 +15,7 @@ import { bucketForPath } from "@/lib/upstream/rate-limiter"
 import type { TokenManager } from "@/lib/upstream/token-manager"
 import { reasonPhrase } from "@/lib/schemas/problem"
 import { type Exchange, exchange, parseJson, parseRetryAfter, type Runtime } from "@/lib/upstream/transport"
+import { releaseDatabaseDeadline } from "@/lib/db/deadline"
 import { injectTraceContext, inSpan } from "@/lib/tracing"
 
 export interface RetryPolicy {
@@ -203,6 +204,9 @@ export function createCaller(runtime: Runtime, tokens: TokenManager, retryPolicy
     const refId = (spec.body as { ref_id?: unknown } | undefined)?.ref_id
     // One span per HTTP exchange: its operation, attempt and status; the ref_id of a create. Never the body.
     const attributes = { "upstream.operation": spec.op, "http.request.method": spec.method, "upstream.attempt": attempt, "upstream.retry": attempt > 1 }
+    // A call that may change something at the service: what follows records its outcome,
+    // no longer held to the request's database deadline (lib/db/deadline.ts).
+    if (spec.method !== "GET") releaseDatabaseDeadline()
     return inSpan(`upstream ${spec.op}`, typeof refId === "string" ? { ...attributes, "upstream.ref_id": refId } : attributes, async (span) => {
       injectTraceContext(headers)
       const result = await exchange(runtime, {

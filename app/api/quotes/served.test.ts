@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Role } from "@/lib/auth/roles"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import { createSoloQuoteFeed } from "@/lib/console/quote-feed"
+import { rememberingSettled } from "@/lib/console/served-quotes"
 import { consoleIntents, consoleServedQuotes } from "@/lib/db/schema"
 import type { Quote } from "@/lib/schemas/records"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
@@ -92,8 +93,52 @@ describe("an execution's quote must be one the console served to its maker", () 
     expect(await h.db.select().from(consoleServedQuotes).where(eq(consoleServedQuotes.staffEmail, "viewer@example.com"))).toEqual([])
     const first = await quotes("admin", "admin@example.com")
     const again = await quotes("admin", "admin@example.com")
+    // Remembered off the request (a hung database must not hold quotes back): written by now.
+    await rememberingSettled(h.db)
     const rows = await served()
     expect(new Set(rows.map((r) => r.quoteId))).toEqual(new Set([...first, ...again].map((q) => q.id)))
     expect(rows.every((r) => r.rememberUntil.getTime() >= Date.parse(first[0]!.expires_at))).toBe(true)
+  })
+})
+
+describe("remembering is off the quotes' request path", () => {
+  it("while the database is held, a trader's quotes still answer; an order on one sent meanwhile waits for its quote's write and is placed once the database answers", async () => {
+    const email = "trader@example.com"
+    // New quotes, never served to anyone: the order's quote is still being written when it is sent.
+    await h.moveMarket("BTC", "1")
+    const cache = createQuoteCache({ fetchQuotes: (markets) => h.upstream.listQuotes(markets), ttlMs: 60_000 })
+    await cache.get(["BTCUSD", "ETHUSD"])
+    const before = mocked.runtime
+    mocked.runtime = { db: h.db, upstream: h.upstream, quotes: createSoloQuoteFeed(cache) }
+    try {
+      // The session is read (and then trusted for a moment) on a request for another market.
+      await quotesGET(new NextRequest("http://localhost/api/quotes?markets=ETHUSD", { headers: { cookie: await cookieOf("trader", email) } }), { params: Promise.resolve({}) })
+      await rememberingSettled(h.db)
+      // The database's one connection is held by a transaction that does not end until released.
+      let release: () => void = () => undefined
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let holding: () => void = () => undefined
+      const held = new Promise<void>((resolve) => (holding = resolve))
+      const holder = h.db.transaction(async () => {
+        holding()
+        await released
+      })
+      await held
+      const answered = await Promise.race([
+        quotes("trader", email).then((items) => ({ items })),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
+      ])
+      expect(answered).not.toBeNull()
+      const sell = answered!.items.find((q) => q.side === "SELL")!
+      let settled = false
+      const order = execute(email, { quote_id: sell.id, base_amount: "0.0001", reviewed_quote: { market: "BTCUSD", side: "SELL", price: sell.price } }).finally(() => (settled = true))
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(settled).toBe(false)
+      release()
+      await holder
+      expect(await order).toMatchObject({ status: 200, body: { quote_id: sell.id, price: sell.price } })
+    } finally {
+      mocked.runtime = before
+    }
   })
 })

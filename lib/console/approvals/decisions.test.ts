@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
+import { END_LAPSED_EVERY_MS } from "@/lib/console/approvals/expiry"
 import { attributionByRef } from "@/lib/console/attribution"
 import { listAudit } from "@/lib/console/audit"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
@@ -149,6 +150,23 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" } })
     const listed = await listApprovals(h.db, { limit: 200 }, after())
     expect(listed.items.find((r) => r.id === submission.request.id)).toMatchObject({ state: "EXPIRED", placement: "NOT_SENT" })
+  })
+
+  it("the lists' sweep of lapsed requests runs at most every few seconds per instance, but a decision checks the request it acts on: an expired one is never approved", async () => {
+    const { submission } = await ask("135.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const expiresAt = new Date(submission.request.expires_at).getTime()
+    const at = (ms: number) => () => new Date(expiresAt + ms)
+    const stateIn = async (now: Date) => (await listApprovals(h.db, { limit: 200 }, now)).items.find((r) => r.id === submission.request.id)?.state
+    expect(await stateIn(new Date(expiresAt - 1))).toBe("PENDING")
+    // A millisecond past its time: the list was swept a moment ago, so it may still say PENDING...
+    expect(await stateIn(new Date(expiresAt + 1))).toBe("PENDING")
+    // ...but approving it is refused as expired, and nothing is placed.
+    const late = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, now: at(2) }).catch((e: unknown) => e)
+    expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" } })
+    const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.id, submission.request.id))
+    expect(intent).toMatchObject({ state: "FAILED", recordId: null, problem: { code: "request_expired" } })
+    expect(await stateIn(new Date(expiresAt + END_LAPSED_EVERY_MS + 10))).toBe("EXPIRED")
   })
 
   it("an approval after the market moved past the limit price ends PRICE_MOVED and places nothing", async () => {

@@ -4,7 +4,7 @@ import type { Staff } from "@/lib/auth/roles"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { type Directory, currentRoles } from "@/lib/auth/standing"
 import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision-trail"
-import { endLapsed, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
+import { endLapsed, endLapsedFor, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
 import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
 import { type DecisionAction, type StepUp, type StepUpProof, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
@@ -150,6 +150,8 @@ export async function loadForAction(db: Db, id: string, now: Date, directory?: D
   await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
+  // The sweep is throttled: the request about to be decided is checked on its own.
+  if (await endLapsedFor(db, approval, now, directory)) return (await approvalOf(db, id)) ?? approval
   return approval
 }
 

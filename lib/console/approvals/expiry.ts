@@ -2,7 +2,7 @@ import "server-only"
 import { and, eq, lte, sql } from "drizzle-orm"
 import { type Role, roleAtLeast } from "@/lib/auth/roles"
 import { staffRef } from "@/lib/auth/staff-ref"
-import { type Directory, currentRoles } from "@/lib/auth/standing"
+import { type Directory, currentRoles, standingVersion } from "@/lib/auth/standing"
 import { transition } from "@/lib/console/approvals/state"
 import { failWaitingIntents } from "@/lib/console/intents"
 import { boundedTransaction } from "@/lib/db/bounded"
@@ -81,8 +81,67 @@ async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: D
   return ids.length
 }
 
-/** Before any read or decision: requests whose time is up expire, and those whose maker lost access are voided. */
+/** endLapsed's sweep runs at most this often per instance (reads and notification polls call it constantly). */
+export const END_LAPSED_EVERY_MS = 5000
+
+/** Per database: when this instance last swept, and the sweep under way (callers meanwhile join it). */
+// On globalThis: the build gives route handlers their own copies of a module; one throttle per instance.
+interface Sweep {
+  at: number
+  /** standingVersion() when it ran: a change of someone's standing seen here since sweeps again at once. */
+  standing: number
+  running: Promise<void> | null
+}
+const sweeps = ((globalThis as unknown as { __consoleLapsedSweeps?: WeakMap<Db, Sweep> }).__consoleLapsedSweeps ??= new WeakMap())
+
+/**
+ * Before any read or decision: requests whose time is up expire, and those whose maker lost
+ * access are voided. At most every END_LAPSED_EVERY_MS per instance (a caller meanwhile
+ * joins the sweep under way, or goes on): a list may show a request PENDING for a few
+ * seconds past its end, never act on it. A decision does not rely on this sweep:
+ * `endLapsedFor` checks the one request it acts on (and approval re-reads its maker's role
+ * and claims only an unexpired request).
+ */
 export async function endLapsed(db: Db, now: Date, directory?: Directory): Promise<void> {
-  await expireDue(db, now)
-  await voidLapsed(db, now, directory)
+  let sweep = sweeps.get(db)
+  if (!sweep) sweeps.set(db, (sweep = { at: Number.NEGATIVE_INFINITY, standing: -1, running: null }))
+  if (sweep.running) return sweep.running
+  const t = now.getTime()
+  // A clock that went back (a test's, or the machine's) sweeps again rather than waiting.
+  if (t >= sweep.at && t - sweep.at < END_LAPSED_EVERY_MS && sweep.standing === standingVersion()) return
+  sweep.at = t
+  sweep.standing = standingVersion()
+  const state = sweep
+  const running = (async () => {
+    await expireDue(db, now)
+    await voidLapsed(db, now, directory)
+  })()
+  state.running = running
+  try {
+    await running
+  } catch (error) {
+    // A failed sweep is tried again by the next caller.
+    state.at = Number.NEGATIVE_INFINITY
+    throw error
+  } finally {
+    state.running = null
+  }
+}
+
+/**
+ * The check that protects a decision: the one request about to be decided, if PENDING,
+ * is expired when its time is up and voided when its maker lost access, whatever the
+ * throttled sweep last did. True when it ended it.
+ */
+export async function endLapsedFor(
+  db: Db,
+  approval: { state: string; expiresAt: Date; makerEmail: string },
+  now: Date,
+  directory?: Directory,
+): Promise<boolean> {
+  if (approval.state !== "PENDING") return false
+  if (approval.expiresAt.getTime() <= now.getTime()) return (await expireDue(db, now)) > 0
+  const role = (await currentRoles(db, [approval.makerEmail], directory)).get(approval.makerEmail.toLowerCase()) ?? null
+  const reason = lapsedAccess(role)
+  return reason ? (await voidRequestsOf(db, approval.makerEmail, reason, now)) > 0 : false
 }

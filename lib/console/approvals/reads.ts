@@ -1,7 +1,7 @@
 import "server-only"
 import { desc, eq, sql } from "drizzle-orm"
 import { type Staff, roleAtLeast } from "@/lib/auth/roles"
-import { endLapsed } from "@/lib/console/approvals/expiry"
+import { endLapsed, endLapsedFor } from "@/lib/console/approvals/expiry"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { Decimal, FIAT_DECIMALS } from "@/lib/money"
@@ -64,13 +64,17 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
 
 export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
-  await endLapsed(db, now)
-  const [row] = await db
-    .select({ approval: consoleApprovals, intent: consoleIntents })
-    .from(consoleApprovals)
-    .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
-    .where(eq(consoleApprovals.intentId, id))
-    .limit(1)
+  const read = () =>
+    db
+      .select({ approval: consoleApprovals, intent: consoleIntents })
+      .from(consoleApprovals)
+      .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
+      .where(eq(consoleApprovals.intentId, id))
+      .limit(1)
+  let [row] = await read()
+  if (!row) throw notFound(`No approval request ${id}.`)
+  // One request: checked on its own (expired, or its maker lapsed), not by the throttled sweep.
+  if (await endLapsedFor(db, row.approval, now)) [row] = await read()
   if (!row) throw notFound(`No approval request ${id}.`)
   return view(row.approval, row.intent)
 }

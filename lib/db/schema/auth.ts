@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core"
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 6 })
@@ -39,7 +40,11 @@ export const consoleAuthEvents = pgTable(
     address: text("address"),
     detail: jsonb("detail").$type<Record<string, unknown>>(),
   },
-  (t) => [index("console_auth_events_at_idx").on(t.at.desc(), t.id.desc())],
+  (t) => [
+    index("console_auth_events_at_idx").on(t.at.desc(), t.id.desc()),
+    // A maker's latest single sign-on, by email (lib/auth/standing.ts); migration 0018.
+    index("console_auth_events_email_idx").on(sql`lower(${t.email})`, t.at.desc(), t.id.desc()),
+  ],
 )
 export type ConsoleAuthEvent = typeof consoleAuthEvents.$inferSelect
 
