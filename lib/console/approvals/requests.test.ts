@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
-import type { Staff } from "@/lib/auth/roles"
+import { directoryRole } from "@/lib/auth/directory"
+import type { Role, Staff } from "@/lib/auth/roles"
+import { recordAuthEvent } from "@/lib/auth/sessions"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
@@ -165,5 +167,26 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
     expect(problemOf(approval)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "VOIDED", reason } })
     expect(problemOf(approval).detail).toBe(`This request was voided (${reason}); nothing was sent.`)
     expect(await intentOf(id)).toMatchObject({ state: "FAILED", recordId: null, problem: expect.objectContaining({ code: "request_voided" }) as unknown })
+  })
+
+  it("a maker who loses access while an approval is on its way: the request ends VOIDED with the reason, the approval is told why, nothing is sent", async () => {
+    for (const [after, reason] of [
+      [null, "the maker is no longer on the staff"],
+      ["viewer", "the maker's role is now viewer, and placing an order needs trader or admin"],
+    ] as const) {
+      const maker: Staff = { email: `leaving-${randomUUID().slice(0, 6)}@example.com`, role: "trader" }
+      await signsInBySso(h.db, maker)
+      const { submission, refId } = await f.ask("170.00", maker)
+      if (submission.kind !== "request") throw new Error("expected a request")
+      // Their provider refuses them from now on; the directory lists them as a trader for its first answer only.
+      await recordAuthEvent(h.db, { kind: "sign_in_failed", email: maker.email, detail: { provider: "oidc", subject: "x", reason: "no console role" } })
+      let asked = 0
+      const directory = (email: string): Role | null => (email === maker.email ? (asked++ === 0 ? "trader" : after) : directoryRole(email))
+      const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory }).catch((e: unknown) => e)
+      expect(problemOf(approval)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "VOIDED", reason } })
+      expect(problemOf(approval).detail).toBe(`This request was voided (${reason}); nothing was sent.`)
+      expect(await intentOf(submission.request.id)).toMatchObject({ state: "FAILED", recordId: null, problem: expect.objectContaining({ code: "request_voided" }) as unknown })
+      expect(await executionsWithRef(refId)).toEqual([])
+    }
   })
 })
