@@ -63,7 +63,9 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
     const won = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []))
     expect(won).toHaveLength(1)
     const lost = results.flatMap((r) => (r.status === "rejected" ? [problemOf(r.reason)] : []))
-    expect(lost.map((p) => [p.status, p.code, p.meta?.state])).toEqual(Array.from({ length: 4 }, () => [409, "state_conflict", "REJECTED"]))
+    expect(lost.map((p) => [p.status, p.code, p.meta?.state, p.detail])).toEqual(
+      Array.from({ length: 4 }, () => [409, "state_conflict", "REJECTED", "This request is REJECTED now; someone acted on it first."]),
+    )
     expect(await getApproval(h.db, id)).toMatchObject({ state: "REJECTED", reason: won[0]!.reason, checker: won[0]!.checker })
   })
 
@@ -93,7 +95,9 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
         await rejectRequest(h.db, checker, missing, { reason: "no" }).catch((e: unknown) => e),
         await withdrawRequest(h.db, me, missing, {}).catch((e: unknown) => e),
       ]
-      expect(answers.map((e) => [problemOf(e).status, problemOf(e).code])).toEqual(Array.from({ length: 4 }, () => [404, "not_found"]))
+      expect(answers.map((e) => [problemOf(e).status, problemOf(e).code, problemOf(e).detail])).toEqual(
+        Array.from({ length: 4 }, () => [404, "not_found", `No approval request ${missing}.`]),
+      )
     }
     expect(await getApproval(h.db, id)).toMatchObject({ state: "PENDING", checker: null })
   })
