@@ -14,11 +14,11 @@ export const targets = {
   "lib/console/policy.ts": ["lib/console/policy.test.ts"],
   "lib/console/reconciler.ts": ["lib/console/reconciler.test.ts"],
   "lib/console/operations.ts": ["lib/console/operations.test.ts"],
-  "lib/console/submission.ts": ["lib/console/submission.test.ts"],
+  "lib/console/submission.ts": ["lib/console/submission.test.ts", "lib/console/submission-spans.test.ts"],
   "lib/console/approvals/state.ts": ["lib/console/approvals/state.test.ts"],
-  "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts"],
-  "lib/console/approvals/expiry.ts": ["lib/console/approvals/decisions.test.ts"],
-  "lib/console/approvals/reads.ts": ["lib/console/approvals/decisions.test.ts"],
+  "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
+  "lib/console/approvals/expiry.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
+  "lib/console/approvals/reads.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
 }
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */

@@ -11,9 +11,11 @@ import { consoleIntents } from "@/lib/db/schema"
 import { roundUp, toDecimal } from "@/lib/money"
 import type { Policy } from "@/lib/schemas/approvals"
 import type { Quote } from "@/lib/schemas/records"
+import { staffRef } from "@/lib/auth/staff-ref"
 import { ApprovalsFixture, checker, intentInserts, problemOf } from "@/test/approvals"
 import type { ConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { linesOf, logLines } from "@/test/log-lines"
 
 describe.each(testDrivers())("submissions against the sandbox on %s", (driver) => {
   const f = new ApprovalsFixture(driver)
@@ -228,5 +230,19 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
       [checker.email, "SUCCEEDED", "policy", "0.5", "0.75"],
       [checker.email, "SUCCEEDED", "policy", "0.75", "0.5"],
     ])
+  })
+
+  it("a new request says it is new and is logged once; its retry with the quote still held is the same request, replayed", async () => {
+    const { result: first, lines } = await logLines(() => ask("150.00"))
+    if (first.submission.kind !== "request") throw new Error("expected a request")
+    expect(first.submission.replayed).toBe(false)
+    expect(linesOf(lines, "approval.requested")).toEqual([expect.objectContaining({ intentId: first.submission.request.id, staff: staffRef(me.email) })])
+    const q = first.quote
+    const body = { quote_id: q.id, quote_amount: "150.00", ref_id: first.refId, metadata: { desk: "fx" }, reviewed_quote: { market: q.market, side: q.side, price: q.price } }
+    const retry = await logLines(() => submitQuoteExecution(h, me, profileId, body, { heldQuotes: () => Promise.resolve([q]) }))
+    expect(retry.result).toMatchObject({ kind: "request", replayed: true, request: { id: first.submission.request.id, state: "PENDING" } })
+    expect(linesOf(retry.lines, "approval.requested")).toEqual([])
+    const requests = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, first.refId))
+    expect(requests.map((i) => i.state)).toEqual(["AWAITING_APPROVAL"])
   })
 })

@@ -17,6 +17,7 @@ import { toDecimal } from "@/lib/money"
 import { ApprovalsFixture, TEST_POLICY, checker, otherTrader, problemOf, support } from "@/test/approvals"
 import type { ConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { linesOf, logLines } from "@/test/log-lines"
 
 describe.each(testDrivers())("approval decisions against the sandbox on %s", (driver) => {
   const f = new ApprovalsFixture(driver)
@@ -180,8 +181,11 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
       if (now && toDecimal(now.price).gt(limit)) break
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    const moved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes: () => h.upstream.listQuotes(["BTCUSD"]) })
+    const { result: moved, lines } = await logLines(() => approveRequest(h, checker, submission.request.id, {}, { heldQuotes: () => h.upstream.listQuotes(["BTCUSD"]) }))
     expect(moved).toMatchObject({ state: "PRICE_MOVED", placement: "NOT_SENT" })
+    // Logged as approved with the price moved; no placement was tried, so none failed.
+    expect(linesOf(lines, "approval.approved")).toEqual([expect.objectContaining({ intentId: submission.request.id, priceMoved: true })])
+    expect(linesOf(lines, "approval.place_failed")).toEqual([])
     expect(withinLimit("BUY", moved.executed_price!, moved.limit_price!)).toBe(false)
     expect(moved.problem?.detail).toContain(formatPrice(moved.limit_price))
     const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, refId))
