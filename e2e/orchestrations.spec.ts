@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs"
-import path from "node:path"
 import { type APIRequestContext, type Browser, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
 import Decimal from "decimal.js"
 import canaries from "./canaries.json" with { type: "json" }
-import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
+import type { Role } from "./helpers"
+import { ServerSessions } from "./server-sessions"
 
 // The conversions desk through the service's Orchestrations API: a server started with
 // UPSTREAM_CONVERSIONS_API=orchestrations (playwright.config.ts), the embedded sandbox
@@ -22,32 +21,14 @@ interface Conversion {
 }
 
 let origin = ""
-const states = new Map<Role, string>()
-
-/** Signs `role` in on this server once (its auth secret is not the main server's). */
-async function stateOf(browser: Browser, role: Role): Promise<string> {
-  const known = states.get(role)
-  if (known) return known
-  const file = path.join("e2e", ".auth", new URL(origin).port, `${role}.json`)
-  mkdirSync(path.dirname(file), { recursive: true })
-  const context = await browser.newContext({ baseURL: origin })
-  const page = await context.newPage()
-  await page.goto("/sign-in")
-  await signIn(page, emailOf(role), DEMO_PASSWORD)
-  await expect(page.getByTestId("staff-role")).toHaveText(role)
-  await context.storageState({ path: file })
-  await context.close()
-  states.set(role, file)
-  return file
-}
+let sessions: ServerSessions
 
 async function pageAs(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ baseURL: origin, storageState: await stateOf(browser, role) })
-  return context.newPage()
+  return sessions.page(browser, role)
 }
 
 async function apiAs(browser: Browser, role: Role): Promise<APIRequestContext> {
-  return playwrightRequest.newContext({ baseURL: origin, storageState: await stateOf(browser, role), extraHTTPHeaders: { origin } })
+  return sessions.api(browser, role)
 }
 
 async function profileId(api: APIRequestContext, nickname: string): Promise<string> {
@@ -63,6 +44,7 @@ async function shot(page: Page, name: string) {
 
 test.beforeAll(({ baseURL }) => {
   origin = baseURL ?? ""
+  sessions = new ServerSessions(origin)
 })
 
 test("a trader mints USD → USDG through Orchestrations and watches PROCESSING turn COMPLETED; no Cancel is offered", async ({ browser }) => {

@@ -1,8 +1,7 @@
-import { mkdirSync } from "node:fs"
-import path from "node:path"
 import { randomUUID } from "node:crypto"
-import { type APIRequestContext, type Browser, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
-import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
+import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
+import { type Role, emailOf } from "./helpers"
+import { ServerSessions } from "./server-sessions"
 
 // Passkeys and step-up through the UI, on the server started with STEP_UP=webauthn and
 // browsed at http://localhost:… (playwright.config.ts: WebAuthn refuses an IP address as
@@ -11,36 +10,20 @@ import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
 // trader's request on /approvals, the server asking for the passkey and checking it.
 
 let origin = ""
-const states = new Map<Role, string>()
+let sessions: ServerSessions
 
 test.beforeAll(({ baseURL }) => {
   origin = baseURL ?? ""
+  sessions = new ServerSessions(origin)
 })
 
-/** Signs `role` in on this server once (its auth secret is not the main server's). */
-async function stateOf(browser: Browser, role: Role): Promise<string> {
-  const known = states.get(role)
-  if (known) return known
-  const file = path.join("e2e", ".auth", `${new URL(origin).port}-step-up`, `${role}.json`)
-  mkdirSync(path.dirname(file), { recursive: true })
-  const context = await browser.newContext({ baseURL: origin })
-  const page = await context.newPage()
-  await page.goto("/sign-in")
-  await signIn(page, emailOf(role), DEMO_PASSWORD)
-  await expect(page.getByTestId("staff-role")).toHaveText(role)
-  await context.storageState({ path: file })
-  await context.close()
-  states.set(role, file)
-  return file
-}
-
 async function apiAs(browser: Browser, role: Role): Promise<APIRequestContext> {
-  return playwrightRequest.newContext({ baseURL: origin, storageState: await stateOf(browser, role), extraHTTPHeaders: { origin } })
+  return sessions.api(browser, role)
 }
 
 /** A page with a virtual platform authenticator that verifies its user (as Touch ID or Windows Hello would). */
 async function pageWithAuthenticator(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ baseURL: origin, storageState: await stateOf(browser, role) })
+  const context = await sessions.context(browser, role)
   const page = await context.newPage()
   const cdp = await context.newCDPSession(page)
   await cdp.send("WebAuthn.enable")

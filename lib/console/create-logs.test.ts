@@ -1,37 +1,16 @@
 import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { submitConversion } from "@/lib/console/submission"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
+import { logLines } from "@/test/log-lines"
 
 // Every line, debug included: what an operator shipping logs at debug would keep.
 process.env.LOG_LEVEL = "debug"
 process.env.NEXTAUTH_SECRET ??= "create-logs-tests-secret-0123456789-abcdefgh"
 
 const trader: Staff = { email: "Some.Trader@example.com", role: "trader" }
-
-/** The JSON lines the console wrote (stdout and stderr) while `run` ran. */
-async function linesOf(run: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-  const chunks: string[] = []
-  const keep = (chunk: string | Uint8Array) => {
-    chunks.push(String(chunk))
-    return true
-  }
-  const out = vi.spyOn(process.stdout, "write").mockImplementation(keep)
-  const err = vi.spyOn(process.stderr, "write").mockImplementation(keep)
-  try {
-    await run()
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-  }
-  return chunks
-    .join("")
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-}
 
 describe("a create's log lines", () => {
   let h: ConsoleHarness
@@ -46,7 +25,7 @@ describe("a create's log lines", () => {
     const profileId = (await h.upstream.listProfiles()).items[0]!.id
     const refId = randomUUID()
     const body = { profile_id: profileId, amount: "3.00", source_asset: "USD" as const, target_asset: "USDP" as const, ref_id: refId }
-    const lines = await linesOf(async () => {
+    const { lines } = await logLines(async () => {
       expect((await submitConversion(h, trader, body)).kind).toBe("placed")
       // The same ref_id for another amount: refused, on the trail.
       await expect(submitConversion(h, trader, { ...body, amount: "4.00" })).rejects.toThrow()

@@ -2,7 +2,7 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
-import { signWithPasskey, stepUpAsked } from "@/lib/queries/step-up"
+import { withStepUp } from "@/lib/queries/step-up"
 import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import type { ApprovalPage, ApprovalRequest, Policy, PolicyView } from "@/lib/schemas/approvals"
@@ -66,16 +66,10 @@ export function useDecideApprovalMutation(options?: MutationOptions<ApprovalRequ
   return useMutation({
     ...options,
     mutationFn: async ({ id, action, ...body }: ApprovalDecision) => {
-      const send = (stepUp?: unknown) =>
-        apiFetch(`/api/approvals/${encodeURIComponent(id)}/${action}`, { method: "POST", body: stepUp ? { ...body, step_up: stepUp } : body, schema: approvalRequestSchema })
-      try {
-        return await send()
-      } catch (error) {
-        // STEP_UP=webauthn: the server names what it needs signed; the passkey signs it, and the decision goes again.
-        const stepUp = stepUpAsked(error)
-        if (!stepUp) throw error
-        return send(await signWithPasskey(stepUp))
-      }
+      // STEP_UP=webauthn: the server names what it needs signed; the passkey signs it, and the decision goes again.
+      return withStepUp((stepUp) =>
+        apiFetch(`/api/approvals/${encodeURIComponent(id)}/${action}`, { method: "POST", body: stepUp ? { ...body, step_up: stepUp } : body, schema: approvalRequestSchema }),
+      )
     },
     onSuccess: (request, ...rest) => {
       queryClient.setQueryData(approvalKeys.detail(request.id), request)
@@ -100,14 +94,7 @@ export function useBulkApproveMutation() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: async (ids: string[]) => {
-      const send = (stepUp?: unknown) => apiFetch<BulkApproveAnswer>("/api/approvals/bulk-approve", { method: "POST", body: stepUp ? { ids, step_up: stepUp } : { ids } })
-      try {
-        return await send()
-      } catch (error) {
-        const stepUp = stepUpAsked(error)
-        if (!stepUp) throw error
-        return send(await signWithPasskey(stepUp))
-      }
+      return withStepUp((stepUp) => apiFetch<BulkApproveAnswer>("/api/approvals/bulk-approve", { method: "POST", body: stepUp ? { ids, step_up: stepUp } : { ids } }))
     },
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: approvalKeys.all })

@@ -30,3 +30,17 @@ export async function signWithPasskey(ask: StepUpAsk): Promise<unknown> {
     throw new Error(`Your passkey was not used (${error instanceof Error ? error.message : "cancelled"}); nothing was decided. Try again.`, { cause: error })
   }
 }
+
+/**
+ * Sends a decision; when the server asks for step-up, the passkey signs its challenge and
+ * the decision goes once more with the assertion (any other refusal is thrown as it came).
+ */
+export async function withStepUp<T>(send: (stepUp?: unknown) => Promise<T>): Promise<T> {
+  try {
+    return await send()
+  } catch (error) {
+    const ask = stepUpAsked(error)
+    if (!ask) throw error
+    return send(await signWithPasskey(ask))
+  }
+}
