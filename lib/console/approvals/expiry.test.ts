@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { withdrawRequest } from "@/lib/console/approvals/decisions"
-import { endLapsedFor, expireDue } from "@/lib/console/approvals/expiry"
+import { END_LAPSED_EVERY_MS, endLapsed, endLapsedFor, expireDue } from "@/lib/console/approvals/expiry"
 import { submitConversion } from "@/lib/console/submission"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
@@ -84,5 +84,43 @@ describe.each(testDrivers())("ending lapsed requests on %s", (driver) => {
     expect(linesOf(voided.lines, "approval.voided")).toEqual([expect.objectContaining({ requests: 1 })])
     expect(await stateOf(other.id)).toBe("VOIDED")
     expect(await intentStateOf(other.id)).toBe("FAILED")
+  })
+
+  it("the check before a decision ends only a PENDING request it finds lapsed, and answers whether it ended it", async () => {
+    const demoted = (email: string) => (email === me.email.toLowerCase() ? ("support" as const) : null)
+    const { id, expiresAt } = await request("155.00")
+    const read = { state: "PENDING", expiresAt, makerEmail: me.email }
+    // Still the maker's and in time: nothing ends.
+    expect(await updatesIn(h.db, () => endLapsedFor(h.db, read, new Date()))).toEqual({ result: false, requests: 0, intents: 0 })
+    await withdrawRequest(h.db, me, id, {})
+    const late = new Date(expiresAt.getTime() + 1)
+    // Read after it was withdrawn: no update at all, even past its time and with the maker demoted.
+    expect(await updatesIn(h.db, () => endLapsedFor(h.db, { ...read, state: "WITHDRAWN" }, late, demoted))).toEqual({ result: false, requests: 0, intents: 0 })
+    // Read PENDING before the withdrawal, checked past its time: nothing left to expire.
+    expect(await updatesIn(h.db, () => endLapsedFor(h.db, read, late))).toEqual({ result: false, requests: 1, intents: 0 })
+    expect(await stateOf(id)).toBe("WITHDRAWN")
+  })
+
+  it(`the sweep runs at most every ${END_LAPSED_EVERY_MS} ms, and again at once when the clock goes back`, async () => {
+    const first = await request("160.00")
+    const at = (ms: number) => new Date(first.expiresAt.getTime() + ms)
+    await endLapsed(h.db, at(-1))
+    expect(await stateOf(first.id)).toBe("PENDING")
+    await endLapsed(h.db, at(-1 + END_LAPSED_EVERY_MS - 1))
+    expect(await stateOf(first.id)).toBe("PENDING")
+    await endLapsed(h.db, at(-1 + END_LAPSED_EVERY_MS))
+    expect(await stateOf(first.id)).toBe("EXPIRED")
+    // A request due before the last sweep's time: a sweep at an earlier time (the clock went back) ends it.
+    const second = await request("165.00")
+    expect(second.expiresAt.getTime()).toBeLessThan(at(-1 + END_LAPSED_EVERY_MS).getTime())
+    await endLapsed(h.db, second.expiresAt)
+    expect(await stateOf(second.id)).toBe("EXPIRED")
+    // A sweep at the very time of the last one waits, though a request is due by then.
+    const later = at(10 * END_LAPSED_EVERY_MS)
+    await endLapsed(h.db, later)
+    const third = await request("170.00")
+    expect(third.expiresAt.getTime()).toBeLessThan(later.getTime())
+    await endLapsed(h.db, later)
+    expect(await stateOf(third.id)).toBe("PENDING")
   })
 })
