@@ -17,7 +17,7 @@ export const targets = {
   "lib/console/submission.ts": ["lib/console/submission.test.ts", "lib/console/submission-spans.test.ts"],
   "lib/console/approvals/state.ts": ["lib/console/approvals/state.test.ts"],
   "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
-  "lib/console/approvals/expiry.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
+  "lib/console/approvals/expiry.ts": ["lib/console/approvals/expiry.test.ts", "lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
   "lib/console/approvals/reads.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
 }
 

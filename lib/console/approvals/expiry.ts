@@ -23,6 +23,7 @@ export async function expireDue(db: Db, now: Date): Promise<number> {
       .set({ state: "EXPIRED", decidedAt: sql`${consoleApprovals.expiresAt}` })
       .where(and(eq(consoleApprovals.state, "PENDING"), lte(consoleApprovals.expiresAt, now)))
       .returning({ id: consoleApprovals.intentId })
+    // Nothing due (most sweeps): no update of no intents.
     if (expired.length === 0) return 0
     await failWaitingIntents(
       tx,
@@ -47,38 +48,37 @@ export function lapsedAccess(role: Role | null): string | null {
  * nothing is ever sent. One conditional update per maker, so an approval racing it on
  * another instance either claimed the request first or finds it VOIDED.
  */
-export async function voidLapsed(db: Db, now: Date, directory?: Directory): Promise<number> {
+export async function voidLapsed(db: Db, now: Date, directory?: Directory): Promise<void> {
   const makers = await db
     .selectDistinct({ email: consoleApprovals.makerEmail })
     .from(consoleApprovals)
     .where(eq(consoleApprovals.state, "PENDING"))
-  if (makers.length === 0) return 0
   const roles = await currentRoles(
     db,
     makers.map((m) => m.email),
     directory,
   )
-  let voided = 0
   for (const { email } of makers) {
     const reason = lapsedAccess(roles.get(email.toLowerCase()) ?? null)
-    if (reason) voided += await voidRequestsOf(db, email, reason, now)
+    if (reason) await voidRequestsOf(db, email, reason, now)
   }
-  return voided
 }
 
-async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: Date): Promise<number> {
+/** Voids `makerEmail`'s PENDING requests; true when there was one (a decision may have claimed it first). */
+async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: Date): Promise<boolean> {
   const state = transition("PENDING", "void", { actor: null, makerEmail, now, expiresAt: now })
-  const ids = await boundedTransaction(db, async (tx) => {
+  const voided = await boundedTransaction(db, async (tx) => {
     const rows = await tx
       .update(consoleApprovals)
       .set({ state, decidedAt: now, reason })
       .where(and(eq(consoleApprovals.makerEmail, makerEmail), eq(consoleApprovals.state, "PENDING")))
       .returning({ id: consoleApprovals.intentId })
+    // None left (claimed by a decision since it was read): no update of no intents.
     if (rows.length > 0) await failWaitingIntents(tx, rows.map((r) => r.id), requestVoided(reason), now)
-    return rows.map((r) => r.id)
+    return rows.length
   })
-  if (ids.length > 0) log.warn("approval.voided", { maker: staffRef(makerEmail), reason, requests: ids.length })
-  return ids.length
+  if (voided > 0) log.warn("approval.voided", { maker: staffRef(makerEmail), reason, requests: voided })
+  return voided > 0
 }
 
 /** endLapsed's sweep runs at most this often per instance (reads and notification polls call it constantly). */
@@ -143,5 +143,5 @@ export async function endLapsedFor(
   if (approval.expiresAt.getTime() <= now.getTime()) return (await expireDue(db, now)) > 0
   const role = (await currentRoles(db, [approval.makerEmail], directory)).get(approval.makerEmail.toLowerCase()) ?? null
   const reason = lapsedAccess(role)
-  return reason ? (await voidRequestsOf(db, approval.makerEmail, reason, now)) > 0 : false
+  return reason ? voidRequestsOf(db, approval.makerEmail, reason, now) : false
 }
