@@ -40,15 +40,25 @@ export const TEST_POLICY: Policy = {
   },
 }
 
-/** How many rows `run` inserts (or tries to) into console_intents, in a transaction or not. */
-export async function intentInserts<T>(db: Db, run: () => Promise<T>): Promise<{ result: T; inserts: number }> {
-  let inserts = 0
-  const count = (target: Pick<Db, "insert">) => {
-    const insert = target.insert.bind(target)
-    return vi.spyOn(target, "insert").mockImplementation((table) => {
-      if (table === consoleIntents) inserts++
-      return insert(table)
-    })
+/**
+ * How many `method` statements `run` sends (or tries to) to each of `tables`, on the
+ * database and in any transaction it opens: `{ intents: consoleIntents }` counts the
+ * intents table's under the name `intents`.
+ */
+export async function statementsIn<T, K extends string>(
+  db: Db,
+  method: "insert" | "update",
+  tables: Record<K, object>,
+  run: () => Promise<T>,
+): Promise<{ result: T; counts: Record<K, number> }> {
+  const names = Object.keys(tables) as K[]
+  const counts = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>
+  const count = (target: Pick<Db, "insert" | "update">) => {
+    const send = (target[method] as (table: object) => unknown).bind(target)
+    return vi.spyOn(target as Pick<Db, "insert">, method as "insert").mockImplementation(((table: object) => {
+      for (const name of names) if (tables[name] === table) counts[name]++
+      return send(table)
+    }) as Db["insert"])
   }
   const outside = count(db)
   const transaction = db.transaction.bind(db)
@@ -59,11 +69,17 @@ export async function intentInserts<T>(db: Db, run: () => Promise<T>): Promise<{
     }, config),
   )
   try {
-    return { result: await run(), inserts }
+    return { result: await run(), counts }
   } finally {
     outside.mockRestore()
     inside.mockRestore()
   }
+}
+
+/** How many rows `run` inserts (or tries to) into console_intents, in a transaction or not. */
+export async function intentInserts<T>(db: Db, run: () => Promise<T>): Promise<{ result: T; inserts: number }> {
+  const { result, counts } = await statementsIn(db, "insert", { intents: consoleIntents }, run)
+  return { result, inserts: counts.intents }
 }
 
 /**

@@ -1,42 +1,21 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
-import { beforeEach, describe, expect, it, vi } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { withdrawRequest } from "@/lib/console/approvals/decisions"
 import { END_LAPSED_EVERY_MS, endLapsed, endLapsedFor, expireDue } from "@/lib/console/approvals/expiry"
 import { submitConversion } from "@/lib/console/submission"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
-import { ApprovalsFixture } from "@/test/approvals"
+import { ApprovalsFixture, statementsIn } from "@/test/approvals"
 import type { ConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
 import { linesOf, logLines } from "@/test/log-lines"
 
 /** The UPDATEs `run` sends to the requests and to the intents tables, in a transaction or not. */
 async function updatesIn<T>(db: Db, run: () => Promise<T>): Promise<{ result: T; requests: number; intents: number }> {
-  const counts = { requests: 0, intents: 0 }
-  const count = (target: Pick<Db, "update">) => {
-    const update = target.update.bind(target)
-    return vi.spyOn(target, "update").mockImplementation((table) => {
-      if (table === consoleApprovals) counts.requests++
-      if (table === consoleIntents) counts.intents++
-      return update(table)
-    })
-  }
-  const outside = count(db)
-  const transaction = db.transaction.bind(db)
-  const inside = vi.spyOn(db, "transaction").mockImplementation((work, config) =>
-    transaction((tx) => {
-      count(tx)
-      return work(tx)
-    }, config),
-  )
-  try {
-    return { result: await run(), ...counts }
-  } finally {
-    outside.mockRestore()
-    inside.mockRestore()
-  }
+  const { result, counts } = await statementsIn(db, "update", { requests: consoleApprovals, intents: consoleIntents }, run)
+  return { result, ...counts }
 }
 
 /** The sweep and the check before a decision: what they end, and that with nothing to end they touch no intent. */
