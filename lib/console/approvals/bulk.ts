@@ -1,9 +1,8 @@
 import "server-only"
 import type { Staff } from "@/lib/auth/roles"
 import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision-trail"
-import { type ApprovalOptions, approveRequest, loadForAction } from "@/lib/console/approvals/decisions"
+import { type ApprovalOptions, approveRequest, loadForAction, steppedUp } from "@/lib/console/approvals/decisions"
 import { transition } from "@/lib/console/approvals/state"
-import { checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { HttpProblem, stateConflict } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
@@ -30,14 +29,11 @@ export async function approveMany(deps: ConsoleDeps, staff: Staff, ids: string[]
       transition(approval.state, "approve", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
       approvals.push(approval)
     }
-    const decision = await describeDecision(deps.db, "approve", approvals)
-    attempt.digest = decision.digest
-    attempt.presented = options.stepUp?.mode === "webauthn" ? options.stepUp.assertion?.id : undefined
-    attempt.proof = await checkStepUp(deps.db, staff, decision, options.stepUp ?? { mode: "off", rp: { id: "localhost", name: "", origin: "http://localhost" } }, now)
+    await steppedUp(deps.db, staff, "approve", approvals, attempt, options.stepUp, now)
     const items: BulkItem[] = []
     for (const id of ids) {
       try {
-        items.push({ id, request: await approveRequest(deps, staff, id, body, { ...options, provenBy: attempt.proof }) })
+        items.push({ id, request: await approveRequest(deps, staff, id, body, { ...options, provenBy: attempt.proof ?? undefined }) })
       } catch (error) {
         if (!(error instanceof HttpProblem)) throw error
         items.push({ id, problem: error.problem })

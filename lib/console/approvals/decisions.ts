@@ -44,9 +44,9 @@ export interface ApprovalOptions {
 
 const STEP_UP_OFF: StepUp = { mode: "off", rp: { id: "localhost", name: "", origin: "http://localhost" } }
 
-/** Step-up for a decision on `approval`, its digest and proof kept on `attempt` for the trail. */
-async function steppedUp(db: Db, staff: Staff, action: DecisionAction, approval: ConsoleApproval, attempt: DecisionAttempt, stepUp: StepUp | undefined, now: Date): Promise<void> {
-  const decision = await describeDecision(db, action, [approval])
+/** Step-up for a decision on `approvals` (one, or a bulk approval's list), its digest and proof kept on `attempt` for the trail. */
+export async function steppedUp(db: Db, staff: Staff, action: DecisionAction, approvals: ConsoleApproval[], attempt: DecisionAttempt, stepUp: StepUp | undefined, now: Date): Promise<void> {
+  const decision = await describeDecision(db, action, approvals)
   attempt.digest = decision.digest
   attempt.presented = stepUp?.mode === "webauthn" ? stepUp.assertion?.id : undefined
   attempt.proof = await checkStepUp(db, staff, decision, stepUp ?? STEP_UP_OFF, now)
@@ -167,7 +167,7 @@ export async function rejectRequest(
   return recorded(db, attempt, async () => {
     const approval = await loadForAction(db, id, now)
     transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
-    await steppedUp(db, staff, "reject", approval, attempt, options.stepUp, now)
+    await steppedUp(db, staff, "reject", [approval], attempt, options.stepUp, now)
     await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
     log.info("approval.rejected", { intentId: id, checker: staffRef(staff.email) })
     return getApproval(db, id, now)
@@ -226,7 +226,7 @@ async function approveAttempt(
   }
   const maker: Staff = { email: approval.makerEmail, role }
   if (options.provenBy) attempt.proof = options.provenBy
-  else await steppedUp(deps.db, staff, "approve", approval, attempt, options.stepUp, now)
+  else await steppedUp(deps.db, staff, "approve", [approval], attempt, options.stepUp, now)
   let send: Record<string, unknown> = approval.request
   let current: Quote | null = null
   if (approval.kind === "execution") {
