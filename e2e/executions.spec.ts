@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, type TestInfo, expect, test } from "@playwright/test"
 import { storageStateOf } from "./helpers"
+import { csvAmount, csvPrice } from "@/lib/format"
 import { parseCsv } from "@/test/csv"
 
 // The executions history against the embedded sandbox: rows placed through the real
@@ -16,7 +17,9 @@ interface Execution {
   market: string
   price: string
   base_amount: string
+  base_asset: string
   quote_amount: string
+  quote_asset: string
   created_at: string
 }
 
@@ -184,8 +187,10 @@ test.describe("executions history", () => {
     expect(rows.map((r) => r[0])).toEqual(expected.map((e) => e.id))
     for (const [i, row] of rows.entries()) {
       const e = expected[i]!
-      expect(row.slice(4, 8)).toEqual([e.market, e.side, e.price, e.base_amount])
-      expect(row[9]).toBe(e.quote_amount)
+      // The CSV writes each number plainly at its asset's decimals (a price with at least
+      // two): "94619.30", never the service's "94619.3".
+      expect(row.slice(4, 8)).toEqual([e.market, e.side, csvPrice(e.price), csvAmount(e.base_amount, e.base_asset)])
+      expect(row[9]).toBe(csvAmount(e.quote_amount, e.quote_asset))
       expect(row[header!.indexOf("metadata")]).toBe('{"batch":"history-e2e"}')
       // Placed through the console by the trader, with no approval needed.
       expect(row[header!.indexOf("placed_by")]).toBe("trader@example.com")
