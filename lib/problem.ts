@@ -130,6 +130,11 @@ export function notCancellable(detail: string): HttpProblem {
   return consoleProblem("not_cancellable", detail)
 }
 
+/** The sandbox already has a past (records or snapshots before today's cutoff): a past week is generated once, on a sandbox with none. */
+export function historyExists(detail: string): HttpProblem {
+  return consoleProblem("history_exists", detail)
+}
+
 /** Over a limit of the approval policy; `meta.limit` says which (per_order, per_day). */
 export function limitExceeded(detail: string, meta: Record<string, unknown>): HttpProblem {
   return consoleProblem("limit_exceeded", detail, { title: "Limit Exceeded", meta })

@@ -16,6 +16,7 @@ import { consoleConversionCreateSchema } from "@/lib/schemas/conversion"
 import { consoleQuoteExecutionCreateSchema } from "@/lib/schemas/quote-execution"
 import { silentMovementRequestSchema } from "@/lib/schemas/silent-movement"
 import { lostRecordRequestSchema } from "@/lib/schemas/lost-record"
+import { historyRequestSchema } from "@/lib/schemas/sandbox-history"
 import { sandboxDepositRequestSchema } from "@/lib/schemas/sandbox-tools"
 import { faultSettingsUpdateSchema } from "@/lib/schemas/sandbox-tools"
 
@@ -218,6 +219,8 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   },
   // A record id the service does not hold: the fault's 404, passed on (the e2e spec loses a real one).
   "POST /api/sandbox/lost-record": { minimum: "admin", status: 404, call: () => Promise.resolve({ params: {}, body: { record_id: randomUUID() } }) },
+  // The generator itself runs in lib/console/sandbox-history.test.ts (once per database); here a seed it refuses.
+  "POST /api/sandbox/history": { minimum: "admin", status: 400, call: () => Promise.resolve({ params: {}, body: { seed: 0 } }) },
   "GET /api/statements/export": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}&format=csv` }) },
   "POST /api/statements/snapshots": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "POST /api/sandbox/deposit": {
@@ -444,6 +447,7 @@ describe("write routes refuse bad bodies before anything reaches the service", (
     { key: "POST /api/sandbox/deposit", schema: sandboxDepositRequestSchema },
     { key: "POST /api/sandbox/silent-movement", schema: silentMovementRequestSchema },
     { key: "POST /api/sandbox/lost-record", schema: lostRecordRequestSchema },
+    { key: "POST /api/sandbox/history", schema: historyRequestSchema },
     { key: "PUT /api/sandbox/settings", schema: faultSettingsUpdateSchema },
   ]
 

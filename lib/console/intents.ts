@@ -348,3 +348,11 @@ export async function conversionCreateIntent(db: Db, refId: string): Promise<Cre
   const intent = await intentByRef(db, "create_conversion", refId)
   return intent ? { state: intent.state, recordId: intent.recordId, upstreamApi: intent.upstreamApi } : null
 }
+
+/** A create the sandbox's generated past says the console placed: written as it would stand once its record settled. */
+export type HistoricCreate = typeof consoleIntents.$inferInsert & { refId: string; recordId: string; createdAt: Date }
+
+/** Writes the creates of a generated sandbox week ("generate a past week"), in the caller's transaction. */
+export async function insertHistoricCreates(tx: Db, rows: readonly HistoricCreate[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await tx.insert(consoleIntents).values(rows.slice(i, i + 500))
+}

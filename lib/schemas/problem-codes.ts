@@ -28,6 +28,7 @@ export const CONSOLE_PROBLEM_CODES = {
   ref_id_reused: 409,
   in_flight: 409,
   not_cancellable: 409,
+  history_exists: 409,
   body_too_large: 413,
   unsupported_media_type: 415,
   limit_exceeded: 422,

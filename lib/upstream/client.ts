@@ -10,6 +10,7 @@ import {
 } from "@/lib/schemas/records"
 import { silentMovementAnswerSchema } from "@/lib/schemas/silent-movement"
 import { lostRecordAnswerSchema } from "@/lib/schemas/lost-record"
+import { sandboxHistoryAnswerSchema } from "@/lib/schemas/sandbox-history"
 import { defaultNetwork, sandboxDepositResponseSchema, sandboxSettingsSchema } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import {
@@ -262,6 +263,20 @@ export function createUpstreamClient(config: UpstreamClientConfig): UpstreamClie
         body: input,
         scopes: adminScopes,
         schema: lostRecordAnswerSchema,
+        retry: false,
+        mutating: true,
+      })
+      return value
+    },
+
+    async sandboxHistory(input) {
+      const { value } = await call({
+        op: "sandboxHistory",
+        method: "POST",
+        url: new URL(`${adminBase}/history`),
+        body: input,
+        scopes: adminScopes,
+        schema: sandboxHistoryAnswerSchema,
         retry: false,
         mutating: true,
       })

@@ -6,6 +6,7 @@ import type { Balance, Conversion, ConversionPage, Profile, Quote, QuoteExecutio
 import type { FaultSettingsUpdate, SandboxDeposit, SandboxDepositResponse, SandboxSettings } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { SilentMovement, SilentMovementAnswer } from "@/lib/schemas/silent-movement"
+import type { HistoryRequest, SandboxHistoryAnswer } from "@/lib/schemas/sandbox-history"
 import type { LostRecord, LostRecordAnswer } from "@/lib/schemas/lost-record"
 import type { Transfer, TransferPage } from "@/lib/schemas/transfer"
 import type { TransferListFilters } from "@/lib/upstream/transfers"
@@ -74,6 +75,8 @@ export interface SandboxOperations {
   sandboxSilentMovement(input: SilentMovement): Promise<SilentMovementAnswer>
   /** Sandbox only: the fault "lose a record" (POST /sandbox/admin/lost-records). Not retried. */
   sandboxLoseRecord(input: LostRecord): Promise<LostRecordAnswer>
+  /** Sandbox only: "generate a past week" (POST /sandbox/admin/history); 409 once the sandbox has a past. Not retried. */
+  sandboxHistory(input: HistoryRequest): Promise<SandboxHistoryAnswer>
   getFaults(): Promise<SandboxSettings>
   /** Fields left out keep their current value; `{"rules": []}` clears every fault. */
   putFaults(body: FaultSettingsUpdate): Promise<SandboxSettings>

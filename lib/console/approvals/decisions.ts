@@ -91,6 +91,11 @@ export async function openApprovalRequest(
   })
 }
 
+/** Approval requests of a generated sandbox week, already decided (APPROVED), in the caller's transaction. */
+export async function insertHistoricApprovals(tx: Db, rows: readonly (typeof consoleApprovals.$inferInsert)[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await tx.insert(consoleApprovals).values(rows.slice(i, i + 500))
+}
+
 function decimalsOf(value: string): number {
   const dot = value.indexOf(".")
   return dot === -1 ? 0 : value.length - dot - 1

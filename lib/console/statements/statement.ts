@@ -1,5 +1,5 @@
 import "server-only"
-import { asc, gt } from "drizzle-orm"
+import { asc, gte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type BalanceSnapshotRow, type SnapshotBalance, consoleBalanceSnapshots } from "@/lib/db/schema"
 import { type Decimal, toDecimal } from "@/lib/money"
@@ -50,7 +50,8 @@ export async function profileStatement(
   const { db, upstream } = deps
   const { profileId, from, to } = query
   if (from.getTime() > now.getTime()) throw validationFailed({ from: "must not be after today (UTC)" })
-  const inPeriod = await snapshotsBetween(db, from, to)
+  // A snapshot read exactly at `to` (a generated week's) is the closing's observation, not the period's.
+  const inPeriod = (await snapshotsBetween(db, from, to)).filter((row) => row.takenAt.getTime() < to.getTime())
   const anchors: Anchor[] = inPeriod.map((row) => snapshotAnchor(row, profileId))
   const openingObserved = inPeriod.some((row) => observes(row, from))
   let closingObserved: boolean
@@ -59,7 +60,7 @@ export async function profileStatement(
     closingObserved = true
     anchors.push({ at: now, source: "now", cutoff: null, balances: await balancesNow(upstream, profileId) })
   } else {
-    const [after] = await db.select().from(consoleBalanceSnapshots).where(gt(consoleBalanceSnapshots.takenAt, to)).orderBy(asc(consoleBalanceSnapshots.takenAt)).limit(1)
+    const [after] = await db.select().from(consoleBalanceSnapshots).where(gte(consoleBalanceSnapshots.takenAt, to)).orderBy(asc(consoleBalanceSnapshots.takenAt)).limit(1)
     closingObserved = inPeriod.some((row) => observes(row, to)) || observes(after, to)
     if (after) anchors.push(snapshotAnchor(after, profileId))
     else anchors.push({ at: now, source: "now", cutoff: null, balances: await balancesNow(upstream, profileId) })

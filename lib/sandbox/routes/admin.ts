@@ -9,6 +9,8 @@ import { silentMovementSchema } from "@/lib/schemas/silent-movement"
 import { parseOrThrow, readJsonObject } from "@/lib/sandbox/validation"
 import { loseRecord } from "@/lib/sandbox/lost-records"
 import { lostRecordSchema } from "@/lib/schemas/lost-record"
+import { generateHistory } from "@/lib/sandbox/history"
+import { historyRequestSchema } from "@/lib/schemas/sandbox-history"
 
 /** /sandbox/admin: fault injection, runtime settings, market moves (scope sandbox:admin). */
 export function adminRoutes(s: SandboxServices) {
@@ -53,6 +55,16 @@ export function adminRoutes(s: SandboxServices) {
         const lost = await loseRecord(s.db, id)
         s.log("sandbox.lost_record", { recordId: id, kind: lost.kind, profileId: lost.profile_id })
         return json(c, lost)
+      })
+      // POST /sandbox/admin/history - "generate a past week": the 7 UTC days before today's cutoff filled with settled records (balances now unchanged), and every profile's balances at each cutoff; 409 once the sandbox has any record before today's cutoff
+      .post("/history", async (c) => {
+        const { seed } = parseOrThrow(historyRequestSchema, await readJsonObject(c.req.raw))
+        const answer = await generateHistory(
+          { db: s.db, now: s.now, maxExecutionUsd: s.limits.maxExecutionUsd, maxConversionUsd: s.limits.maxConversionUsd },
+          c.get("principal").clientId,
+          seed ?? 1,
+        )
+        return json(c, answer)
       })
       // POST /sandbox/admin/market-moves - jolt an asset's price (quotes held before it may be Rejected)
       .post("/market-moves", async (c) => {
