@@ -1,5 +1,6 @@
 "use client"
 
+import { BooksTools } from "@/components/sandbox-tools/books-tools"
 import { ConversionsApiSwitch } from "@/components/sandbox-tools/conversions-api-switch"
 import { DepositForm } from "@/components/sandbox-tools/deposit-form"
 import { FaultsEditor } from "@/components/sandbox-tools/faults-editor"
@@ -20,7 +21,7 @@ export interface SandboxFixedConfig {
   configuredConversionsApi: ConversionsApi
 }
 
-/** Deposits, runtime settings and fault injection of the embedded sandbox. */
+/** Deposits, runtime settings, the day's books (a generated past week, and the faults the statements catch) and fault injection of the embedded sandbox. */
 export function SandboxTools({ fixed, initialSettings }: { fixed: SandboxFixedConfig; initialSettings: SandboxSettings | null }) {
   // Rendered with the server's answer: the forms are there at first paint, not after a fetch.
   const settings = useSandboxSettingsQuery(initialSettings ? { initialData: initialSettings } : undefined)
@@ -54,6 +55,9 @@ export function SandboxTools({ fixed, initialSettings }: { fixed: SandboxFixedCo
           </dl>
         </Card>
       </div>
+      <Card title="The day's books">
+        <BooksTools />
+      </Card>
       <Card title="Conversion API">
         <ConversionsApiSwitch current={fixed.conversionsApi} configured={fixed.configuredConversionsApi} />
       </Card>

@@ -17,6 +17,10 @@ import {
   sandboxSettingsSchema,
 } from "@/lib/schemas/sandbox-tools"
 
+import { type HistoryAnswer, type HistoryRequest, historyAnswerSchema } from "@/lib/schemas/sandbox-history"
+import { type SilentMovement, type SilentMovementAnswer, silentMovementAnswerSchema } from "@/lib/schemas/silent-movement"
+import { type LostRecord, type LostRecordAnswer, lostRecordAnswerSchema } from "@/lib/schemas/lost-record"
+
 export type { SandboxSettings }
 
 export function useSandboxSettingsQuery(options?: QueryOptions<SandboxSettings>) {
@@ -62,5 +66,39 @@ export function useSwitchConversionsApiMutation(options?: MutationOptions<Conver
     ...options,
     mutationFn: (api: ConversionsApi) =>
       apiFetch("/api/sandbox/conversions-api", { method: "PUT", body: { api }, schema: conversionsApiStateSchema }),
+  })
+}
+
+/** "Generate a past week" (POST /api/sandbox/history): once per sandbox; a second run is refused with 409 history_exists. */
+export function useSandboxHistoryMutation(options?: MutationOptions<HistoryAnswer, HistoryRequest>) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    ...options,
+    mutationFn: (body: HistoryRequest) => apiFetch("/api/sandbox/history", { method: "POST", body, schema: historyAnswerSchema }),
+    onSuccess: (answer, ...rest) => {
+      void queryClient.invalidateQueries()
+      return options?.onSuccess?.(answer, ...rest)
+    },
+  })
+}
+
+/** The fault "move a balance without a record" (POST /api/sandbox/silent-movement). */
+export function useSilentMovementMutation(options?: MutationOptions<SilentMovementAnswer, SilentMovement>) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    ...options,
+    mutationFn: (body: SilentMovement) => apiFetch("/api/sandbox/silent-movement", { method: "POST", body, schema: silentMovementAnswerSchema }),
+    onSuccess: (answer, ...rest) => {
+      void queryClient.invalidateQueries({ queryKey: profileKeys.balances(answer.profile_id) })
+      return options?.onSuccess?.(answer, ...rest)
+    },
+  })
+}
+
+/** The fault "lose a record" (POST /api/sandbox/lost-record). */
+export function useLostRecordMutation(options?: MutationOptions<LostRecordAnswer, LostRecord>) {
+  return useMutation({
+    ...options,
+    mutationFn: (body: LostRecord) => apiFetch("/api/sandbox/lost-record", { method: "POST", body, schema: lostRecordAnswerSchema }),
   })
 }
