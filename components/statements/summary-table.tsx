@@ -10,7 +10,7 @@ export interface Column<T> {
   testId?: string
 }
 
-/** A statement's summary table (per asset, per market): one row per item, the columns given. */
+/** A statement's summary table (per asset, per market): one row per item, the columns given; no links in it, so its box takes the focus to scroll at 390 px. */
 export function SummaryTable<T>({
   caption,
   minWidth,
@@ -27,7 +27,7 @@ export function SummaryTable<T>({
   columns: readonly Column<T>[]
 }) {
   return (
-    <Table caption={caption} framed density="compact" tableClassName={minWidth}>
+    <Table caption={caption} framed focusable density="compact" tableClassName={minWidth}>
       <TableHead>
         {columns.map((c) => (
           <Th key={c.header} align={c.numeric ? "right" : undefined}>

@@ -24,8 +24,14 @@ export function Table({
   tableClassName,
   testId,
   after,
+  focusable = false,
 }: {
   caption?: string
+  /**
+   * A table with nothing focusable in it (no links, no buttons) that may scroll sideways:
+   * its box takes the focus, so a keyboard can scroll it (a region named by the caption).
+   */
+  focusable?: boolean
   children: ReactNode
   /** Inside the box, under the table: "Loading…", "Nothing matches". */
   after?: ReactNode
@@ -37,7 +43,10 @@ export function Table({
   testId?: string
 }) {
   return (
-    <div className={cn("relative w-full overflow-x-auto", framed && "rounded-lg border border-slate-200 bg-white shadow-sm", className)}>
+    <div
+      className={cn("relative w-full overflow-x-auto", framed && "rounded-lg border border-slate-200 bg-white shadow-sm", focusable && "focus-visible:outline-2 focus-visible:outline-blue-600", className)}
+      {...(focusable ? { tabIndex: 0, role: "region", "aria-label": caption } : {})}
+    >
       <table className={cn("w-full border-collapse text-left text-sm", PAD[density], tableClassName)} data-testid={testId}>
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         {children}

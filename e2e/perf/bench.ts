@@ -24,7 +24,8 @@
 // Each measurement is its own module: latency.ts (1, 2), throughput.ts (3, 8), tokens.ts
 // (4, 5), pages.ts (6, 7), startup.ts (8, 9), scale.ts (9, scale-out), shutdown.ts (10),
 // hung-db.ts (11), events.ts (12: following orchestrations, the webhook), deposits.ts (12: a
-// deposit made at the service, until the overview shows it), takeover.ts (12:
+// deposit made at the service, until the overview shows it), statements.ts (13: a 31-day
+// statement over 10,000 movements, its CSV's memory), takeover.ts (12:
 // the reader killed), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
 // says how memory is read; fleet.ts starts the instances on Postgres of 10, 11 and 12.
 import { execFileSync } from "node:child_process"
@@ -47,6 +48,7 @@ import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConso
 import { startOtlpReceiver } from "./otlp-receiver"
 import { measureDeposits } from "./deposits"
 import { measureEvents } from "./events"
+import { measureStatements } from "./statements"
 import { TAKEOVER_FULL, TAKEOVER_SMOKE, takeoverSection } from "./takeover"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { HUNG_DB_FULL, HUNG_DB_SMOKE, hungDbSection } from "./hung-db"
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "statements", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -217,6 +219,9 @@ async function main(): Promise<void> {
 
   // A wire deposit made at the service directly (e2e/perf/deposits.ts): until the overview shows it, the webhook on and off.
   if (only.has("deposits")) await timed("deposits", () => measureDeposits(bench, client))
+
+  // A 31-day statement over 10,000 movements (e2e/perf/statements.ts): its JSON's time, its CSV's memory.
+  if (only.has("statements")) await timed("statements", () => measureStatements(bench, client))
 
   // The sections that start their own servers share one context; each adds its settings.
   const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }

@@ -31,7 +31,7 @@ describe.each(testDrivers())("a generated past week on %s", (driver) => {
 
   it("fills the 7 days before today with settled records of several kinds, markets and staff, leaves the balances now as they were, and every past day's statement ties out to the last decimal", async () => {
     const before = await balances()
-    const answer = await generateSandboxHistory(h, 7)
+    const answer = await generateSandboxHistory(h, { seed: 7 })
     expect(answer).toMatchObject({ seed: 7, from: `${day(-7)}T00:00:00.000Z`, to: `${day(0)}T00:00:00.000Z` })
     expect(answer.counts.executions).toBeGreaterThan(30)
     expect(answer.counts.conversions).toBeGreaterThan(3)
@@ -71,7 +71,7 @@ describe.each(testDrivers())("a generated past week on %s", (driver) => {
       executions: (await h.db.select({ n: count() }).from(sandboxExecutions))[0]?.n,
     })
     const before = await rows()
-    const refused = await generateSandboxHistory(h, 7).then(
+    const refused = await generateSandboxHistory(h, { seed: 7 }).then(
       () => null,
       (error: unknown) => problemOf(error),
     )

@@ -7,14 +7,14 @@ import { consoleBalanceSnapshots } from "@/lib/db/schema"
 import { insertHistoricApprovals } from "@/lib/console/approvals/decisions"
 import { type HistoricCreate, insertHistoricCreates } from "@/lib/console/intents"
 import { historyExists } from "@/lib/problem"
-import type { HistoryAnswer, HistoryRecord, SandboxHistoryAnswer } from "@/lib/schemas/sandbox-history"
+import type { HistoryAnswer, HistoryRecord, HistoryRequest, SandboxHistoryAnswer } from "@/lib/schemas/sandbox-history"
 import { type UpstreamClient, isUpstreamError } from "@/lib/upstream"
 
 /**
  * The console's half of "generate a past week" (POST /api/sandbox/history): the sandbox
  * writes the week's records (POST /sandbox/admin/history); the console then writes what
  * it would have written itself over that week, in one transaction:
- * - a balance snapshot at each of the 8 cutoffs (taken by "sandbox-history"; a cutoff that
+ * - a balance snapshot at each of the 8 cutoffs (days + 1) (taken by "sandbox-history"; a cutoff that
  *   has one already, today's taken by the job, keeps it);
  * - the intents of the records its desk placed (about 4 in 5 of the executions, conversions
  *   and orchestrations, by four staff; the rest read "placed elsewhere"), SUCCEEDED and
@@ -152,7 +152,7 @@ function hashedId(...parts: readonly (string | number)[]): string {
 
 export async function generateSandboxHistory(
   deps: { db: Db; upstream: Pick<UpstreamClient, "sandboxHistory"> },
-  seed: number,
+  input: HistoryRequest,
   now: Date = new Date(),
 ): Promise<HistoryAnswer> {
   const { db, upstream } = deps
@@ -167,7 +167,7 @@ export async function generateSandboxHistory(
   }
   let answer: SandboxHistoryAnswer
   try {
-    answer = await upstream.sandboxHistory({ seed })
+    answer = await upstream.sandboxHistory({ ...input, seed: input.seed ?? 1 })
   } catch (error) {
     if (isUpstreamError(error) && "status" in error && error.status === 409) throw historyExists(error.message.replace(/^409 [^:]*: /, ""))
     throw error

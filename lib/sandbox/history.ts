@@ -166,9 +166,11 @@ async function hasPast(tx: Db, before: Date): Promise<boolean> {
   return false
 }
 
-export async function generateHistory(deps: HistoryDeps, clientId: string, seed: number): Promise<SandboxHistoryAnswer> {
+export async function generateHistory(deps: HistoryDeps, clientId: string, input: { seed: number; days?: number | undefined; perDay?: number | undefined }): Promise<SandboxHistoryAnswer> {
+  const { seed } = input
+  const days = input.days ?? HISTORY_DAYS
   const to = new Date(Math.floor(deps.now().getTime() / DAY_MS) * DAY_MS)
-  const from = new Date(to.getTime() - HISTORY_DAYS * DAY_MS)
+  const from = new Date(to.getTime() - days * DAY_MS)
   const week = to.toISOString().slice(0, 10)
   const draw = (...parts: readonly (string | number)[]) => unitDraw("sandbox-history", seed, week, ...parts)
   const id = (...parts: readonly (string | number)[]) => hashedUuid("sandbox-history", seed, week, ...parts)
@@ -190,13 +192,14 @@ export async function generateHistory(deps: HistoryDeps, clientId: string, seed:
     // The first profile (the treasury) does most of the trading.
     const pickProfile = (d: number) => profiles[d < 0.55 ? 0 : Math.min(profiles.length - 1, 1 + Math.floor(((d - 0.55) / 0.45) * (profiles.length - 1)))]!
 
-    for (let day = HISTORY_DAYS - 1; day >= 0; day--) {
+    for (let day = days - 1; day >= 0; day--) {
       const dayStart = from.getTime() + day * DAY_MS
-      const n = 10 + Math.floor(draw(day, "count") * 9)
-      const slot = HOURS_MS / n
+      const n = input.perDay ?? 10 + Math.floor(draw(day, "count") * 9)
+      // Each record is placed and settled inside its own slot of the desk's hours, so no two overlap.
+      const slot = Math.floor(HOURS_MS / n)
       for (let i = n - 1; i >= 0; i--) {
-        const at = new Date(Math.floor(dayStart + OPEN_MS + i * slot + draw(day, i, "at") * (slot - 120_000)))
-        const settledAt = new Date(at.getTime() + 2_000 + Math.floor(draw(day, i, "settle") * 28_000))
+        const at = new Date(dayStart + OPEN_MS + i * slot + Math.floor(draw(day, i, "at") * (slot / 2)))
+        const settledAt = new Date(at.getTime() + 1 + Math.floor(draw(day, i, "settle") * Math.min(30_000, slot / 3)))
         const kind = draw(day, i, "kind")
         const profileId = pickProfile(draw(day, i, "profile"))
         const small = profileId === profiles[0] ? 1 : 4

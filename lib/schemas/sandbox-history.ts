@@ -2,7 +2,7 @@ import { z } from "zod"
 import { requiredOr } from "@/lib/schemas/common"
 
 /**
- * The sandbox tool "generate a past week": the 7 UTC days before today's cutoff filled with
+ * The sandbox tool "generate a past week": the 7 UTC days (or `days`) before today's cutoff filled with
  * settled quote executions, conversions, orchestrations (profile to profile) and deposits,
  * and every profile's balances at each of the 8 cutoffs. Deterministic from `seed` (and the
  * day it runs, and the balances it starts from). Client safe.
@@ -18,6 +18,10 @@ export const historyRequestSchema = z.strictObject({
     .min(1, "must be at least 1")
     .max(2_147_483_647, "must be at most 2147483647")
     .optional(),
+  /** How many UTC days before today's cutoff (default 7: a week; at most a statement's 31). */
+  days: z.number({ error: requiredOr("must be a whole number") }).int("must be a whole number").min(1, "must be at least 1").max(31, "must be at most 31").optional(),
+  /** Records per day (default 10 to 18, drawn); more for a benchmark's volume. */
+  per_day: z.number({ error: requiredOr("must be a whole number") }).int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000").optional(),
 })
 export type HistoryRequest = z.infer<typeof historyRequestSchema>
 

@@ -58,11 +58,11 @@ export function adminRoutes(s: SandboxServices) {
       })
       // POST /sandbox/admin/history - "generate a past week": the 7 UTC days before today's cutoff filled with settled records (balances now unchanged), and every profile's balances at each cutoff; 409 once the sandbox has any record before today's cutoff
       .post("/history", async (c) => {
-        const { seed } = parseOrThrow(historyRequestSchema, await readJsonObject(c.req.raw))
+        const { seed, days, per_day: perDay } = parseOrThrow(historyRequestSchema, await readJsonObject(c.req.raw))
         const answer = await generateHistory(
           { db: s.db, now: s.now, maxExecutionUsd: s.limits.maxExecutionUsd, maxConversionUsd: s.limits.maxConversionUsd },
           c.get("principal").clientId,
-          seed ?? 1,
+          { seed: seed ?? 1, days, perDay },
         )
         return json(c, answer)
       })
