@@ -133,5 +133,6 @@ describe("determinism", () => {
     const a = await weekOf(42)
     expect(await weekOf(42)).toEqual(a)
     expect(await weekOf(43)).not.toEqual(a)
-  })
+    // Three fresh sandboxes, each migrated and seeded: slow on a busy machine.
+  }, 180_000)
 })
