@@ -1,11 +1,12 @@
 import "server-only"
 import { createHash } from "node:crypto"
-import { lt } from "drizzle-orm"
+import { and, eq, gt, lt } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
 import { consoleBalanceSnapshots } from "@/lib/db/schema"
 import { insertHistoricApprovals } from "@/lib/console/approvals/decisions"
 import { type HistoricCreate, insertHistoricCreates } from "@/lib/console/intents"
+import { OBSERVED_WITHIN_MS } from "@/lib/console/statements/statement"
 import { historyExists } from "@/lib/problem"
 import type { HistoryAnswer, HistoryRecord, HistoryRequest, SandboxHistoryAnswer } from "@/lib/schemas/sandbox-history"
 import { type UpstreamClient, isUpstreamError } from "@/lib/upstream"
@@ -15,7 +16,8 @@ import { type UpstreamClient, isUpstreamError } from "@/lib/upstream"
  * writes the week's records (POST /sandbox/admin/history); the console then writes what
  * it would have written itself over that week, in one transaction:
  * - a balance snapshot at each of the 8 cutoffs (days + 1) (taken by "sandbox-history"; a cutoff that
- *   has one already, today's taken by the job, keeps it);
+ *   has one already keeps it, except today's when the job read it too late to observe the
+ *   cutoff: that one keeps its balances and time, without the cutoff);
  * - the intents of the records its desk placed (about 4 in 5 of the executions, conversions
  *   and orchestrations, by four staff; the rest read "placed elsewhere"), SUCCEEDED and
  *   settled, each under the record's ref_id; the larger trades through an approval
@@ -175,6 +177,14 @@ export async function generateSandboxHistory(
   const { intents, approvals } = historicCreates(answer)
   let snapshots = 0
   await db.transaction(async (tx) => {
+    // Today's cutoff may have its snapshot already, taken by the job at start: read too late
+    // to observe the cutoff (more than 15 minutes after it), it stays an observation of its
+    // own moment only (no cutoff), and the generated week's end, known exactly, takes the cutoff.
+    const today = consoleBalanceSnapshots
+    await tx
+      .update(today)
+      .set({ cutoff: null })
+      .where(and(eq(today.cutoff, new Date(answer.to)), gt(today.takenAt, new Date(Date.parse(answer.to) + OBSERVED_WITHIN_MS))))
     for (const c of answer.cutoffs) {
       const when = new Date(c.cutoff)
       const stored = await tx
