@@ -1,8 +1,9 @@
 // 13. Statements (npm run bench -- --only statements): a 31-day statement over 10,000
 // movements. A fresh console in sandbox mode; an admin generates the sandbox's past
-// (POST /api/sandbox/history: 31 days of 600 records a day, about 55% of them on the
-// Treasury, so its statement holds 10,000 and more movements, with a balance snapshot at
-// every cutoff), then the Treasury's statement of those 31 days is asked for
+// (POST /api/sandbox/history: 31 days of 1200 records a day, about a third of them moving
+// the Treasury's balances, so its statement holds 10,000 and more movements (9,494 with
+// 1000 a day), with a
+// balance snapshot at every cutoff), then the Treasury's statement of those 31 days is asked for
 // (GET /api/statements, JSON) round after round: its median and p99. Then its CSV
 // (GET /api/statements/export?format=csv) is downloaded while the server's process group's
 // RSS is sampled every 20 ms: the growth over the RSS just before, the highest of the
@@ -27,7 +28,7 @@ const statementSchema = z.object({ tie_out: z.string(), movements: z.array(z.unk
 export async function measureStatements(bench: Bench, client: BenchClient): Promise<void> {
   const smoke = bench.args.smoke
   const days = smoke ? 3 : 31
-  const perDay = smoke ? 20 : 600
+  const perDay = smoke ? 20 : 1200
   const rounds = smoke ? 2 : bench.args.rounds || 10
   const app = await startConsoleUnderTest(bench, client, { name: "console-statements", quiet: true })
   try {

@@ -21,7 +21,7 @@ export const historyRequestSchema = z.strictObject({
   /** How many UTC days before today's cutoff (default 7: a week; at most a statement's 31). */
   days: z.number({ error: requiredOr("must be a whole number") }).int("must be a whole number").min(1, "must be at least 1").max(31, "must be at most 31").optional(),
   /** Records per day (default 10 to 18, drawn); more for a benchmark's volume. */
-  per_day: z.number({ error: requiredOr("must be a whole number") }).int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000").optional(),
+  per_day: z.number({ error: requiredOr("must be a whole number") }).int("must be a whole number").min(1, "must be at least 1").max(2000, "must be at most 2000").optional(),
 })
 export type HistoryRequest = z.infer<typeof historyRequestSchema>
 
