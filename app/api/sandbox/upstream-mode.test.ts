@@ -39,6 +39,9 @@ describe("sandbox tools in upstream mode", () => {
     const status = await import("@/app/api/sandbox/status/route")
     const deposit = await import("@/app/api/sandbox/deposit/route")
     const conversionsApi = await import("@/app/api/sandbox/conversions-api/route")
+    const history = await import("@/app/api/sandbox/history/route")
+    const silent = await import("@/app/api/sandbox/silent-movement/route")
+    const lost = await import("@/app/api/sandbox/lost-record/route")
     const answers = [
       await call(settings.GET, "GET", "/api/sandbox/settings"),
       await call(settings.PUT, "PUT", "/api/sandbox/settings", { rules: [] }),
@@ -46,6 +49,9 @@ describe("sandbox tools in upstream mode", () => {
       await call(deposit.POST, "POST", "/api/sandbox/deposit", { profile_id: "p", asset: "USD", amount: "1.00" }),
       await call(conversionsApi.GET, "GET", "/api/sandbox/conversions-api"),
       await call(conversionsApi.PUT, "PUT", "/api/sandbox/conversions-api", { api: "orchestrations" }),
+      await call(history.POST, "POST", "/api/sandbox/history", { seed: 1 }),
+      await call(silent.POST, "POST", "/api/sandbox/silent-movement", { profile_id: "p", asset: "USD", amount: "3.50" }),
+      await call(lost.POST, "POST", "/api/sandbox/lost-record", { record_id: "r" }),
     ]
     for (const res of answers) {
       expect(res.status).toBe(404)
