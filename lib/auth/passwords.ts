@@ -4,6 +4,7 @@ import { ZxcvbnFactory } from "@zxcvbn-ts/core"
 import * as common from "@zxcvbn-ts/language-common"
 import * as english from "@zxcvbn-ts/language-en"
 import bcrypt from "bcryptjs"
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/auth/password-rules"
 
 /**
  * Staff passwords. New ones (set on accepting an invitation) are hashed with scrypt at
@@ -15,8 +16,7 @@ import bcrypt from "bcryptjs"
 const SCRYPT = { logN: 17, r: 8, p: 1, keyLength: 32 } as const
 const MAXMEM = 256 * 1024 * 1024
 
-export const PASSWORD_MIN_LENGTH = 12
-export const PASSWORD_MAX_LENGTH = 256
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH }
 /** zxcvbn's score (0-4) a new password must reach: 3 is "safely unguessable: moderate protection from offline slow-hash scenario". */
 export const PASSWORD_MIN_SCORE = 3
 

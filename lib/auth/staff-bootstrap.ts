@@ -41,7 +41,7 @@ export function ensureStaffBootstrap(db: Db): Promise<void> {
   const list = seeds()
   const key = JSON.stringify(list.map((s) => [s.email, s.role, s.source]))
   let byKey = bootstrapped.get(db)
-  if (!byKey) bootstrapped.set(db, (byKey = new Map()))
+  if (!byKey) bootstrapped.set(db, (byKey = new Map<string, Promise<void>>()))
   let done = byKey.get(key)
   if (!done) {
     done = seed(db, list).catch((error: unknown) => {
@@ -70,7 +70,7 @@ async function seed(db: Db, list: Seed[]): Promise<void> {
 
 function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[]
-  return ((result as { rows?: T[] }).rows ?? []) as T[]
+  return (result as { rows?: T[] }).rows ?? []
 }
 
 // ---- Look-ups for the sign-in paths ---------------------------------------------------

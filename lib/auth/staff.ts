@@ -1,9 +1,9 @@
 import "server-only"
 import { createHash, randomBytes } from "node:crypto"
-import { and, count, desc, eq, gt, inArray, isNull, max, sql } from "drizzle-orm"
+import { and, count, desc, eq, gt, isNull, max, sql } from "drizzle-orm"
 import { type Role, type Staff, ROLES, isRole } from "@/lib/auth/roles"
 import { type AuthEventKind, SESSION_ABSOLUTE_S, SESSION_IDLE_S, endSessionsOf, forgetSessionsOf, recordAuthEvent } from "@/lib/auth/sessions"
-import { activeRole, ensureStaffBootstrap, passkeyRoles } from "@/lib/auth/staff-bootstrap"
+import { ensureStaffBootstrap, passkeyRoles } from "@/lib/auth/staff-bootstrap"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import {
