@@ -73,14 +73,14 @@ function StaffRow({ entry, self }: { entry: StaffEntryView; self: string }) {
   const path = `/api/admin/staff/${encodeURIComponent(entry.email)}`
   const you = entry.email === self
   return (
-    <Tr data-testid="staff-row" data-email={entry.email} data-status={entry.status} data-role={entry.role}>
+    <Tr data-testid="member-row" data-email={entry.email} data-status={entry.status} data-role={entry.role}>
       <Td className="font-medium">
         {entry.email}
         {you ? <span className="ml-1 text-xs text-slate-600">(you)</span> : null}
       </Td>
       <Td>
         <div className="flex items-center gap-1">
-          <Select aria-label={`Role of ${entry.email}`} value={role} onChange={(e) => setRole(e.target.value as Role)} className="w-28" data-testid="staff-role">
+          <Select aria-label={`Role of ${entry.email}`} value={role} onChange={(e) => setRole(e.target.value as Role)} className="w-28" data-testid="member-role">
             {ROLES.map((r) => (
               <option key={r} value={r}>
                 {r}
@@ -88,22 +88,22 @@ function StaffRow({ entry, self }: { entry: StaffEntryView; self: string }) {
             ))}
           </Select>
           {role !== entry.role ? (
-            <Button size="sm" busy={change.busy === "role"} onClick={() => void change.run("role", path, "PATCH", { role })} data-testid="staff-save-role">
+            <Button size="sm" busy={change.busy === "role"} onClick={() => void change.run("role", path, "PATCH", { role })} data-testid="member-save-role">
               Save
             </Button>
           ) : null}
         </div>
       </Td>
-      <Td data-testid="staff-status">
+      <Td data-testid="member-status">
         {entry.status}
         {entry.invitation ? <div className="text-xs text-slate-600">{entry.invitation.expired ? "link expired" : `link until ${when(entry.invitation.expires_at)}`}</div> : null}
       </Td>
       <Td>{entry.methods.map((m) => METHOD_LABELS[m] ?? m).join(", ") || "none yet"}</Td>
-      <Td align="right" data-testid="staff-passkeys">
+      <Td align="right" data-testid="member-passkeys">
         {formatCount(entry.passkeys)}
       </Td>
       <Td className="whitespace-nowrap">{when(entry.last_sign_in_at)}</Td>
-      <Td align="right" data-testid="staff-sessions">
+      <Td align="right" data-testid="member-sessions">
         {formatCount(entry.active_sessions)}
       </Td>
       <Td className="min-w-40 text-xs">{limitsText(entry)}</Td>
@@ -111,21 +111,21 @@ function StaffRow({ entry, self }: { entry: StaffEntryView; self: string }) {
       <Td>
         <div className="flex flex-wrap gap-1">
           {entry.status === "invited" && entry.invitation ? (
-            <Button size="sm" variant="secondary" busy={change.busy === "withdraw"} onClick={() => void change.run("withdraw", `/api/admin/staff/invitations/${entry.invitation?.id ?? ""}`, "DELETE")} data-testid="staff-withdraw">
+            <Button size="sm" variant="secondary" busy={change.busy === "withdraw"} onClick={() => void change.run("withdraw", `/api/admin/staff/invitations/${entry.invitation?.id ?? ""}`, "DELETE")} data-testid="member-withdraw">
               Withdraw invitation
             </Button>
           ) : entry.status === "active" ? (
-            <Button size="sm" variant="secondary" busy={change.busy === "disable"} aria-label={`Disable ${entry.email}`} onClick={() => void change.run("disable", path, "PATCH", { status: "disabled" })} data-testid="staff-disable">
+            <Button size="sm" variant="secondary" busy={change.busy === "disable"} aria-label={`Disable ${entry.email}`} onClick={() => void change.run("disable", path, "PATCH", { status: "disabled" })} data-testid="member-disable">
               Disable
             </Button>
           ) : entry.status === "disabled" ? (
-            <Button size="sm" variant="secondary" busy={change.busy === "enable"} aria-label={`Enable ${entry.email}`} onClick={() => void change.run("enable", path, "PATCH", { status: "active" })} data-testid="staff-enable">
+            <Button size="sm" variant="secondary" busy={change.busy === "enable"} aria-label={`Enable ${entry.email}`} onClick={() => void change.run("enable", path, "PATCH", { status: "active" })} data-testid="member-enable">
               Enable
             </Button>
           ) : null}
           {confirmRemove ? (
             <>
-              <Button size="sm" variant="danger" busy={change.busy === "remove"} autoFocus onClick={() => void change.run("remove", path, "DELETE").then(() => setConfirmRemove(false))} data-testid="staff-confirm-remove">
+              <Button size="sm" variant="danger" busy={change.busy === "remove"} autoFocus onClick={() => void change.run("remove", path, "DELETE").then(() => setConfirmRemove(false))} data-testid="member-confirm-remove">
                 Remove {entry.email}
               </Button>
               <Button size="sm" variant="secondary" onClick={() => setConfirmRemove(false)}>
@@ -133,7 +133,7 @@ function StaffRow({ entry, self }: { entry: StaffEntryView; self: string }) {
               </Button>
             </>
           ) : (
-            <Button size="sm" variant="danger" aria-label={`Remove ${entry.email}`} onClick={() => setConfirmRemove(true)} data-testid="staff-remove">
+            <Button size="sm" variant="danger" aria-label={`Remove ${entry.email}`} onClick={() => setConfirmRemove(true)} data-testid="member-remove">
               Remove
             </Button>
           )}
