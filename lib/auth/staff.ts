@@ -21,7 +21,7 @@ import {
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { staffRef } from "@/lib/auth/staff-ref"
-import { HttpProblem, consoleProblemBody, notFound, stateConflict } from "@/lib/problem"
+import { type HttpProblem, invitationUnusable as unusable, lastAdmin, notFound, staffExists, stateConflict } from "@/lib/problem"
 
 /**
  * Staff managed in the console (issue 35). `console_staff` is who may sign in: the
@@ -36,12 +36,6 @@ import { HttpProblem, consoleProblemBody, notFound, stateConflict } from "@/lib/
 export { activeRole, ensureStaffBootstrap, passkeyRoles, staffRow } from "@/lib/auth/staff-bootstrap"
 
 export const INVITATION_TTL_MS = 24 * 3600_000
-
-// ---- Refusals ----------------------------------------------------------------------------
-
-function staffProblem(code: "last_admin" | "staff_exists" | "invitation_unusable", detail: string, meta?: Record<string, unknown>): HttpProblem {
-  return new HttpProblem(consoleProblemBody(code, detail, meta ? { meta } : {}))
-}
 
 // ---- The list ------------------------------------------------------------------------------
 
@@ -181,7 +175,7 @@ export async function changeStaff(db: Db, actor: Staff, emailInput: string, chan
     const losesAdmin = row.role === "admin" && row.status === "active" && (role !== "admin" || status !== "active")
     if (losesAdmin && (await otherActiveAdmins(tx, email)) === 0) {
       const what = status !== "active" ? "disable" : "demote"
-      return { refused: staffProblem("last_admin", `${email} ${LAST_ADMIN_DETAIL[what]}. Nothing changed.`), before, code: "last_admin" } as const
+      return { refused: lastAdmin(`${email} ${LAST_ADMIN_DETAIL[what]}. Nothing changed.`), before, code: "last_admin" } as const
     }
     const [after] = await tx
       .update(consoleStaff)
@@ -226,7 +220,7 @@ export async function removeStaff(db: Db, actor: Staff, emailInput: string, now 
   if (outcome.code === "not_found") throw notFound("No staff member has this email.")
   if (outcome.code === "last_admin") {
     await audit(db, "staff_removed", { email, actor: actor.email, before: outcome.before, after: outcome.before, outcome: "last_admin" })
-    throw staffProblem("last_admin", `${email} ${LAST_ADMIN_DETAIL.remove}. Nothing changed.`)
+    throw lastAdmin(`${email} ${LAST_ADMIN_DETAIL.remove}. Nothing changed.`)
   }
   forgetSessionsOf(email)
   await endSessionsOf(db, email, { actor: actor.email, reason: "removed from the staff" })
@@ -304,7 +298,7 @@ export async function inviteStaff(db: Db, actor: Staff, input: { email: string; 
   if (result.refused || !result.invitation) {
     const existing = result.refused
     await audit(db, "staff_invited", { email, actor: actor.email, before: existing, after: existing, outcome: "staff_exists" })
-    throw staffProblem("staff_exists", `${email} is already on the staff (${existing?.status ?? "unknown"}, ${existing?.role ?? "unknown"}): change their role or status instead. Nothing changed.`)
+    throw staffExists(`${email} is already on the staff (${existing?.status ?? "unknown"}, ${existing?.role ?? "unknown"}): change their role or status instead. Nothing changed.`)
   }
   log.info("staff.invited", { who: staffRef(email), by: staffRef(actor.email), role: input.role })
   return { token, invitation: invitationView(result.invitation) }
@@ -353,7 +347,7 @@ export const INVITATION_STATE_TEXT: Record<Exclude<InvitationState, "pending">, 
 }
 
 export function invitationUnusable(state: Exclude<InvitationState, "pending">): HttpProblem {
-  return staffProblem("invitation_unusable", `${INVITATION_STATE_TEXT[state]} Nothing changed.`, { reason: state })
+  return unusable(`${INVITATION_STATE_TEXT[state]} Nothing changed.`, state)
 }
 
 /**
