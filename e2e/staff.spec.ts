@@ -104,7 +104,7 @@ test("an admin invites a trader, who accepts with a password and a passkey, sign
   await invitee.goto("/")
   await expect(invitee).toHaveURL(/\/sign-in/)
   await invitee.getByTestId("passkey-sign-in").click()
-  await expect(invitee.getByRole("alert")).toContainText("Your account is disabled")
+  await expect(invitee.getByRole("form", { name: "Sign in" }).getByRole("alert")).toContainText("Your account is disabled")
 
   // Every change on the trail, with before and after.
   const events = (await (await admin.request.get(`/api/audit/sign-in-events?email=${encodeURIComponent(email)}`)).json()) as { items: { kind: string; actor: string | null; detail: Record<string, unknown> | null }[] }

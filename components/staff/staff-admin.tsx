@@ -10,7 +10,8 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { ROLES, type Role } from "@/lib/auth/roles"
 import { formatAmount, formatCount } from "@/lib/format"
-import { ApiProblemError, apiFetch } from "@/lib/queries/api"
+import { ApiNetworkError, ApiProblemError, apiFetch } from "@/lib/queries/api"
+import type { Problem } from "@/lib/schemas/problem"
 
 /** One person as GET /api/admin/staff lists them (lib/console/staff.ts). */
 export interface StaffEntryView {
@@ -53,7 +54,20 @@ function useChange() {
     setBusy(key)
     setError(null)
     try {
-      await apiFetch(path, { method, body })
+      // A removal or withdrawal answers 204 with no body: read a problem only when there is one.
+      const res = await fetch(path, {
+        method,
+        credentials: "same-origin",
+        cache: "no-store",
+        headers: body === undefined ? { accept: "application/json" } : { "content-type": "application/json", accept: "application/json" },
+        body: body === undefined ? null : JSON.stringify(body),
+      }).catch((cause: unknown) => {
+        throw new ApiNetworkError(cause)
+      })
+      if (!res.ok) {
+        const problem = (await res.json().catch(() => null)) as Problem | null
+        throw new ApiProblemError(problem ?? { type: "about:blank", title: res.statusText || "Error", status: res.status })
+      }
       router.refresh()
       return true
     } catch (caught) {
