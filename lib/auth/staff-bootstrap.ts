@@ -93,13 +93,16 @@ export async function passkeyRoles(db: Db): Promise<Role[]> {
 }
 
 
-/** The active role of each email on the staff table (an email absent from the map is not on it). */
-export async function activeRoles(db: Db, emails: readonly string[]): Promise<Map<string, Role | null>> {
+/** The active role of each email on the staff table, and whether single sign-on made the row (an email absent from the map is not on it). */
+export async function activeRoles(db: Db, emails: readonly string[]): Promise<Map<string, { role: Role | null; sso: boolean }>> {
   await ensureStaffBootstrap(db)
   const wanted = [...new Set(emails.map((e) => e.toLowerCase()))]
-  const roles = new Map<string, Role | null>()
+  const roles = new Map<string, { role: Role | null; sso: boolean }>()
   if (wanted.length === 0) return roles
-  const rows = await db.select({ email: consoleStaff.email, role: consoleStaff.role, status: consoleStaff.status }).from(consoleStaff).where(inArray(consoleStaff.email, wanted))
-  for (const row of rows) roles.set(row.email, activeRole(row))
+  const rows = await db
+    .select({ email: consoleStaff.email, role: consoleStaff.role, status: consoleStaff.status, source: consoleStaff.source })
+    .from(consoleStaff)
+    .where(inArray(consoleStaff.email, wanted))
+  for (const row of rows) roles.set(row.email, { role: activeRole(row), sso: row.source === "sso" })
   return roles
 }

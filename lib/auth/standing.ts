@@ -28,27 +28,32 @@ export type Directory = (email: string) => Role | null
  * on it: their role while active, none when invited or disabled. Someone not on it (a
  * single sign-on user from before the table, or one removed since) has the role their
  * latest single sign-on gave, and none when the provider refused their latest attempt or
- * an admin removed them after it. Someone known to neither has none. `directory` stands
- * in for the table in tests.
+ * an admin removed them after it. A row made by single sign-on loses its role too when the
+ * provider refused that person's latest attempt (the provider no longer gives them one).
+ * Someone known to neither has none. `directory` stands in for the table in tests.
  */
 export async function currentRoles(db: Db, emails: readonly string[], directory?: Directory): Promise<Map<string, Role | null>> {
   const wanted = [...new Set(emails.map((e) => e.toLowerCase()))]
-  const listed = directory ? new Map(wanted.flatMap((e) => (directory(e) === null ? [] : [[e, directory(e)] as const]))) : await activeRoles(db, wanted)
+  const listed = directory
+    ? new Map(wanted.flatMap((e) => (directory(e) === null ? [] : [[e, { role: directory(e), sso: false }] as const])))
+    : await activeRoles(db, wanted)
   const roles = new Map<string, Role | null>()
   const unlisted: string[] = []
+  const ssoRows = new Set<string>()
   for (const email of wanted) {
-    const role = listed.get(email) ?? null
-    roles.set(email, role)
-    if (!listed.has(email)) unlisted.push(email)
+    const entry = listed.get(email)
+    roles.set(email, entry?.role ?? null)
+    if (!entry) unlisted.push(email)
+    else if (entry.sso && entry.role) ssoRows.add(email)
   }
-  if (unlisted.length === 0) return roles
+  if (unlisted.length === 0 && ssoRows.size === 0) return roles
   const email = sql<string>`lower(${consoleAuthEvents.email})`
   const latest = await db
     .selectDistinctOn([email], { email, kind: consoleAuthEvents.kind, detail: consoleAuthEvents.detail })
     .from(consoleAuthEvents)
     .where(
       and(
-        inArray(email, unlisted),
+        inArray(email, [...unlisted, ...ssoRows]),
         or(
           and(inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]), sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`),
           eq(consoleAuthEvents.kind, "staff_removed"),
@@ -57,6 +62,10 @@ export async function currentRoles(db: Db, emails: readonly string[], directory?
     )
     .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
   for (const row of latest) {
+    if (ssoRows.has(row.email)) {
+      if (row.kind === "sign_in_failed") roles.set(row.email, null)
+      continue
+    }
     const role = row.detail?.role
     roles.set(row.email, row.kind === "signed_in" && isRole(role) ? role : null)
   }

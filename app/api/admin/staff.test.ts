@@ -113,7 +113,7 @@ describe("staff in the database", () => {
 
     const weak = await call(acceptRoute.POST, { method: "POST", body: { token, password: "password1234" } })
     expect(weak.status).toBe(400)
-    expect(await weak.json()).toMatchObject({ code: "validation_failed", meta: { fields: { password: expect.stringMatching(/^is too easy to guess/) } } })
+    expect(await weak.json()).toMatchObject({ code: "validation_failed", meta: { fields: { password: expect.stringMatching(/^is too easy to guess/) as string } } })
     const short = await call(acceptRoute.POST, { method: "POST", body: { token, password: "Short-1!" } })
     expect(await short.json()).toMatchObject({ meta: { fields: { password: "must be at least 12 characters" } } })
 
@@ -226,10 +226,29 @@ describe("staff in the database", () => {
     await signIn("credentials", { email: "trader@example.com", password: "demo-password" })
   })
 
+  it("single sign-on users are rows from their first sign-in, with the provider's role; a disabled one is refused; a provider's refusal takes away their standing", async () => {
+    const { admitSso } = await import("@/lib/auth/staff")
+    const { currentRoles } = await import("@/lib/auth/standing")
+    const { recordAuthEvent } = await import("@/lib/auth/sessions")
+    expect(await admitSso(runtime.db, "SSO.User@example.com", "trader")).toBe("trader")
+    const [row] = await runtime.db.select().from(schema.consoleStaff).where(eq(schema.consoleStaff.email, "sso.user@example.com"))
+    expect(row).toMatchObject({ role: "trader", status: "active", source: "sso" })
+    expect((await currentRoles(runtime.db, ["sso.user@example.com"])).get("sso.user@example.com")).toBe("trader")
+    await recordAuthEvent(runtime.db, { kind: "sign_in_failed", email: "sso.user@example.com", detail: { provider: "oidc", subject: "x", reason: "no console role" } })
+    expect((await currentRoles(runtime.db, ["sso.user@example.com"])).get("sso.user@example.com")).toBeNull()
+    // The provider gives a role again: written back, on the trail as a change by single sign-on.
+    expect(await admitSso(runtime.db, "sso.user@example.com", "viewer")).toBe("viewer")
+    await recordAuthEvent(runtime.db, { kind: "signed_in", email: "sso.user@example.com", detail: { provider: "oidc", role: "viewer" } })
+    expect((await currentRoles(runtime.db, ["sso.user@example.com"])).get("sso.user@example.com")).toBe("viewer")
+    await call(personRoute.PATCH, { cookie: admin, method: "PATCH", body: { status: "disabled" }, params: { email: "sso.user@example.com" } })
+    expect(await admitSso(runtime.db, "sso.user@example.com", "admin")).toBeNull()
+    expect((await currentRoles(runtime.db, ["sso.user@example.com"])).get("sso.user@example.com")).toBeNull()
+  })
+
   it("bad input names the field and changes nothing; non-admins are refused", async () => {
     const bad = await call(staffRoute.POST, { cookie: admin, method: "POST", body: { email: "not-an-email", role: "boss" } })
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ code: "validation_failed", meta: { fields: { email: expect.any(String), role: expect.stringMatching(/^must be one of/) } } })
+    expect(await bad.json()).toMatchObject({ code: "validation_failed", meta: { fields: { email: expect.any(String) as string, role: expect.stringMatching(/^must be one of/) as string } } })
     const viewer = await signIn("credentials", { email: "viewer@example.com", password: "demo-password" })
     expect((await call(staffRoute.GET, { cookie: viewer })).status).toBe(403)
   })
