@@ -172,7 +172,7 @@ export async function endSessionsOf(db: Db, email: string, how: { actor: string 
 
 /**
  * Who a session is now, or null when it is over (signed out, ended by an admin, expired,
- * or its staff member removed from the directory; the last two end it here). Read from
+ * or its staff member disabled or removed on the staff table; the last two end it here). Read from
  * the database at most every SESSION_RECHECK_MS per instance.
  */
 export async function resolveSession(db: Db, id: unknown, now = Date.now()): Promise<Staff | null> {
