@@ -230,16 +230,30 @@ export async function removeStaff(db: Db, actor: Staff, emailInput: string, now 
 /** Sets the roles that must sign in with a passkey; on the trail with before and after. */
 export async function setPasskeyRoles(db: Db, actor: Staff, roles: readonly Role[], now = new Date()): Promise<Role[]> {
   const sorted = ROLES.filter((r) => roles.includes(r))
-  const before = await boundedTransaction(db, async (tx) => {
+  const result = await boundedTransaction(db, async (tx) => {
     await lockStaff(tx)
     const previous = await passkeyRoles(tx)
+    if (sorted.includes("admin") && !previous.includes("admin")) {
+      // Passkeys required of admins while no active admin has one: nobody could sign in to manage the team.
+      const [row] = await tx
+        .select({ n: count() })
+        .from(consoleStaff)
+        .innerJoin(consolePasskeys, eq(consolePasskeys.staffEmail, consoleStaff.email))
+        .where(and(eq(consoleStaff.role, "admin"), eq(consoleStaff.status, "active")))
+      if (Number(row?.n ?? 0) === 0) return { refused: true as const, previous }
+    }
     await tx
       .insert(consoleStaffSettings)
       .values({ id: 1, passkeyRoles: sorted, updatedAt: now, updatedBy: actor.email })
       .onConflictDoUpdate({ target: consoleStaffSettings.id, set: { passkeyRoles: sorted, updatedAt: now, updatedBy: actor.email } })
     await recordAuthEvent(tx, { kind: "sign_in_rules_changed", actor: actor.email, detail: { before: { passkey_roles: previous }, after: { passkey_roles: sorted }, outcome: "done" } })
-    return previous
+    return { refused: false as const, previous }
   })
+  if (result.refused) {
+    await recordAuthEvent(db, { kind: "sign_in_rules_changed", actor: actor.email, detail: { before: { passkey_roles: result.previous }, after: { passkey_roles: result.previous }, outcome: "last_admin" } })
+    throw lastAdmin("No active admin has a passkey: requiring passkeys of admins now would leave nobody able to sign in to manage the team. Register a passkey on your account page first. Nothing changed.")
+  }
+  const before = result.previous
   log.info("staff.sign_in_rules_changed", { by: staffRef(actor.email), before: before.join(",") || "none", after: sorted.join(",") || "none" })
   return sorted
 }

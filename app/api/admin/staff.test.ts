@@ -224,6 +224,11 @@ describe("staff in the database", () => {
     await expect(signIn("credentials", { email: "trader@example.com", password: "demo-password" })).rejects.toThrow("PasskeyRequired")
     await call(rulesRoute.PUT, { cookie: admin, method: "PUT", body: { passkey_roles: [] } })
     await signIn("credentials", { email: "trader@example.com", password: "demo-password" })
+    // No active admin has a passkey: requiring them of admins would lock the team out.
+    const lockout = await call(rulesRoute.PUT, { cookie: admin, method: "PUT", body: { passkey_roles: ["admin"] } })
+    expect(lockout.status).toBe(409)
+    expect(await lockout.json()).toMatchObject({ code: "last_admin" })
+    await signIn("credentials", { email: "admin@example.com", password: "demo-password" })
   })
 
   it("single sign-on users are rows from their first sign-in, with the provider's role; a disabled one is refused; a provider's refusal takes away their standing", async () => {
