@@ -151,7 +151,7 @@ export async function endSession(
 /** The role a session's person has now: their staff row's, while it is active (console_staff decides for every way in). */
 async function currentRole(db: Db, row: ConsoleSession): Promise<Role | null> {
   await ensureStaffBootstrap(db)
-  const [staff] = await db.select({ role: consoleStaff.role, status: consoleStaff.status }).from(consoleStaff).where(eq(consoleStaff.email, row.staffEmail.toLowerCase())).limit(1)
+  const [staff] = await db.select({ role: consoleStaff.role, status: consoleStaff.status, source: consoleStaff.source }).from(consoleStaff).where(eq(consoleStaff.email, row.staffEmail.toLowerCase())).limit(1)
   return activeRole(staff)
 }
 

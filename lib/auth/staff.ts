@@ -139,7 +139,15 @@ async function otherActiveAdmins(tx: Db, email: string): Promise<number> {
   const [row] = await tx
     .select({ n: count() })
     .from(consoleStaff)
-    .where(and(eq(consoleStaff.role, "admin"), eq(consoleStaff.status, "active"), sql`${consoleStaff.email} <> ${email}`))
+    .where(
+      and(
+        eq(consoleStaff.role, "admin"),
+        eq(consoleStaff.status, "active"),
+        sql`${consoleStaff.email} <> ${email}`,
+        // The demo users sign in in sandbox mode only: outside it, a demo admin is no admin.
+        env().mode === "sandbox" ? undefined : sql`${consoleStaff.source} <> 'demo'`,
+      ),
+    )
   return Number(row?.n ?? 0)
 }
 
