@@ -53,9 +53,9 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|sso|standalone)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|sso|standalone)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
-    { name: "orchestrations", testMatch: /(orchestrations|step-up)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
+    { name: "orchestrations", testMatch: /(orchestrations|step-up|staff)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.

@@ -45,7 +45,8 @@ export async function proxy(req: NextRequest) {
     "form-action 'self'",
   ].join("; ")
 
-  if (pathname !== "/sign-in") {
+  // Signed out by design: the sign-in page, and an invitation link (its token is the credential).
+  if (pathname !== "/sign-in" && !pathname.startsWith("/invitation/")) {
     const token = await getToken({ req, secret: authSecret(), decode: decodeSessionToken })
     if (!token) {
       const url = req.nextUrl.clone()

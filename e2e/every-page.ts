@@ -59,6 +59,7 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/audit", ready: "audit-row" },
   { path: "/events", ready: "reader-status" },
   { path: "/admin/sessions", ready: "session-row" },
+  { path: "/admin/staff", ready: "member-row" },
   { path: "/account", ready: "add-passkey" },
   { path: "/sandbox" },
 ]

@@ -230,3 +230,18 @@ export function stepUpRefused(code: StepUpRefusal, detail: string): HttpProblem 
 export function passkeyInvalid(detail: string): HttpProblem {
   return consoleProblem("passkey_invalid", detail)
 }
+
+/** 409: the change would leave the team without an active admin. Nothing changed. */
+export function lastAdmin(detail: string): HttpProblem {
+  return consoleProblem("last_admin", detail)
+}
+
+/** 409: an invitation for someone already on the staff. Nothing changed. */
+export function staffExists(detail: string): HttpProblem {
+  return consoleProblem("staff_exists", detail)
+}
+
+/** 410: an invitation link used, withdrawn, expired or unknown (`meta.reason`). Nothing changed. */
+export function invitationUnusable(detail: string, reason: "used" | "withdrawn" | "expired" | "unknown"): HttpProblem {
+  return consoleProblem("invitation_unusable", detail, { meta: { reason } })
+}

@@ -42,7 +42,18 @@ const APP_API = path.resolve(import.meta.dirname)
  * (withBearerToken) and the service's webhook (withApiKey: a machine with an API key, no
  * session), each tested beside it.
  */
-const PUBLIC_ROUTES = new Set(["/api/auth/[...nextauth]", "/api/health", "/api/health/live", "/api/health/ready", "/api/metrics", "/api/webhooks/service"])
+const PUBLIC_ROUTES = new Set([
+  "/api/auth/[...nextauth]",
+  "/api/health",
+  "/api/health/live",
+  "/api/health/ready",
+  "/api/metrics",
+  "/api/webhooks/service",
+  // Signed out on purpose (withSignedOut): an invitation's token, or a passkey sign-in's challenge (app/api/admin/staff.test.ts).
+  "/api/invitations/accept",
+  "/api/invitations/passkey-options",
+  "/api/sign-in/passkey-options",
+])
 
 let runtime: ConsoleRuntime
 let profileId: string
@@ -95,6 +106,20 @@ async function readEventId(): Promise<string> {
   const [row] = await runtime.db.select({ id: consoleEvents.id }).from(consoleEvents).limit(1)
   if (!row) throw new Error("the reader recorded no event")
   return row.id
+}
+
+/** Someone active on the staff table, for a change or removal to act on. */
+async function activeStaffEmail(): Promise<string> {
+  const { consoleStaff } = await import("@/lib/db/schema")
+  const email = `member-${randomUUID()}@example.com`
+  await runtime.db.insert(consoleStaff).values({ email, role: "viewer", status: "active", source: "invitation" })
+  return email
+}
+
+async function pendingInvitationId(): Promise<string> {
+  const { inviteStaff } = await import("@/lib/auth/staff")
+  const { invitation } = await inviteStaff(runtime.db, { email: "admin@example.com", role: "admin" }, { email: `invitee-${randomUUID()}@example.com`, role: "viewer" })
+  return invitation.id
 }
 
 /** Every console route, its minimum role, and how to call it successfully. */
@@ -200,6 +225,12 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/events": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "status=processed&limit=5" }) },
   "POST /api/events/[id]/replay": { minimum: "admin", call: async () => ({ params: { id: await readEventId() } }) },
   "DELETE /api/admin/sessions/[id]": { minimum: "admin", call: async () => ({ params: { id: await openSessionId() } }) },
+  "GET /api/admin/staff": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "POST /api/admin/staff": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { email: `invitee-${randomUUID()}@example.com`, role: "viewer" } }) },
+  "PATCH /api/admin/staff/[email]": { minimum: "admin", call: async () => ({ params: { email: await activeStaffEmail() }, body: { role: "support" } }) },
+  "DELETE /api/admin/staff/[email]": { minimum: "admin", call: async () => ({ params: { email: await activeStaffEmail() } }) },
+  "DELETE /api/admin/staff/invitations/[id]": { minimum: "admin", call: async () => ({ params: { id: await pendingInvitationId() } }) },
+  "PUT /api/admin/staff/sign-in-rules": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { passkey_roles: [] } }) },
   "GET /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "PUT /api/sandbox/settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { rules: [] } }) },
   "GET /api/sandbox/status": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },

@@ -23,6 +23,7 @@ export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl:
   const [failure, setFailure] = useState<string | null>(initialFailure ?? null)
   const form = useForm<SignInValues>({ defaultValues: { email: "", password: "" } })
   const { errors, isSubmitting } = form.formState
+  const [passkeyBusy, setPasskeyBusy] = useState(false)
   const target = safeCallback(callbackUrl)
   const emailField = form.register("email", {
     setValueAs: (value: string) => value.trim(),
@@ -44,6 +45,37 @@ export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl:
     router.refresh()
   })
 
+  /** A discoverable passkey: the console's one-time challenge, the browser's account picker, then next-auth's passkey provider checks the answer. */
+  async function signInWithPasskey() {
+    setFailure(null)
+    setPasskeyBusy(true)
+    try {
+      const res = await fetch("/api/sign-in/passkey-options", { method: "POST", credentials: "same-origin" }).catch(() => null)
+      if (!res?.ok) {
+        const problem = res ? ((await res.json().catch(() => null)) as { detail?: string } | null) : null
+        setFailure(problem?.detail ?? "The console could not be reached. Try again.")
+        return
+      }
+      const { startAuthentication } = await import("@simplewebauthn/browser")
+      let answer: unknown
+      try {
+        answer = await startAuthentication({ optionsJSON: (await res.json()) as Parameters<typeof startAuthentication>[0]["optionsJSON"] })
+      } catch {
+        setFailure("No passkey was used (cancelled, or this device has none for this console).")
+        return
+      }
+      const result = await signIn("passkey", { response: JSON.stringify(answer), redirect: false }).catch(() => undefined)
+      if (!result || result.error || !result.ok) {
+        setFailure(result?.error ? signInFailureMessage(result.error) : "That passkey did not sign you in: try again.")
+        return
+      }
+      router.replace(target)
+      router.refresh()
+    } finally {
+      setPasskeyBusy(false)
+    }
+  }
+
   return (
     <div className="space-y-4">
       {/* method="post": a submit before the script has loaded never puts the password in a URL. */}
@@ -59,6 +91,10 @@ export function SignInForm({ callbackUrl, oidc, initialFailure }: { callbackUrl:
           Sign in
         </Button>
       </form>
+      {/* Disabled until hydrated: its work is all in the click handler. */}
+      <Button variant="secondary" className="w-full" disabled={!hydrated} busy={passkeyBusy} onClick={() => void signInWithPasskey()} data-testid="passkey-sign-in">
+        Sign in with a passkey
+      </Button>
       {oidc ? (
         // Disabled until hydrated: its work is all in the click handler, so an earlier click would be lost.
         <Button variant="secondary" className="w-full" disabled={!hydrated} onClick={() => void signIn("oidc", { callbackUrl: target })}>

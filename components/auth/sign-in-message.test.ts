@@ -25,4 +25,12 @@ describe("the sign-in form's refusal messages", () => {
     expect(signInErrorMessage(undefined)).toBeNull()
     expect(signInErrorMessage("")).toBeNull()
   })
+
+  it("says when the right secret is refused: a disabled account, a role that signs in with a passkey, a passkey that did not verify", () => {
+    expect(signInFailureMessage("Disabled")).toBe("Your account is disabled: ask an admin.")
+    expect(signInFailureMessage("PasskeyRequired")).toContain("Your role signs in with a passkey")
+    expect(signInFailureMessage("PasskeyFailed")).toContain("That passkey did not sign you in")
+    // A refused single sign-on of a disabled person lands on the page with ?error=Disabled.
+    expect(signInErrorMessage("Disabled")).toBe("Your account is disabled: ask an admin.")
+  })
 })

@@ -6,9 +6,15 @@ const SSO_MESSAGES: Record<string, string> = {
   SsoEmailNotVerified: "Your provider has not verified your email address: verify it there, then sign in again.",
   SsoNoEmail: "Your provider did not send an email address for your account: ask an admin.",
   SsoNoSubject: "Sign-in with the provider failed: try again.",
+  // The staff table's refusals (lib/auth/options.ts), for every way in.
+  Disabled: "Your account is disabled: ask an admin.",
+  PasskeyRequired: "Your role signs in with a passkey: use “Sign in with a passkey”.",
+  PasskeyFailed: "That passkey did not sign you in: try again, or use another way in.",
   // next-auth's own refusal, for a sign-in callback that said no without a reason.
   AccessDenied: "Your account may not use this console: ask an admin.",
 }
+
+const STAFF_REFUSALS = new Set(["Disabled", "PasskeyRequired", "PasskeyFailed"])
 
 /** next-auth's codes for a provider that could not be reached or answered wrongly. */
 const PROVIDER_FAILURES = new Set(["OAuthSignin", "OAuthCallback", "OAuthCreateAccount", "OAuthAccountNotLinked", "Callback", "Configuration", "Verification", "Default"])
@@ -39,5 +45,6 @@ export function signInFailureMessage(error: string | null | undefined, now = new
     const minutes = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds / 60)) : 10
     return `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
   }
+  if (error && STAFF_REFUSALS.has(error)) return SSO_MESSAGES[error] ?? "Sign-in failed: try again."
   return "Wrong email or password."
 }

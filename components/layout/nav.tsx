@@ -17,6 +17,7 @@ const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean
   { href: "/approvals", label: "Approvals", minimum: "trader" },
   { href: "/audit", label: "Audit", minimum: "admin" },
   { href: "/events", label: "Events", minimum: "admin" },
+  { href: "/admin/staff", label: "Staff", minimum: "admin" },
   { href: "/admin/sessions", label: "Sessions", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
 ]

@@ -3,10 +3,11 @@ import type { NextAuthOptions } from "next-auth"
 import type { TokenSet } from "openid-client"
 import CredentialsProvider from "next-auth/providers/credentials"
 import { safeCallback } from "@/lib/auth/callback"
-import { directoryRole } from "@/lib/auth/directory"
-import { verifyStaffPassword } from "@/lib/auth/passwords"
+import { checkPasskey, checkPassword } from "@/lib/auth/sign-in"
+import { admitSso, staffRow } from "@/lib/auth/staff"
 import { authRequest } from "@/lib/auth/request-context"
 import { OIDC_PROVIDER_ID, oidcDiscoveryUrl } from "@/lib/auth/oidc"
+import { relyingParty } from "@/lib/auth/webauthn"
 import { type OidcRules, REFUSAL_REASONS, type RefusalReason, SSO_REFUSAL_ERRORS, decideSignIn, mergeClaims } from "@/lib/auth/oidc-claims"
 import { isRole } from "@/lib/auth/roles"
 import { authSecret } from "@/lib/auth/secret"
@@ -27,6 +28,12 @@ export { SESSION_ABSOLUTE_S, SESSION_IDLE_S }
  */
 export const LOCKED_PREFIX = "Locked:"
 export const THROTTLED_PREFIX = "Throttled:"
+/** The right secret, but this person may not sign in this way: disabled, or their role must use a passkey. */
+export const DISABLED_ERROR = "Disabled"
+export const PASSKEY_REQUIRED_ERROR = "PasskeyRequired"
+export const PASSKEY_FAILED_ERROR = "PasskeyFailed"
+/** The passkey sign-in's next-auth provider id. */
+export const PASSKEY_PROVIDER_ID = "passkey"
 
 /**
  * A credentials sign-in from an address past its failure budget, answered before next-auth
@@ -36,7 +43,7 @@ export const THROTTLED_PREFIX = "Throttled:"
 export async function throttledSignIn(form: URLSearchParams, address: string): Promise<Response | null> {
   const email = (form.get("email") ?? "").trim().toLowerCase()
   const { db } = await database()
-  const refusal = await signInRefusal(db, { email, knownEmail: directoryRole(email) !== null, address })
+  const refusal = await signInRefusal(db, { email, knownEmail: (await staffRow(db, email)) !== null, address })
   if (refusal?.kind !== "address") return null
   const minutes = Math.ceil(refusal.retryAfterS / 60)
   const refused = rateLimited(`Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, refusal.retryAfterS)
@@ -63,14 +70,14 @@ export function authOptions(): NextAuthOptions {
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
       async authorize(credentials) {
         const email = (credentials?.email ?? "").trim().toLowerCase().slice(0, 320)
-        const who = { email, knownEmail: directoryRole(email) !== null, address: authRequest().address }
         const { db } = await database()
-        // Refused before any password work: a locked email or a throttled address costs no bcrypt.
+        const who = { email, knownEmail: (await staffRow(db, email)) !== null, address: authRequest().address }
+        // Refused before any password work: a locked email or a throttled address costs no hashing.
         const refusal = await signInRefusal(db, who)
         if (refusal?.kind === "address") throw new Error(`${THROTTLED_PREFIX}${refusal.retryAfterS}`)
         if (refusal?.kind === "locked") throw new Error(`${LOCKED_PREFIX}${refusal.until.toISOString()}`)
-        const staff = await verifyStaffPassword(email, credentials?.password ?? "")
-        if (!staff) {
+        const outcome = await checkPassword(db, email, credentials?.password ?? "")
+        if (!outcome.ok && outcome.why === "bad_credentials") {
           const failure = await recordSignInFailure(db, who)
           // An email no staff member has is never logged: it may be a password typed in the wrong field.
           log.warn("auth.sign_in_refused", { email: who.knownEmail ? email : "(not a staff email)", reason: "bad credentials", locked: failure.lockedUntil !== null })
@@ -79,8 +86,44 @@ export function authOptions(): NextAuthOptions {
           return null
         }
         await clearSignInFailures(db, email)
-        log.info("auth.signed_in", { email: staff.email, role: staff.role })
-        return { id: staff.email, email: staff.email, role: staff.role }
+        if (!outcome.ok) {
+          // The password was right: not a guess to count, but a refusal on the trail.
+          const reason = outcome.why === "disabled" ? "disabled" : "a passkey is required for this role"
+          await recordAuthEvent(db, { kind: "sign_in_failed", email, address: who.address, detail: { provider: "credentials", reason } })
+          log.warn("auth.sign_in_refused", { email, reason })
+          throw new Error(outcome.why === "disabled" ? DISABLED_ERROR : PASSKEY_REQUIRED_ERROR)
+        }
+        log.info("auth.signed_in", { email: outcome.staff.email, role: outcome.staff.role })
+        return { id: outcome.staff.email, email: outcome.staff.email, role: outcome.staff.role }
+      },
+    }),
+    CredentialsProvider({
+      id: PASSKEY_PROVIDER_ID,
+      name: "Passkey",
+      credentials: { response: { label: "Passkey answer", type: "text" } },
+      async authorize(credentials) {
+        const context = authRequest()
+        const { db } = await database()
+        // The address's failure budget covers passkeys too (there is no email to lock before the answer is read).
+        const refusal = await signInRefusal(db, { email: "", knownEmail: false, address: context.address })
+        if (refusal?.kind === "address") throw new Error(`${THROTTLED_PREFIX}${refusal.retryAfterS}`)
+        const rp = relyingParty(context.headers ?? new Headers(), env().nextAuthUrl)
+        const outcome = await checkPasskey(db, String(credentials?.response ?? "").slice(0, 32_768), rp)
+        if (!outcome.ok) {
+          const email = outcome.email ?? ""
+          if (outcome.block === "disabled") {
+            await recordAuthEvent(db, { kind: "sign_in_failed", email, address: context.address, detail: { provider: PASSKEY_PROVIDER_ID, reason: "disabled" } })
+            throw new Error(DISABLED_ERROR)
+          }
+          const failure = await recordSignInFailure(db, { email: email || "(passkey)", knownEmail: email !== "", address: context.address, reason: `passkey: ${outcome.why}`, detail: { provider: PASSKEY_PROVIDER_ID } })
+          log.warn("auth.sign_in_refused", { email: email || "(unknown passkey)", provider: PASSKEY_PROVIDER_ID, reason: outcome.why })
+          countSignInFailure()
+          if (failure.lockedUntil) throw new Error(`${LOCKED_PREFIX}${failure.lockedUntil.toISOString()}`)
+          throw new Error(PASSKEY_FAILED_ERROR)
+        }
+        await clearSignInFailures(db, outcome.staff.email)
+        log.info("auth.signed_in", { email: outcome.staff.email, role: outcome.staff.role, provider: PASSKEY_PROVIDER_ID })
+        return { id: outcome.staff.email, email: outcome.staff.email, role: outcome.staff.role }
       },
     }),
   ]
@@ -163,11 +206,24 @@ export function authOptions(): NextAuthOptions {
       async signIn({ user, account }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true
         // A single-sign-on user the claims do not admit gets no session, and the page says why.
-        const reason: RefusalReason | null = user.refusal ?? (!isRole(user.role) || !user.email ? "no_role" : null)
-        if (!reason) {
+        const admitted = !user.refusal && isRole(user.role) && user.email ? { email: user.email, role: user.role } : null
+        if (admitted) {
+          const { db } = await database()
+          // On the staff list from the first single sign-on, with the provider's role; a disabled person is refused.
+          if (!(await admitSso(db, admitted.email, admitted.role))) {
+            log.warn("auth.sign_in_refused", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email, reason: "disabled" })
+            await recordAuthEvent(db, {
+              kind: "sign_in_failed",
+              email: admitted.email.toLowerCase(),
+              address: authRequest().address,
+              detail: { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, reason: "disabled" },
+            })
+            return `/sign-in?error=${DISABLED_ERROR}`
+          }
           log.info("auth.signed_in", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email, role: user.role })
           return true
         }
+        const reason: RefusalReason = user.refusal ?? "no_role"
         log.warn("auth.sign_in_refused", { provider: OIDC_PROVIDER_ID, subject: user.subject ?? null, email: user.email || null, reason: REFUSAL_REASONS[reason] })
         const { db } = await database()
         await recordAuthEvent(db, {
@@ -186,7 +242,7 @@ export function authOptions(): NextAuthOptions {
           token.sid = await createSession(db, {
             email: user.email,
             role: user.role,
-            provider: account?.provider === OIDC_PROVIDER_ID ? "oidc" : "credentials",
+            provider: account?.provider === OIDC_PROVIDER_ID ? "oidc" : account?.provider === PASSKEY_PROVIDER_ID ? "passkey" : "credentials",
             subject: account?.provider === OIDC_PROVIDER_ID ? (user.subject ?? null) : null,
             userAgent: context.userAgent,
             address: context.address,
@@ -198,7 +254,7 @@ export function authOptions(): NextAuthOptions {
           token.signedInAt = Math.floor(Date.now() / 1000)
           return token
         }
-        // Every later use: the session row decides, and the directory's role is the role.
+        // Every later use: the session row decides, and the staff table's role is the role.
         const staff = await resolveSession(db, token.sid)
         if (!staff) throw new SessionOver("the session is over")
         token.role = staff.role

@@ -5,6 +5,8 @@ import { AsyncLocalStorage } from "node:async_hooks"
 export interface AuthRequestContext {
   userAgent: string | null
   address: string | null
+  /** The request's headers (the passkey sign-in's relying party is read from them). */
+  headers?: Headers | null
 }
 
 const storage = new AsyncLocalStorage<AuthRequestContext>()
@@ -30,5 +32,5 @@ export function clientAddress(headers: Headers): string | null {
 }
 
 export function requestContextOf(req: Request): AuthRequestContext {
-  return { userAgent: req.headers.get("user-agent")?.slice(0, 300) ?? null, address: clientAddress(req.headers) }
+  return { userAgent: req.headers.get("user-agent")?.slice(0, 300) ?? null, address: clientAddress(req.headers), headers: req.headers }
 }

@@ -1,11 +1,11 @@
 import "server-only"
 import { and, desc, eq, gte, lt, or } from "drizzle-orm"
-import { directoryRole } from "@/lib/auth/directory"
-import { type Role, type Staff, isRole } from "@/lib/auth/roles"
+import { type Role, type Staff } from "@/lib/auth/roles"
+import { activeRole, ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
 import { standingChanged } from "@/lib/auth/standing"
 import type { Db } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
-import { type ConsoleSession, consoleAuthEvents, consoleSessions } from "@/lib/db/schema"
+import { type ConsoleSession, consoleAuthEvents, consoleSessions, consoleStaff } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { inDbSpan } from "@/lib/tracing"
 
@@ -33,7 +33,8 @@ const TOUCH_EVERY_MS = 60_000
 const SWEEP_EVERY_MS = 60_000
 const MAX_CACHED = 10_000
 
-export type SessionProvider = "credentials" | "oidc"
+/** credentials: a password; passkey: a discoverable passkey; oidc: single sign-on. */
+export type SessionProvider = "credentials" | "passkey" | "oidc"
 
 export type AuthEventKind =
   | "signed_in"
@@ -43,6 +44,13 @@ export type AuthEventKind =
   | "sign_in_failed"
   | "locked_out"
   | "lockout_ended"
+  // Staff changes (lib/auth/staff.ts): detail holds before, after and the outcome (done, or the refusal's code).
+  | "staff_invited"
+  | "staff_changed"
+  | "staff_removed"
+  | "invitation_withdrawn"
+  | "invitation_accepted"
+  | "sign_in_rules_changed"
 
 export async function recordAuthEvent(
   db: Db,
@@ -96,7 +104,7 @@ export async function createSession(
   const [row] = await db
     .insert(consoleSessions)
     .values({
-      staffEmail: input.email,
+      staffEmail: input.email.toLowerCase(),
       role: input.role,
       provider: input.provider,
       userAgent: input.userAgent?.slice(0, 300) ?? null,
@@ -140,15 +148,31 @@ export async function endSession(
   return true
 }
 
-/** The role a session has now: the directory's for its staff, the sign-in's for single sign-on. */
-function currentRole(row: ConsoleSession): Role | null {
-  if (row.provider === "credentials") return directoryRole(row.staffEmail)
-  return isRole(row.role) ? row.role : null
+/** The role a session's person has now: their staff row's, while it is active (console_staff decides for every way in). */
+async function currentRole(db: Db, row: ConsoleSession): Promise<Role | null> {
+  await ensureStaffBootstrap(db)
+  const [staff] = await db.select({ role: consoleStaff.role, status: consoleStaff.status, source: consoleStaff.source }).from(consoleStaff).where(eq(consoleStaff.email, row.staffEmail.toLowerCase())).limit(1)
+  return activeRole(staff)
+}
+
+/** Forgets what this instance remembers of someone's sessions: their next request reads their row again (a role change). */
+export function forgetSessionsOf(email: string): void {
+  const normalized = email.toLowerCase()
+  for (const [id, checked] of cache) if (checked.staff?.email.toLowerCase() === normalized) cache.delete(id)
+}
+
+/** Ends every session of someone at once (disabled, removed): each on the trail. The number ended. */
+export async function endSessionsOf(db: Db, email: string, how: { actor: string | null; reason: string }): Promise<number> {
+  const rows = await db.select({ id: consoleSessions.id }).from(consoleSessions).where(eq(consoleSessions.staffEmail, email.toLowerCase()))
+  let ended = 0
+  for (const row of rows) if (await endSession(db, row.id, { kind: "session_ended", actor: how.actor, reason: how.reason })) ended++
+  forgetSessionsOf(email)
+  return ended
 }
 
 /**
  * Who a session is now, or null when it is over (signed out, ended by an admin, expired,
- * or its staff member removed from the directory; the last two end it here). Read from
+ * or its staff member disabled or removed on the staff table; the last two end it here). Read from
  * the database at most every SESSION_RECHECK_MS per instance.
  */
 export async function resolveSession(db: Db, id: unknown, now = Date.now()): Promise<Staff | null> {
@@ -191,9 +215,9 @@ async function checkSession(db: Db, id: string, now: number): Promise<Staff | nu
     remember(id, { staff: null, checkedAt: now })
     return null
   }
-  const role = currentRole(row)
+  const role = await currentRole(db, row)
   if (!role) {
-    await endSession(db, id, { kind: "session_ended", reason: "no longer in the staff directory" })
+    await endSession(db, id, { kind: "session_ended", reason: "no longer an active staff member" })
     remember(id, { staff: null, checkedAt: now })
     return null
   }
@@ -241,8 +265,9 @@ export interface SessionView {
 /** Open sessions, most recently active first. */
 export async function listSessions(db: Db, now = Date.now()): Promise<SessionView[]> {
   const rows = await db
-    .select()
+    .select({ session: consoleSessions, role: consoleStaff.role })
     .from(consoleSessions)
+    .leftJoin(consoleStaff, eq(consoleStaff.email, consoleSessions.staffEmail))
     .where(
       and(
         gte(consoleSessions.lastSeenAt, new Date(now - SESSION_IDLE_S * 1000)),
@@ -251,10 +276,10 @@ export async function listSessions(db: Db, now = Date.now()): Promise<SessionVie
     )
     .orderBy(desc(consoleSessions.lastSeenAt))
     .limit(1000)
-  return rows.map((row) => ({
+  return rows.map(({ session: row, role }) => ({
     id: row.id,
     email: row.staffEmail,
-    role: row.provider === "credentials" ? (directoryRole(row.staffEmail) ?? row.role) : row.role,
+    role: role ?? row.role,
     provider: row.provider,
     created_at: row.createdAt.toISOString(),
     last_seen_at: row.lastSeenAt.toISOString(),

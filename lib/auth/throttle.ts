@@ -69,7 +69,7 @@ export async function signInRefusal(
  */
 export async function recordSignInFailure(
   db: Db,
-  who: { email: string; knownEmail: boolean; address: string | null },
+  who: { email: string; knownEmail: boolean; address: string | null; reason?: string; detail?: Record<string, unknown> },
   now = new Date(),
 ): Promise<{ lockedUntil: Date | null }> {
   const t = consoleSignInThrottle
@@ -106,7 +106,7 @@ export async function recordSignInFailure(
       })
   }
   const email = who.knownEmail ? who.email : null
-  await recordAuthEvent(db, { kind: "sign_in_failed", email, address: who.address, detail: { reason: who.knownEmail ? "wrong password" : "not a staff email" } })
+  await recordAuthEvent(db, { kind: "sign_in_failed", email, address: who.address, detail: { reason: who.reason ?? (who.knownEmail ? "wrong password" : "not a staff email"), ...who.detail } })
   // A fresh lockout is one whose time was set by this very failure.
   const lockedUntil = row?.lockedUntil && row.lockedUntil.getTime() > now.getTime() && (row.failures ?? 0) >= EMAIL_FAILURES ? row.lockedUntil : null
   if (lockedUntil) await recordAuthEvent(db, { kind: "locked_out", email, address: who.address, detail: { until: lockedUntil.toISOString() } })

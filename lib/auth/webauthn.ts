@@ -35,7 +35,7 @@ export function relyingParty(headers: Headers, fallbackUrl?: string): RelyingPar
   return { id: new URL(origin).hostname, name: "Treasury console", origin }
 }
 
-export type ChallengePurpose = "register" | "step_up"
+export type ChallengePurpose = "register" | "step_up" | "sign_in"
 
 /** A fresh challenge (base64url, 32 random bytes) kept for `email`, bound to `digest` for step-up. */
 export async function issueChallenge(db: Db, input: { purpose: ChallengePurpose; email: string; digest?: string; now?: Date }): Promise<string> {

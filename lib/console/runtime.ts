@@ -1,5 +1,6 @@
 import "server-only"
 import path from "node:path"
+import { ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
@@ -195,6 +196,8 @@ const START_RETRY_MS = 10_000
 
 async function begin(): Promise<void> {
   const runtime = await consoleRuntime()
+  // CONSOLE_USERS (and the demo users) into the staff table, for those never created before.
+  await ensureStaffBootstrap(runtime.db)
   runtime.sandbox?.startWorkers()
   runtime.instance.start()
   runtime.events?.start()

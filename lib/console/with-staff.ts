@@ -220,3 +220,30 @@ export function errorResponse(
   })
   return problemResponse(internalError(requestId), headers)
 }
+
+/**
+ * The few routes used signed out (accepting an invitation, a passkey sign-in's options):
+ * the same Host, Origin and body-size checks and problem answers as withStaff, no session.
+ * Whatever such a route allows rests on the secret it is given (an invitation token, a
+ * signed assertion), never on who is asking.
+ */
+export function withSignedOut(handler: (ctx: { req: NextRequest; requestId: string; runtime: ConsoleRuntime }) => Promise<Response>): (req: NextRequest, route: { params: Promise<Record<string, never>> }) => Promise<Response> {
+  return measured(async (req) => {
+    const requestId = randomUUID()
+    try {
+      const foreign = foreignHostReason(req.headers)
+      if (foreign) return deny(forbiddenHost(FOREIGN_HOST_DETAIL), { req, requestId, who: "anonymous", why: foreign })
+      checkDeclaredLength(req.headers, CONSOLE_BODY_LIMIT)
+      const crossSite = crossSiteReason(req)
+      if (crossSite) return deny(forbiddenOrigin("Cross-site requests are refused."), { req, requestId, who: "anonymous", why: crossSite })
+      if (shuttingDown()) return problemResponse(shuttingDownProblem(1), { "x-request-id": requestId, connection: "close" })
+      const runtime = await consoleRuntime()
+      const response = await trackWrite(handler({ req, requestId, runtime }))
+      response.headers.set("x-request-id", requestId)
+      response.headers.set("cache-control", "no-store")
+      return response
+    } catch (error) {
+      return errorResponse(error, requestId, { req, staff: null })
+    }
+  })
+}

@@ -222,7 +222,7 @@ export const SECTIONS = {
       whenUnset: `required outside sandbox mode; in sandbox mode only requests to a loopback name (${LOOPBACK}) are answered`,
     }),
     CONSOLE_USERS: consoleUsers({
-      description: `staff for email + password sign-in: a JSON list of \`{"email", "role", "passwordHash"}\`, role one of ${ROLES.map((r) => `\`${r}\``).join(", ")}, passwordHash a bcrypt hash`,
+      description: `a bootstrap of the staff table (staff are managed on /admin/staff): a JSON list of \`{"email", "role", "passwordHash"}\`, role one of ${ROLES.map((r) => `\`${r}\``).join(", ")}, passwordHash a bcrypt hash; each email is created once, when the console first starts with it, and never again: a later change here does not touch someone already created, nor bring back someone removed in the console`,
       whenUnset: "nobody (sandbox mode has its demo users); outside sandbox mode this or `OIDC_*` is required",
     }),
     DEMO_PASSWORD: text({

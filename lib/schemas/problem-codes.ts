@@ -22,6 +22,10 @@ export const CONSOLE_PROBLEM_CODES = {
   step_up_not_user_verified: 403,
   step_up_invalid: 403,
   passkey_invalid: 400,
+  // Staff management (issue 35).
+  last_admin: 409,
+  staff_exists: 409,
+  invitation_unusable: 410,
   not_found: 404,
   not_placed: 404,
   state_conflict: 409,

@@ -103,24 +103,36 @@ describe("sessions the server can end", () => {
     expect(await eventsOf(sid)).toEqual(["signed_in", "signed_out"])
   })
 
-  it("a demotion in CONSOLE_USERS applies to the open session on its next request; a removal ends it", async () => {
+  it("CONSOLE_USERS is a bootstrap: a restart with another role or without the person changes nothing; the staff table decides, on the next request", async () => {
     const { cookie, sid } = await signIn("ops@example.com", "ops-password-1")
     expect(await (await call(m.me, cookie)).json()).toMatchObject({ role: "trader" })
 
     await restartWith("viewer")
+    expect(await (await call(m.me, cookie)).json()).toMatchObject({ email: "ops@example.com", role: "trader" })
+    await restartWith(null)
+    expect(await (await call(m.me, cookie)).json()).toMatchObject({ email: "ops@example.com", role: "trader" })
+
+    // A demotion in the table: the open session's next request is a viewer's.
+    await m.runtime.db.update(m.schema.consoleStaff).set({ role: "viewer" }).where(eq(m.schema.consoleStaff.email, "ops@example.com"))
+    m.sessions.forgetCheckedSessions()
     expect(await (await call(m.me, cookie)).json()).toMatchObject({ email: "ops@example.com", role: "viewer" })
     const refused = await call(m.conversions, cookie, { method: "POST", body: conversion() })
     expect(refused.status).toBe(403)
     expect(await refused.json()).toMatchObject({ detail: "This needs the trader role; you are viewer." })
 
-    await restartWith(null)
+    // A row gone (removed by hand, or on another instance) ends the session.
+    await m.runtime.db.delete(m.schema.consoleStaff).where(eq(m.schema.consoleStaff.email, "ops@example.com"))
+    m.sessions.forgetCheckedSessions()
     expect((await call(m.me, cookie)).status).toBe(401)
     expect((await call(m.conversions, cookie, { method: "POST", body: conversion() })).status).toBe(401)
     const [row] = await m.runtime.db.select().from(m.schema.consoleSessions).where(eq(m.schema.consoleSessions.id, sid))
     expect(row).toBeUndefined()
     const [ended] = await m.runtime.db.select().from(m.schema.consoleAuthEvents).where(eq(m.schema.consoleAuthEvents.kind, "session_ended"))
-    expect(ended).toMatchObject({ email: "ops@example.com", detail: { reason: "no longer in the staff directory" } })
+    expect(ended).toMatchObject({ email: "ops@example.com", detail: { reason: "no longer an active staff member" } })
+    // Seeded once: the next start does not bring a removed person back.
     await restartWith("trader")
+    await expect(signIn("ops@example.com", "ops-password-1")).rejects.toThrow("sign-in refused")
+    await m.runtime.db.insert(m.schema.consoleStaff).values({ email: "ops@example.com", role: "trader", status: "active", source: "bootstrap", passwordHash: HASH })
   })
 
   it("an admin sees the session and ends it; the cookie stops at once, and the end is on the audit trail", async () => {

@@ -34,7 +34,7 @@ import type { Quote } from "@/lib/schemas/records"
 export interface ApprovalOptions {
   heldQuotes: HeldQuotes
   now?: Clock
-  /** The staff directory (default: as configured now); who may still place a request is read through it. */
+  /** A stand-in for the staff table (tests; default: console_staff as it is now); who may still place a request is read through it. */
   directory?: Directory
   /** Step-up (STEP_UP): the routes always pass it; absent, it is off (tests of other rules). */
   stepUp?: StepUp | undefined

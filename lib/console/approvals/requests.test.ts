@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
-import { directoryRole } from "@/lib/auth/directory"
+import { DEMO_USERS } from "@/lib/auth/demo-users"
 import type { Role, Staff } from "@/lib/auth/roles"
 import { recordAuthEvent } from "@/lib/auth/sessions"
 import { staffRef } from "@/lib/auth/staff-ref"
@@ -185,7 +185,7 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
       // Their provider refuses them from now on; the directory lists them as a trader for its first answer only.
       await recordAuthEvent(h.db, { kind: "sign_in_failed", email: maker.email, detail: { provider: "oidc", subject: "x", reason: "no console role" } })
       let asked = 0
-      const directory = (email: string): Role | null => (email === maker.email ? (asked++ === 0 ? "trader" : after) : directoryRole(email))
+      const directory = (email: string): Role | null => (email === maker.email ? (asked++ === 0 ? "trader" : after) : (DEMO_USERS.find((u) => u.email === email)?.role ?? null))
       const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory }).catch((e: unknown) => e)
       expect(problemOf(approval)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "VOIDED", reason } })
       expect(problemOf(approval).detail).toBe(`This request was voided (${reason}); nothing was sent.`)

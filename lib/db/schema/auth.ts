@@ -6,8 +6,7 @@ const at = (name: string) => timestamp(name, { withTimezone: true, precision: 6 
 /**
  * Signed-in sessions. The session cookie carries only the row's id: a session whose row
  * is gone is over, on every instance, whatever the cookie says. `role` is the role taken
- * at sign-in; for staff in the directory (CONSOLE_USERS, demo users) the directory's
- * current role wins on every request.
+ * at sign-in; the staff table's (console_staff) current role wins on every request.
  */
 export const consoleSessions = pgTable(
   "console_sessions",
@@ -15,7 +14,7 @@ export const consoleSessions = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     staffEmail: text("staff_email").notNull(),
     role: text("role").notNull(),
-    /** credentials (the staff directory) or oidc (single sign-on). */
+    /** credentials (a password), passkey, or oidc (single sign-on). */
     provider: text("provider").notNull(),
     createdAt: at("created_at").notNull().defaultNow(),
     lastSeenAt: at("last_seen_at").notNull().defaultNow(),

@@ -30,7 +30,7 @@ export const consoleWebauthnChallenges = pgTable(
   "console_webauthn_challenges",
   {
     challenge: text("challenge").primaryKey(),
-    purpose: text("purpose").$type<"register" | "step_up">().notNull(),
+    purpose: text("purpose").$type<"register" | "step_up" | "sign_in">().notNull(),
     staffEmail: text("staff_email").notNull(),
     /** step_up: the hex SHA-256 of what the assertion authorises. */
     digest: text("digest"),

@@ -28,7 +28,7 @@ export default async function SessionsPage() {
         <h1 className="text-2xl font-semibold">Sessions</h1>
         <p className="mt-1 text-sm text-slate-700">
           Everyone signed in now. A session ends at sign-out, after {SESSION_IDLE_S / 60} minutes without a request, {SESSION_ABSOLUTE_S / 3600} hours after
-          sign-in, when its user leaves the staff directory, or when you end it here; ending takes effect on every instance within seconds and goes on
+          sign-in, when its user is disabled or removed on Staff, or when you end it here; ending takes effect on every instance within seconds and goes on
           the audit trail.
         </p>
       </div>
