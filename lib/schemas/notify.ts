@@ -5,13 +5,15 @@ import { z } from "zod"
  * preferences, the admins' team channels and the deliveries. Shared by the routes and the pages.
  */
 
-export const NOTIFY_KINDS = ["approval_waiting", "approval_decided", "passkey_added"] as const
+export const NOTIFY_KINDS = ["approval_waiting", "approval_decided", "passkey_added", "orchestration_failed", "deposit_completed"] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
 
 export const NOTIFY_KIND_LABELS: Record<NotifyKind, string> = {
   approval_waiting: "An approval request waits for you",
   approval_decided: "Your approval request was decided",
   passkey_added: "A passkey was added to your account",
+  orchestration_failed: "A conversion placed through the Orchestrations API failed (to its maker and the admins)",
+  deposit_completed: "A deposit completed (to the admins)",
 }
 
 export const inboxItemSchema = z.strictObject({

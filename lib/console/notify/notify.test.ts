@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
+import { consoleEventHandler } from "@/lib/console/event-effects"
 import { notifyPasskeyAdded } from "@/lib/console/notify/account"
 import { requestHref } from "@/lib/console/notify/approvals"
 import { addChannel, listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
@@ -208,6 +209,18 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     expect(await drain(await worker())).toBe(0)
     expect((await readInbox(f.h.db, f.me.email)).items[0]).toMatchObject({ kind: "passkey_added", href: "/account" })
     expect(smtp.mails.some((m) => m.to.includes(f.me.email) && m.subject === "A passkey was added to your account")).toBe(true)
+  })
+
+  it("a completed deposit, read from the service's events, is told to the admins once, a replay included", async () => {
+    const id = randomUUID()
+    const event = { id: randomUUID(), type: "transfer.wire_deposit.completed", objectType: "transfer", object: { id, direction: "CREDIT", asset: "USD", amount: "2500" }, createdAt: new Date() }
+    const handler = consoleEventHandler()
+    for (let i = 0; i < 2; i++) await f.h.db.transaction(async (tx) => handler.apply(tx, event, undefined, new Date()))
+    const items = (await readInbox(f.h.db, checker.email)).items.filter((i) => i.href === `/transfers/${id}`)
+    expect(items).toHaveLength(1)
+    expect(items[0]).toMatchObject({ kind: "deposit_completed", title: "Deposit completed", detail: `A deposit of 2,500.00 USD completed (transfer ${id}).` })
+    // Not for traders.
+    expect((await readInbox(f.h.db, "trader@example.com")).items.some((i) => i.href === `/transfers/${id}`)).toBe(false)
   })
 
   it("no delivered payload and no listed channel carries a secret, token or password", async () => {

@@ -86,6 +86,12 @@ export async function resolveNotification(tx: Db, input: { kind: NotifyKind; sub
  * gave them trader or admin, the maker left out.
  */
 export async function approversOf(tx: Db, makerEmail: string): Promise<string[]> {
+  const maker = makerEmail.toLowerCase()
+  return (await staffAtLeast(tx, "trader")).filter((e) => e !== maker)
+}
+
+/** Everyone with `minimum` or above: the directory's, and those whose latest single sign-on gave it. */
+export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
   const config = env()
   const listed = new Map<string, Role>()
   for (const user of config.consoleUsers) listed.set(user.email.toLowerCase(), user.role)
@@ -96,11 +102,10 @@ export async function approversOf(tx: Db, makerEmail: string): Promise<string[]>
     .from(consoleAuthEvents)
     .where(and(inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]), sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`))
     .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
-  const approvers = [...listed].filter(([, role]) => roleAtLeast(role, "trader")).map(([e]) => e)
+  const staff = [...listed].filter(([, role]) => roleAtLeast(role, minimum)).map(([e]) => e)
   for (const row of latest) {
     const role = row.detail?.role
-    if (!listed.has(row.email) && row.kind === "signed_in" && isRole(role) && roleAtLeast(role, "trader")) approvers.push(row.email)
+    if (!listed.has(row.email) && row.kind === "signed_in" && isRole(role) && roleAtLeast(role, minimum)) staff.push(row.email)
   }
-  const maker = makerEmail.toLowerCase()
-  return approvers.filter((e) => e !== maker)
+  return staff
 }
