@@ -1,5 +1,6 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
 import { signIn, storageStateOf } from "./helpers"
+import canaries from "./canaries.json" with { type: "json" }
 import { adminApi, putPolicy } from "./policy"
 
 // The inbox end to end: the bell's unread count in the header, the drawer, mark read, the
@@ -82,5 +83,32 @@ test.describe("the inbox", () => {
     await admin.dispose()
     await trader.dispose()
     await context.close()
+  })
+
+  test("a team channel's URL token and signing secret never come back to the browser; /admin/deliveries lists it by scheme and host", async ({ browser }) => {
+    const admin = await adminApi(origin())
+    const token = "T0E2E/B0E2E/e2e-chat-token-canary-91c4"
+    const added = await admin.post("/api/admin/notification-channels", {
+      data: { name: "E2E signed hook", type: "webhook", url: `http://127.0.0.1:9/hooks/${token}`, secret: canaries.NOTIFY_WEBHOOK_SECRET, kinds: ["approval_waiting"] },
+    })
+    expect(added.status(), await added.text()).toBe(201)
+    const answer = await added.text()
+    const listed = await (await admin.get("/api/admin/notification-channels")).text()
+    for (const body of [answer, listed]) {
+      expect(body).not.toContain(token)
+      expect(body).not.toContain(canaries.NOTIFY_WEBHOOK_SECRET)
+    }
+    const { id } = JSON.parse(answer) as { id: string }
+    const page = await (await browser.newContext({ baseURL: origin(), storageState: storageStateOf("admin") })).newPage()
+    await page.goto("/admin/deliveries")
+    const row = page.getByTestId("channel-row").filter({ hasText: "E2E signed hook" })
+    await expect(row).toContainText("http://127.0.0.1:9/…")
+    expect(await page.content()).not.toContain(token)
+    // Refused bodies name the field and the rule.
+    const bad = await admin.post("/api/admin/notification-channels", { data: { name: "x", type: "webhook", url: "http://127.0.0.1:9/", kinds: ["approval_waiting"] } })
+    expect(bad.status()).toBe(400)
+    expect(await bad.json()).toMatchObject({ meta: { fields: { secret: "a webhook channel needs a signing secret" } } })
+    expect((await admin.delete(`/api/admin/notification-channels/${id}`)).status()).toBe(200)
+    await admin.dispose()
   })
 })
