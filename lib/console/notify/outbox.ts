@@ -1,5 +1,5 @@
 import "server-only"
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm"
+import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm"
 import { DEMO_USERS } from "@/lib/auth/demo-users"
 import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc"
 import { type Role, isRole, roleAtLeast } from "@/lib/auth/roles"
@@ -83,14 +83,17 @@ export async function resolveNotification(tx: Db, input: { kind: NotifyKind; sub
 /**
  * Everyone who may approve a request of `makerEmail`: the directory's traders and admins
  * (CONSOLE_USERS, the demo users in sandbox mode) and those whose latest single sign-on
- * gave them trader or admin, the maker left out.
+ * (in the last 30 days) gave them trader or admin, the maker left out.
  */
 export async function approversOf(tx: Db, makerEmail: string): Promise<string[]> {
   const maker = makerEmail.toLowerCase()
   return (await staffAtLeast(tx, "trader")).filter((e) => e !== maker)
 }
 
-/** Everyone with `minimum` or above: the directory's, and those whose latest single sign-on gave it. */
+/** Single sign-on users are told only if they signed in this recently (the console cannot ask the provider who else there is). */
+export const SSO_SEEN_WITHIN_MS = 30 * 24 * 60 * 60 * 1000
+
+/** Everyone with `minimum` or above: the directory's, and those whose latest single sign-on (within 30 days) gave it. */
 export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
   const config = env()
   const listed = new Map<string, Role>()
@@ -100,7 +103,14 @@ export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
   const latest = await tx
     .selectDistinctOn([email], { email, kind: consoleAuthEvents.kind, detail: consoleAuthEvents.detail })
     .from(consoleAuthEvents)
-    .where(and(inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]), sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`))
+    .where(
+      and(
+        // Bounded (this runs in an admission's transaction): single sign-on users seen in the last 30 days.
+        gt(consoleAuthEvents.at, new Date(Date.now() - SSO_SEEN_WITHIN_MS)),
+        inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]),
+        sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`,
+      ),
+    )
     .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
   const staff = [...listed].filter(([, role]) => roleAtLeast(role, minimum)).map(([e]) => e)
   for (const row of latest) {
