@@ -9,7 +9,7 @@ import { requestHref } from "@/lib/console/notify/approvals"
 import { addChannel, listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
 import { type NotificationWorker, createNotificationWorker, retryDeliveries } from "@/lib/console/notify/worker"
 import { submitConversion } from "@/lib/console/submission"
-import { consoleNotificationChannels, consoleNotificationDeliveries, consoleNotifications } from "@/lib/db/schema"
+import { consoleIntents, consoleNotificationChannels, consoleNotificationDeliveries, consoleNotifications } from "@/lib/db/schema"
 import { ApprovalsFixture, checker, otherTrader } from "@/test/approvals"
 import { testDrivers } from "@/test/db"
 import { type HttpReceiver, startHttpReceiver, startSmtp } from "@/test/notify-receivers"
@@ -221,6 +221,26 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     expect(items[0]).toMatchObject({ kind: "deposit_completed", title: "Deposit completed", detail: `A deposit of 2,500.00 USD completed (transfer ${id}).` })
     // Not for traders.
     expect((await readInbox(f.h.db, "trader@example.com")).items.some((i) => i.href === `/transfers/${id}`)).toBe(false)
+  })
+
+  it("an orchestration placed through the console that fails at the service is told to its maker and the admins, with a link to the conversion", async () => {
+    const orchestrationId = randomUUID()
+    await f.h.db.insert(consoleIntents).values({
+      staffEmail: f.me.email,
+      staffRole: "trader",
+      operation: "create_conversion",
+      refId: randomUUID(),
+      request: {},
+      state: "SUCCEEDED",
+      recordId: orchestrationId,
+      recordStatus: "PROCESSING",
+      upstreamApi: "orchestrations",
+    })
+    const event = { id: randomUUID(), type: "orchestration.failed", objectType: "orchestration", object: { id: orchestrationId, status: "FAILED" }, createdAt: new Date() }
+    await f.h.db.transaction(async (tx) => consoleEventHandler().apply(tx, event, undefined, new Date()))
+    for (const who of [f.me.email, checker.email]) {
+      expect((await readInbox(f.h.db, who)).items.find((i) => i.href === `/conversions/${orchestrationId}`)).toMatchObject({ kind: "orchestration_failed", title: "Conversion failed at the service" })
+    }
   })
 
   it("no delivered payload and no listed channel carries a secret, token or password", async () => {
