@@ -20,6 +20,8 @@ const oidcProviderURL = `http://127.0.0.1:${oidcProviderPort}`
 const standalonePort = port + 80
 const standaloneURL = `http://127.0.0.1:${standalonePort}`
 const oidcClient = { OIDC_CLIENT_ID: "treasury-console", OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789" }
+// bcrypt of CHECKER2_PASSWORD in e2e/helpers.ts
+const CHECKER2 = { email: "checker2@example.com", passwordHash: "$2b$10$oAwqRxWDiZOOTzj0puLcBunu/negBA5KuI2bmcnuj6LWS2krJbi.m" }
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 
@@ -67,7 +69,8 @@ export default defineConfig({
       url: `${baseURL}/api/health`,
       timeout: 120_000,
       reuseExistingServer: false,
-      env: { E2E_PORT: String(port) },
+      // A second trader (checker2@example.com) besides the demo users: e2e/inbox.spec.ts needs two people who may approve one request.
+      env: { E2E_PORT: String(port), CONSOLE_USERS: JSON.stringify([{ email: CHECKER2.email, role: "trader", passwordHash: CHECKER2.passwordHash }]) },
     },
     {
       command: "node scripts/e2e-server.mjs",

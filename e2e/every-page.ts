@@ -60,6 +60,8 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/events", ready: "reader-status" },
   { path: "/admin/sessions", ready: "session-row" },
   { path: "/admin/staff", ready: "member-row" },
+  { path: "/admin/deliveries", ready: "deliveries" },
+  { path: "/notifications", ready: "inbox-unread" },
   { path: "/account", ready: "add-passkey" },
   { path: "/sandbox" },
 ]

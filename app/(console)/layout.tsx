@@ -7,6 +7,7 @@ import { EnvBanner } from "@/components/layout/env-banner"
 import { Nav } from "@/components/layout/nav"
 import { SearchBox } from "@/components/search/search-box"
 import { SessionControls } from "@/components/layout/session-controls"
+import { InboxBell } from "@/components/notifications/inbox-bell"
 import { LazyNotifications } from "@/components/notifications/lazy-notifications"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
@@ -52,6 +53,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
                 {staff.role}
               </span>
             </span>
+            <InboxBell />
             <SessionControls />
           </div>
         </div>

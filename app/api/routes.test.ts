@@ -141,6 +141,12 @@ async function pendingRequestId(maker?: string): Promise<string> {
   return submission.request.id
 }
 
+/** A team channel to remove. */
+async function channelId(): Promise<string> {
+  const { addChannel } = await import("@/lib/console/notify/inbox")
+  return (await addChannel(runtime.db, "admin@example.com", { name: "to remove", type: "chat", url: "https://chat.example/hooks/y", kinds: ["approval_waiting"] })).id
+}
+
 const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<Call>; status?: number }> = {
   "GET /api/me": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/me/limits": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
@@ -243,6 +249,18 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/notifications": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: `since=${new Date().toISOString()}` }) },
+  "GET /api/notifications/inbox": { minimum: "viewer", call: () => Promise.resolve({ params: {}, query: "unread=1" }) },
+  "POST /api/notifications/inbox/read": { minimum: "viewer", call: () => Promise.resolve({ params: {}, body: {} }) },
+  "GET /api/notifications/preferences": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "PUT /api/notifications/preferences": { minimum: "viewer", call: () => Promise.resolve({ params: {}, body: { items: [{ kind: "passkey_added", console: true, email: true }] } }) },
+  "GET /api/admin/notification-channels": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "POST /api/admin/notification-channels": {
+    minimum: "admin",
+    call: () => Promise.resolve({ params: {}, body: { name: "chat", type: "chat", url: "https://chat.example/hooks/x", kinds: ["approval_waiting"] } }),
+  },
+  "DELETE /api/admin/notification-channels/[id]": { minimum: "admin", call: async () => ({ params: { id: await channelId() } }) },
+  "GET /api/admin/deliveries": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=parked" }) },
+  "POST /api/admin/deliveries/retry": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { ids: [randomUUID()] } }) },
   "GET /api/statements": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}` }) },
   "POST /api/sandbox/silent-movement": {
     minimum: "admin",

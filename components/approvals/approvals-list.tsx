@@ -130,7 +130,7 @@ export function ApprovalsList({ me }: { me: string }) {
         {items.map((request) => {
           const status = requestStatus(request)
           return (
-            <li key={request.id} data-testid="approval-item" data-ref-id={request.ref_id} data-state={request.state}>
+            <li key={request.id} id={`request-${request.id}`} className="scroll-mt-24" data-testid="approval-item" data-ref-id={request.ref_id} data-state={request.state}>
               <Card
                 title={
                   <span className="flex flex-wrap items-center gap-2">

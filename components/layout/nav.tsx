@@ -19,6 +19,7 @@ const ITEMS: { href: string; label: string; minimum: Role; sandboxOnly?: boolean
   { href: "/events", label: "Events", minimum: "admin" },
   { href: "/admin/staff", label: "Staff", minimum: "admin" },
   { href: "/admin/sessions", label: "Sessions", minimum: "admin" },
+  { href: "/admin/deliveries", label: "Deliveries", minimum: "admin" },
   { href: "/sandbox", label: "Sandbox", minimum: "admin", sandboxOnly: true },
 ]
 

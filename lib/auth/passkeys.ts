@@ -5,6 +5,8 @@ import { and, asc, count, eq } from "drizzle-orm"
 import { z } from "zod"
 import type { Staff } from "@/lib/auth/roles"
 import { type RelyingParty, challengeOf, issueChallenge, takeChallenge } from "@/lib/auth/webauthn"
+import { notifyPasskeyAdded } from "@/lib/console/notify/account"
+import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsolePasskey, consolePasskeys } from "@/lib/db/schema"
 import { notFound, passkeyInvalid } from "@/lib/problem"
@@ -96,19 +98,24 @@ export async function registerPasskey(db: Db, staff: Staff, rp: RelyingParty, bo
   }
   if (!verified.verified || !verified.registrationInfo) throw passkeyInvalid("The registration does not verify.")
   const credential = verified.registrationInfo.credential
-  const [row] = await db
-    .insert(consolePasskeys)
-    .values({
-      id: credential.id,
-      staffEmail: email,
-      name: body.name,
-      publicKey: Buffer.from(credential.publicKey).toString("base64url"),
-      counter: credential.counter,
-      transports: credential.transports ?? [],
-      createdAt: now,
-    })
-    .onConflictDoNothing()
-    .returning()
+  // The passkey and the notification to its owner are kept together or not at all.
+  const row = await boundedTransaction(db, async (tx) => {
+    const [added] = await tx
+      .insert(consolePasskeys)
+      .values({
+        id: credential.id,
+        staffEmail: email,
+        name: body.name,
+        publicKey: Buffer.from(credential.publicKey).toString("base64url"),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        createdAt: now,
+      })
+      .onConflictDoNothing()
+      .returning()
+    if (added) await notifyPasskeyAdded(tx, { id: added.id, email, name: added.name }, now)
+    return added
+  })
   if (!row) throw passkeyInvalid("This passkey is already registered.")
   return view(row)
 }

@@ -2,6 +2,7 @@ import "server-only"
 import { and, desc, eq, sql } from "drizzle-orm"
 import type { EventHandler, EventTx, StoredEvent } from "@/lib/console/event-types"
 import { recordOrchestrationFinalStatus } from "@/lib/console/intents"
+import { notifyDepositCompleted, notifyOrchestrationFailed } from "@/lib/console/notify/events"
 import { consoleEvents } from "@/lib/db/schema"
 import { TERMINAL_STATUSES } from "@/lib/schemas/constants"
 import type { Db } from "@/lib/db/client"
@@ -17,7 +18,7 @@ import type { Db } from "@/lib/db/client"
  * - `transfer.<kind>.completed` of a credit (crypto, wire or other deposit, internal credit):
  *   the event row is marked a feed entry (effects.feed), which the overview's live feed and
  *   "Latest activity" read (one row per event id: a replay adds nothing), and the overview's
- *   balances are read again. The credit leg of an orchestration refreshes balances only: the
+ *   balances are read again, and the admins are notified (lib/console/notify/events.ts). The credit leg of an orchestration refreshes balances only: the
  *   feed shows the conversion itself.
  *
  * Everything is read from the event's object: the Events API is the service's own answer.
@@ -44,13 +45,15 @@ async function applyOrchestration(tx: EventTx, event: StoredEvent, at: Date): Pr
   if (!orchestrationId || !(FINAL as readonly string[]).includes(status)) return effects
   const notified = await recordOrchestrationFinalStatus(tx, orchestrationId, status, at)
   if (notified) effects.notified = notified
+  if (notified && (status === "FAILED" || status === "REJECTED")) await notifyOrchestrationFailed(tx, notified, orchestrationId, status, at)
   return effects
 }
 
-function applyTransfer(event: StoredEvent): Record<string, unknown> {
+async function applyTransfer(tx: EventTx, event: StoredEvent, at: Date): Promise<Record<string, unknown>> {
   if (!isCompletedCredit(event)) return { transfer: text(event.object.id) }
   // An orchestration's own credit leg moved balances, but the feed shows the conversion itself.
   if (text(event.object.orchestration_id)) return { transfer: text(event.object.id), balances: true }
+  await notifyDepositCompleted(tx, event, at)
   return { transfer: text(event.object.id), feed: true, balances: true }
 }
 
@@ -59,7 +62,7 @@ export function consoleEventHandler(options: { refreshBalances?: () => void } = 
   return {
     async apply(tx, event, _prepared, at) {
       if (event.type.startsWith("orchestration.")) return applyOrchestration(tx, event, at)
-      if (event.type.startsWith("transfer.")) return applyTransfer(event)
+      if (event.type.startsWith("transfer.")) return applyTransfer(tx, event, at)
       return {}
     },
     afterCommit(_event, effects) {

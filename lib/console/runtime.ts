@@ -15,6 +15,7 @@ import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
 import { type SnapshotJob, createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
+import { type NotificationWorker, createNotificationWorker } from "@/lib/console/notify/worker"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
@@ -48,6 +49,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   snapshots: SnapshotJob
   /** Orchestration records as last fetched, asked again only when an event says they changed (while the reader covers them). */
   followed: OrchestrationFollower
+  /** The one deliverer of notifications (email, chat, webhooks) of every instance (lease in the database; alone on PGlite). */
+  notifier: NotificationWorker
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -116,9 +119,22 @@ async function build(): Promise<ConsoleRuntime> {
       : null
   const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo })
   const followed = createOrchestrationFollower({ db })
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed }
+  const notifier = createNotificationWorker({
+    db,
+    id: instance.id,
+    solo,
+    pollMs: config.notifyPollMs,
+    publicUrl: consolePublicUrl,
+    smtp: () => env().smtp,
+  })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed, notifier }
   registerConsoleMetrics(runtime)
   return runtime
+}
+
+/** The console's public URL, for deep links in notifications: NEXTAUTH_URL, or in sandbox mode this server on localhost. */
+export function consolePublicUrl(): string {
+  return env().nextAuthUrl ?? `http://localhost:${process.env.PORT ?? "3000"}`
 }
 
 /** For the banner: the API in use, or the configured one when the database cannot say. Never throws. */
@@ -202,6 +218,7 @@ async function begin(): Promise<void> {
   runtime.instance.start()
   runtime.events?.start()
   runtime.snapshots.start()
+  runtime.notifier.start()
   if (runtime.sandbox && runtime.events) pointSandboxWebhookHere(runtime)
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))

@@ -49,6 +49,10 @@ export interface Env {
   eventsStaleMs: number
   /** The webhook receiver's key and header; unset key: no receiver (404). */
   webhook: { apiKey: string; header: string } | undefined
+  /** Notification email (SMTP_URL, MAIL_FROM); unset: no email. */
+  smtp: { url: string; from: string } | undefined
+  /** The notification delivery worker's pace. */
+  notifyPollMs: number
   /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
   metricsToken: string | undefined
   databaseUrl: string | undefined
@@ -144,6 +148,8 @@ function consoleRules(raw: Variables): { mode: Env["mode"]; problems: Problem[] 
     if (value && !isHttpsOrLoopback(value)) problems.push({ path: [name], message: "must be an https:// URL (http only for localhost)" })
   }
 
+  if (raw.SMTP_URL && !raw.MAIL_FROM) problems.push({ path: ["MAIL_FROM"], message: "is required when SMTP_URL is set" })
+
   if (mode === "upstream") {
     if (!raw.NEXTAUTH_SECRET) problems.push({ path: ["NEXTAUTH_SECRET"], message: "is required outside sandbox mode" })
     if (!raw.NEXTAUTH_URL) problems.push({ path: ["NEXTAUTH_URL"], message: "is required outside sandbox mode" })
@@ -201,6 +207,8 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     eventsPollMs: raw.EVENTS_POLL_MS,
     eventsStaleMs: raw.EVENTS_STALE_MS,
     webhook: raw.WEBHOOK_API_KEY ? { apiKey: raw.WEBHOOK_API_KEY, header: raw.WEBHOOK_API_KEY_HEADER.toLowerCase() } : undefined,
+    smtp: raw.SMTP_URL && raw.MAIL_FROM ? { url: raw.SMTP_URL, from: raw.MAIL_FROM } : undefined,
+    notifyPollMs: raw.NOTIFY_POLL_MS,
     metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,
     databaseLimits: {

@@ -252,6 +252,24 @@ export const SECTIONS = {
       default: true,
     }),
   },
+  Notifications: {
+    SMTP_URL: text({
+      description:
+        "the mail server notifications are emailed through, e.g. `smtps://user:password@mail.example.com:465` (a secret: its password is never logged or shown)",
+      whenUnset: "no email: notifications reach the inbox and the team channels only",
+      rule: [(v) => /^smtps?:\/\/[^\s]+$/.test(v) && URL.canParse(v), "must be an smtp:// or smtps:// URL"],
+    }),
+    MAIL_FROM: text({
+      description: "the sender of notification emails, e.g. `Treasury console <console@example.com>`",
+      whenUnset: "required when `SMTP_URL` is set",
+    }),
+    NOTIFY_POLL_MS: int({
+      description: "how often the one delivery worker of all instances looks for due deliveries (email, chat, webhooks), in milliseconds",
+      default: 2000,
+      min: 100,
+      max: 600_000,
+    }),
+  },
   "Logging and metrics": {
     LOG_LEVEL: choice(["debug", "info", "warn", "error", "silent"], {
       description: "`debug`, `info`, `warn`, `error` or `silent` (secrets are never logged)",
@@ -331,6 +349,7 @@ export const VARIABLES = {
   ...SECTIONS["Storage"],
   ...SECTIONS["Staff sign-in"],
   ...SECTIONS["Single sign-on (OpenID Connect)"],
+  ...SECTIONS["Notifications"],
   ...SECTIONS["Logging and metrics"],
   ...SECTIONS["Running"],
   ...SECTIONS["The embedded sandbox"],

@@ -54,6 +54,14 @@ export const notificationKeys = {
   feed: (person: string) => [...notificationKeys.all, person] as const,
 }
 
+export const inboxKeys = {
+  all: ["inbox"] as const,
+  mine: () => [...inboxKeys.all, "mine"] as const,
+  preferences: () => [...inboxKeys.all, "preferences"] as const,
+  channels: () => [...inboxKeys.all, "channels"] as const,
+  deliveries: (state: string | undefined) => [...inboxKeys.all, "deliveries", state ?? "all"] as const,
+}
+
 export const searchKeys = {
   all: ["search"] as const,
   query: (q: string) => [...searchKeys.all, q] as const,

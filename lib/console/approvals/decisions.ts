@@ -10,6 +10,7 @@ import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/sta
 import { type DecisionAction, type StepUp, type StepUpProof, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
+import { notifyRequestEnded, notifyRequestOpened } from "@/lib/console/notify/approvals"
 import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@/lib/console/operations"
 import { type Clock, checkLimits, policyFromJson, storedPolicyJson, usedTodaySum, usedTodayWhere } from "@/lib/console/policy"
 import { boundedTransaction } from "@/lib/db/bounded"
@@ -89,6 +90,20 @@ export async function openApprovalRequest(
     // The limit keeps the quote's own precision, rounded against the maker no further.
     limitPrice: limit ? limit.toFixed(Math.max(decimalsOf(quote?.price ?? "0"), 2) + 4) : null,
   })
+  await notifyRequestOpened(
+    tx,
+    {
+      intentId: input.intentId,
+      kind: input.kind,
+      makerEmail: input.maker.email,
+      market: quote?.market ?? null,
+      side: quote?.side ?? null,
+      sizeAmount: input.size.amount,
+      sizeCurrency: input.size.currency,
+      expiresAt: input.expiresAt,
+    },
+    input.at,
+  )
 }
 
 /** Approval requests of a generated sandbox week, already decided (APPROVED), in the caller's transaction. */
@@ -122,9 +137,10 @@ async function decide(
         ...(to === "REJECTED" ? { checkerEmail: staff.email, checkerRole: staff.role } : {}),
       })
       .where(and(eq(consoleApprovals.intentId, id), eq(consoleApprovals.state, "PENDING")))
-      .returning({ id: consoleApprovals.intentId })
+      .returning()
     if (!row) throw await actedOnFirst(tx, id)
     await failWaitingIntents(tx, [id], problem, now)
+    await notifyRequestEnded(tx, { ...row, by: staff.email }, now)
   })
 }
 
@@ -254,8 +270,9 @@ async function approveAttempt(
         executedPrice: current?.price ?? null,
       })
       .where(and(eq(consoleApprovals.intentId, id), eq(consoleApprovals.state, "PENDING"), sql`${consoleApprovals.expiresAt} > ${now}`))
-      .returning({ id: consoleApprovals.intentId })
+      .returning()
     if (!claimed) throw await actedOnFirst(tx, id)
+    await notifyRequestEnded(tx, { ...claimed, by: staff.email }, now)
     if (priceOk) await releaseApprovedIntent(tx, id, send, now)
     else await failWaitingIntents(tx, [id], priceMoved(approval.side, current?.price, approval.limitPrice), now)
   })

@@ -5,6 +5,7 @@ import { staffRef } from "@/lib/auth/staff-ref"
 import { type Directory, currentRoles, standingVersion } from "@/lib/auth/standing"
 import { transition } from "@/lib/console/approvals/state"
 import { failWaitingIntents } from "@/lib/console/intents"
+import { notifyRequestEnded } from "@/lib/console/notify/approvals"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovals } from "@/lib/db/schema"
@@ -22,15 +23,16 @@ export async function expireDue(db: Db, now: Date): Promise<number> {
       .update(consoleApprovals)
       .set({ state: "EXPIRED", decidedAt: sql`${consoleApprovals.expiresAt}` })
       .where(and(eq(consoleApprovals.state, "PENDING"), lte(consoleApprovals.expiresAt, now)))
-      .returning({ id: consoleApprovals.intentId })
+      .returning()
     // Nothing due (most sweeps): no update of no intents.
     if (expired.length === 0) return 0
     await failWaitingIntents(
       tx,
-      expired.map((e) => e.id),
+      expired.map((e) => e.intentId),
       requestExpired(),
       now,
     )
+    for (const row of expired) await notifyRequestEnded(tx, { ...row, by: null }, now)
     return expired.length
   })
 }
@@ -72,9 +74,10 @@ async function voidRequestsOf(db: Db, makerEmail: string, reason: string, now: D
       .update(consoleApprovals)
       .set({ state, decidedAt: now, reason })
       .where(and(eq(consoleApprovals.makerEmail, makerEmail), eq(consoleApprovals.state, "PENDING")))
-      .returning({ id: consoleApprovals.intentId })
+      .returning()
     // None left (claimed by a decision since it was read): no update of no intents.
-    if (rows.length > 0) await failWaitingIntents(tx, rows.map((r) => r.id), requestVoided(reason), now)
+    if (rows.length > 0) await failWaitingIntents(tx, rows.map((r) => r.intentId), requestVoided(reason), now)
+    for (const row of rows) await notifyRequestEnded(tx, { ...row, by: null }, now)
     return rows.length
   })
   if (voided > 0) log.warn("approval.voided", { maker: staffRef(makerEmail), reason, requests: voided })

@@ -1,0 +1,263 @@
+import { randomUUID } from "node:crypto"
+import { eq } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
+import { consoleEventHandler } from "@/lib/console/event-effects"
+import { notifyPasskeyAdded } from "@/lib/console/notify/account"
+import { requestHref } from "@/lib/console/notify/approvals"
+import { addChannel, listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
+import { type NotificationWorker, createNotificationWorker, retryDeliveries } from "@/lib/console/notify/worker"
+import { submitConversion } from "@/lib/console/submission"
+import { consoleIntents, consoleNotificationChannels, consoleNotificationDeliveries, consoleNotifications } from "@/lib/db/schema"
+import { ApprovalsFixture, checker, otherTrader } from "@/test/approvals"
+import { testDrivers } from "@/test/db"
+import { type HttpReceiver, startHttpReceiver, startSmtp } from "@/test/notify-receivers"
+import canaries from "@/e2e/canaries.json" with { type: "json" }
+
+// Email deliveries are written only when SMTP_URL is set (read once, on the first env()).
+vi.hoisted(() => {
+  process.env.SMTP_URL = "smtp://console:smtp-pass-canary-0b7d2e@127.0.0.1:2525"
+  process.env.MAIL_FROM = "Treasury console <console@example.com>"
+})
+
+const PUBLIC_URL = "https://console.example.test"
+const SMTP_PASSWORD = "smtp-pass-canary-0b7d2e"
+const CHAT_TOKEN = "T00CHAT/B00TOKEN/chat-token-canary-5e1a9c"
+const WEBHOOK_SECRET = canaries.NOTIFY_WEBHOOK_SECRET
+
+/** The outbox against real receivers: an SMTP server, a chat webhook, a Standard Webhooks receiver. */
+describe.each(testDrivers())("notifications on %s", (driver) => {
+  const f = new ApprovalsFixture(driver)
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+  let chat: HttpReceiver
+  let hook: HttpReceiver
+  const workers: NotificationWorker[] = []
+  const abandoned = new Set<NotificationWorker>()
+
+  beforeAll(async () => {
+    smtp = await startSmtp({ user: "console", pass: SMTP_PASSWORD })
+    chat = await startHttpReceiver({ path: `/services/${CHAT_TOKEN}` })
+    hook = await startHttpReceiver({ secret: WEBHOOK_SECRET, path: "/hooks/treasury?token=hook-token-canary-44aa" })
+    await addChannel(f.h.db, checker.email, { name: "Treasury chat", type: "chat", url: chat.url, kinds: ["approval_waiting", "approval_decided"] })
+    await addChannel(f.h.db, checker.email, { name: "Ops system", type: "webhook", url: hook.url, secret: WEBHOOK_SECRET, kinds: ["approval_waiting"] })
+  })
+  afterAll(async () => {
+    for (const w of workers) w.abandon()
+    await Promise.all([smtp?.close(), chat?.close(), hook?.close()])
+  })
+
+  /** A new worker (another instance); the earlier ones stop cleanly and give the lease up, unless abandoned. */
+  async function worker(options: { id?: string; backoffMs?: number; claimMs?: number; leaseMs?: number; maxAttempts?: number } = {}): Promise<NotificationWorker> {
+    for (const earlier of workers.splice(0)) if (!abandoned.has(earlier)) await earlier.stop()
+    const w = createNotificationWorker({
+      db: f.h.db,
+      id: options.id ?? `instance-${randomUUID().slice(0, 8)}`,
+      solo: driver === "pglite",
+      pollMs: 60_000,
+      publicUrl: () => PUBLIC_URL,
+      smtp: () => ({ url: smtp.url, from: "Treasury console <console@example.com>" }),
+      backoffMs: options.backoffMs ?? 20,
+      claimMs: options.claimMs ?? 2_000,
+      leaseMs: options.leaseMs ?? 60_000,
+      maxAttempts: options.maxAttempts ?? 10,
+    })
+    workers.push(w)
+    return w
+  }
+
+  /** Ticks until nothing is due (or `ms` passes); answers the deliveries still pending. */
+  async function drain(w: NotificationWorker, ms = 10_000): Promise<number> {
+    const until = Date.now() + ms
+    for (;;) {
+      await w.tick()
+      const pending = await f.h.db.select().from(consoleNotificationDeliveries).where(eq(consoleNotificationDeliveries.state, "pending"))
+      if (pending.length === 0 || Date.now() > until) return pending.length
+      await new Promise((r) => setTimeout(r, 25))
+    }
+  }
+
+  async function ask(amount = "150.00", who: Staff = f.me): Promise<string> {
+    const asked = await submitConversion(f.h, who, { profile_id: f.profileId, amount, source_asset: "USD", target_asset: "PYUSD", ref_id: randomUUID() })
+    if (asked.kind !== "request") throw new Error("expected a request")
+    return asked.request.id
+  }
+
+  it("a request waiting for approval is emailed to each person who may approve it, with a deep link to it and no amount in the subject", async () => {
+    const id = await ask("150.00")
+    expect(await drain(await worker())).toBe(0)
+    const mails = smtp.mails.filter((m) => m.decoded.includes(id))
+    const to = mails.flatMap((m) => m.to).sort()
+    // The sandbox directory's trader and admin, and the trader known from single sign-on; never the maker.
+    expect(to).toEqual(expect.arrayContaining([checker.email, "trader@example.com", otherTrader.email]))
+    expect(to).not.toContain(f.me.email)
+    expect(new Set(to).size).toBe(to.length)
+    const mail = mails.find((m) => m.to.includes(checker.email))!
+    expect(mail.subject).toBe("Approval waiting: conversion request")
+    expect(mail.subject).not.toMatch(/\d/)
+    // Plain text and HTML, each with the link to the request on the approvals page.
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/i)
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i)
+    const link = `${PUBLIC_URL}${requestHref(id)}`
+    expect(mail.decoded).toContain(`Open it in the console: ${link}`)
+    expect(mail.decoded).toContain(`href="${link}"`)
+    expect(mail.decoded).toContain("150.00 USD")
+  })
+
+  it("the chat channel gets the text, and the webhook receiver verifies the Standard Webhooks signature with the library", async () => {
+    const id = await ask("160.00")
+    expect(await drain(await worker())).toBe(0)
+    const [notification] = await f.h.db.select().from(consoleNotifications).where(eq(consoleNotifications.subject, id))
+    const chatMessage = [...chat.kept.values()].map((r) => JSON.parse(r.body) as { text: string; blocks: unknown[] }).find((m) => m.text.includes(id))
+    expect(chatMessage?.text).toBe(`Approval waiting: conversion request: ${notification!.detail} ${PUBLIC_URL}${requestHref(id)}`)
+    expect(chatMessage?.blocks.length).toBeGreaterThan(0)
+    const signed = [...hook.kept.values()].find((r) => r.body.includes(id))!
+    expect(hook.badSignatures).toBe(0)
+    expect(signed.headers["webhook-id"]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(JSON.parse(signed.body)).toMatchObject({ type: "notification.approval_waiting", data: { notification_id: notification!.id, url: `${PUBLIC_URL}${requestHref(id)}` } })
+  })
+
+  it("a request approved by one checker resolves the others' inbox items at once, and its maker hears of it", async () => {
+    const id = await ask("170.00")
+    const before = await readInbox(f.h.db, otherTrader.email)
+    const item = before.items.find((i) => i.href === requestHref(id))!
+    expect(item).toMatchObject({ kind: "approval_waiting", read: false, resolved: null })
+    await approveRequest(f.h, checker, id, {}, { heldQuotes: f.heldQuotes })
+    const after = await readInbox(f.h.db, otherTrader.email)
+    expect(after.items.find((i) => i.id === item.id)?.resolved).toMatchObject({ by: checker.email, what: "approved" })
+    const maker = await readInbox(f.h.db, f.me.email)
+    expect(maker.items.find((i) => i.kind === "approval_decided" && i.href === requestHref(id))).toMatchObject({ title: "Your request was approved (conversion)", read: false })
+    // Read and unread: the count follows.
+    expect(await markRead(f.h.db, otherTrader.email, { ids: [item.id], read: true })).toBe(1)
+    expect((await readInbox(f.h.db, otherTrader.email)).unread).toBe(after.unread - 1)
+    // Another person's item is not theirs to mark.
+    expect(await markRead(f.h.db, f.me.email, { ids: [item.id], read: true })).toBe(0)
+  })
+
+  it("a rejection is told to the maker with its reason; a person who turned a kind off gets it neither in the inbox nor by email", async () => {
+    await savePreferences(f.h.db, f.me.email, [{ kind: "approval_decided", console: false, email: false }])
+    const id = await ask("180.00")
+    await rejectRequest(f.h.db, checker, id, { reason: "not today" })
+    expect((await readInbox(f.h.db, f.me.email)).items.some((i) => i.href === requestHref(id) && i.kind === "approval_decided")).toBe(false)
+    const [decided] = await f.h.db.select().from(consoleNotifications).where(eq(consoleNotifications.subject, id))
+    expect(decided).toBeDefined()
+    const emails = await f.h.db.select().from(consoleNotificationDeliveries).where(eq(consoleNotificationDeliveries.target, f.me.email))
+    expect(emails).toEqual([])
+    expect((await readInbox(f.h.db, otherTrader.email)).items.find((i) => i.href === requestHref(id))?.resolved).toMatchObject({ by: checker.email, what: "rejected" })
+  })
+
+  it("receiver down, then up: every notification delivered, each id once after dropping repeats; one that keeps failing is parked with its error, and a retry sends it", async () => {
+    await drain(await worker())
+    hook.mode = "down"
+    const ids = [await ask("101.00"), await ask("102.00"), await ask("103.00")]
+    const w = await worker({ backoffMs: 20, maxAttempts: 30 })
+    // Each tried at least twice while the receiver is down, then it comes back.
+    const webhooksPending = async () => (await listDeliveries(f.h.db, { state: "pending" })).filter((d) => d.channel === "webhook")
+    const deadline = Date.now() + 10_000
+    while (Date.now() < deadline && !(await webhooksPending()).every((d) => d.attempts >= 2)) {
+      await w.tick()
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const failing = await webhooksPending()
+    expect(failing).toHaveLength(3)
+    for (const d of failing) expect(d.last_error).toBe("receiver answered HTTP 503")
+    hook.mode = "up"
+    expect(await drain(w)).toBe(0)
+    const got = [...hook.kept.values()].filter((r) => ids.some((id) => r.body.includes(id)))
+    expect(got).toHaveLength(3)
+    const notificationIds = got.map((r) => (JSON.parse(r.body) as { data: { notification_id: string } }).data.notification_id)
+    expect(new Set(notificationIds).size).toBe(3)
+
+    // Down for good: parked after the last attempt, with its error, and visible.
+    hook.mode = "down"
+    const parkedId = await ask("104.00")
+    const few = await worker({ maxAttempts: 2, backoffMs: 5 })
+    await drain(few, 3_000)
+    const parked = (await listDeliveries(f.h.db, { state: "parked" })).find((d) => d.channel === "webhook" && d.title.startsWith("Approval waiting"))!
+    expect(parked).toMatchObject({ attempts: 2, last_error: "receiver answered HTTP 503", target: "Ops system" })
+    hook.mode = "up"
+    expect(await retryDeliveries(f.h.db, [parked.id])).toBe(1)
+    expect(await drain(few)).toBe(0)
+    expect([...hook.kept.values()].some((r) => r.body.includes(parkedId))).toBe(true)
+  })
+
+  it("a worker that dies mid-send loses nothing: another sends it again under the same id, and the receiver keeps it once", async () => {
+    await drain(await worker())
+    hook.mode = "hang"
+    const id = await ask("110.00")
+    const first = await worker({ claimMs: 300, leaseMs: 300 })
+    const arrived = hook.next()
+    void first.tick()
+    const seen = await arrived
+    expect(seen.body).toContain(id)
+    // As kill -9: the worker stops where it is, writes nothing more, its lease runs out.
+    first.abandon()
+    abandoned.add(first)
+    hook.mode = "up"
+    const second = await worker({ claimMs: 300, leaseMs: 300 })
+    await new Promise((r) => setTimeout(r, 350))
+    expect(await drain(second)).toBe(0)
+    const copies = hook.received.filter((r) => r.headers["webhook-id"] === seen.headers["webhook-id"])
+    expect(copies.length).toBe(2)
+    expect([...hook.kept.values()].filter((r) => r.body.includes(id))).toHaveLength(1)
+    const [delivery] = await f.h.db.select().from(consoleNotificationDeliveries).where(eq(consoleNotificationDeliveries.id, String(seen.headers["webhook-id"])))
+    expect(delivery).toMatchObject({ state: "sent", attempts: 2 })
+  })
+
+  it("a passkey added is told to its owner, by email too", async () => {
+    await f.h.db.transaction(async (tx) => notifyPasskeyAdded(tx, { id: `cred-${randomUUID()}`, email: f.me.email, name: "Laptop" }, new Date()))
+    expect(await drain(await worker())).toBe(0)
+    expect((await readInbox(f.h.db, f.me.email)).items[0]).toMatchObject({ kind: "passkey_added", href: "/account" })
+    expect(smtp.mails.some((m) => m.to.includes(f.me.email) && m.subject === "A passkey was added to your account")).toBe(true)
+  })
+
+  it("a completed deposit, read from the service's events, is told to the admins once, a replay included", async () => {
+    const id = randomUUID()
+    const event = { id: randomUUID(), type: "transfer.wire_deposit.completed", objectType: "transfer", object: { id, direction: "CREDIT", asset: "USD", amount: "2500" }, createdAt: new Date() }
+    const handler = consoleEventHandler()
+    for (let i = 0; i < 2; i++) await f.h.db.transaction(async (tx) => handler.apply(tx, event, undefined, new Date()))
+    const items = (await readInbox(f.h.db, checker.email)).items.filter((i) => i.href === `/transfers/${id}`)
+    expect(items).toHaveLength(1)
+    expect(items[0]).toMatchObject({ kind: "deposit_completed", title: "Deposit completed", detail: `A deposit of 2,500.00 USD completed (transfer ${id}).` })
+    // Not for traders.
+    expect((await readInbox(f.h.db, "trader@example.com")).items.some((i) => i.href === `/transfers/${id}`)).toBe(false)
+  })
+
+  it("an orchestration placed through the console that fails at the service is told to its maker and the admins, with a link to the conversion", async () => {
+    const orchestrationId = randomUUID()
+    await f.h.db.insert(consoleIntents).values({
+      staffEmail: f.me.email,
+      staffRole: "trader",
+      operation: "create_conversion",
+      refId: randomUUID(),
+      request: {},
+      state: "SUCCEEDED",
+      recordId: orchestrationId,
+      recordStatus: "PROCESSING",
+      upstreamApi: "orchestrations",
+    })
+    const event = { id: randomUUID(), type: "orchestration.failed", objectType: "orchestration", object: { id: orchestrationId, status: "FAILED" }, createdAt: new Date() }
+    await f.h.db.transaction(async (tx) => consoleEventHandler().apply(tx, event, undefined, new Date()))
+    for (const who of [f.me.email, checker.email]) {
+      expect((await readInbox(f.h.db, who)).items.find((i) => i.href === `/conversions/${orchestrationId}`)).toMatchObject({ kind: "orchestration_failed", title: "Conversion failed at the service" })
+    }
+  })
+
+  it("no delivered payload and no listed channel carries a secret, token or password", async () => {
+    await drain(await worker())
+    const secrets = [SMTP_PASSWORD, CHAT_TOKEN, "chat-token-canary-5e1a9c", "hook-token-canary-44aa", WEBHOOK_SECRET, WEBHOOK_SECRET.slice(6), ...Object.values(canaries)]
+    const payloads = [
+      ...smtp.mails.map((m) => m.raw),
+      ...chat.received.map((r) => r.body + JSON.stringify(r.headers)),
+      ...hook.received.map((r) => r.body + JSON.stringify(r.headers)),
+      JSON.stringify(await listChannels(f.h.db)),
+      JSON.stringify(await listDeliveries(f.h.db)),
+    ]
+    expect(smtp.mails.length).toBeGreaterThan(0)
+    expect(hook.received.length).toBeGreaterThan(0)
+    for (const payload of payloads) for (const secret of secrets) expect(payload.includes(secret), `a secret in ${payload.slice(0, 80)}`).toBe(false)
+    // The stored channel keeps them (the worker needs them), the list never shows them.
+    const [stored] = await f.h.db.select().from(consoleNotificationChannels).where(eq(consoleNotificationChannels.type, "webhook"))
+    expect(stored?.secret).toBe(WEBHOOK_SECRET)
+  })
+})

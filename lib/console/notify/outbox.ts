@@ -1,0 +1,121 @@
+import "server-only"
+import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm"
+import { DEMO_USERS } from "@/lib/auth/demo-users"
+import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc"
+import { type Role, isRole, roleAtLeast } from "@/lib/auth/roles"
+import type { Db } from "@/lib/db/client"
+import {
+  consoleAuthEvents,
+  consoleNotificationChannels,
+  consoleNotificationDeliveries,
+  consoleNotificationPrefs,
+  consoleNotificationRecipients,
+  consoleNotifications,
+} from "@/lib/db/schema"
+import { env } from "@/lib/env"
+import type { NotifyKind } from "@/lib/schemas/notify"
+
+/**
+ * The outbox: `notify` is called in the transaction of the change that causes a
+ * notification, so both are kept or neither is. It writes the notification (one per kind
+ * and subject: written twice, it is one), its inbox rows, and one delivery per email and
+ * per team channel that carries the kind; the delivery worker (./worker.ts) sends them.
+ */
+
+export interface NewNotification {
+  kind: NotifyKind
+  /** What it is about (a request's id, a passkey's id); with the kind, unique. */
+  subject: string
+  /** No amounts: it is an email's subject line. */
+  title: string
+  detail: string
+  /** A console path: the deep link. */
+  href: string
+  /** Staff emails it is for. */
+  recipients: readonly string[]
+  at: Date
+}
+
+/** Writes a notification and its deliveries in `tx`; returns its id, or null when it was written before. */
+export async function notify(tx: Db, input: NewNotification): Promise<string | null> {
+  const [row] = await tx
+    .insert(consoleNotifications)
+    .values({ kind: input.kind, subject: input.subject, title: input.title, detail: input.detail, href: input.href, createdAt: input.at })
+    .onConflictDoNothing()
+    .returning({ id: consoleNotifications.id })
+  if (!row) return null
+  const recipients = [...new Set(input.recipients.map((e) => e.toLowerCase()))]
+  const prefs = recipients.length
+    ? await tx
+        .select({ email: consoleNotificationPrefs.email, console: consoleNotificationPrefs.console, emailOn: consoleNotificationPrefs.emailOn })
+        .from(consoleNotificationPrefs)
+        .where(and(inArray(consoleNotificationPrefs.email, recipients), eq(consoleNotificationPrefs.kind, input.kind)))
+    : []
+  const prefOf = new Map(prefs.map((p) => [p.email, p]))
+  const inbox = recipients.filter((email) => prefOf.get(email)?.console ?? true)
+  if (inbox.length) await tx.insert(consoleNotificationRecipients).values(inbox.map((email) => ({ notificationId: row.id, email }))).onConflictDoNothing()
+  const deliveries: (typeof consoleNotificationDeliveries.$inferInsert)[] = []
+  if (env().smtp) {
+    for (const email of recipients) {
+      if (prefOf.get(email)?.emailOn ?? true) deliveries.push({ notificationId: row.id, channel: "email", target: email, nextAt: input.at, createdAt: input.at })
+    }
+  }
+  const channels = await tx
+    .select({ id: consoleNotificationChannels.id, type: consoleNotificationChannels.type })
+    .from(consoleNotificationChannels)
+    .where(sql`${consoleNotificationChannels.kinds} ? ${input.kind}`)
+  for (const channel of channels) deliveries.push({ notificationId: row.id, channel: channel.type, target: channel.id, nextAt: input.at, createdAt: input.at })
+  if (deliveries.length) await tx.insert(consoleNotificationDeliveries).values(deliveries).onConflictDoNothing()
+  return row.id
+}
+
+/**
+ * Someone acted on what a notification asked for (an approval request decided): it is
+ * resolved for everyone it went to, who see "<what> by <who>" in their inbox.
+ */
+export async function resolveNotification(tx: Db, input: { kind: NotifyKind; subject: string; by: string; what: string; at: Date }): Promise<void> {
+  await tx
+    .update(consoleNotifications)
+    .set({ resolvedAt: input.at, resolvedBy: input.by, resolution: input.what })
+    .where(and(eq(consoleNotifications.kind, input.kind), eq(consoleNotifications.subject, input.subject), isNull(consoleNotifications.resolvedAt)))
+}
+
+/**
+ * Everyone who may approve a request of `makerEmail`: the directory's traders and admins
+ * (CONSOLE_USERS, the demo users in sandbox mode) and those whose latest single sign-on
+ * (in the last 30 days) gave them trader or admin, the maker left out.
+ */
+export async function approversOf(tx: Db, makerEmail: string): Promise<string[]> {
+  const maker = makerEmail.toLowerCase()
+  return (await staffAtLeast(tx, "trader")).filter((e) => e !== maker)
+}
+
+/** Single sign-on users are told only if they signed in this recently (the console cannot ask the provider who else there is). */
+export const SSO_SEEN_WITHIN_MS = 30 * 24 * 60 * 60 * 1000
+
+/** Everyone with `minimum` or above: the directory's, and those whose latest single sign-on (within 30 days) gave it. */
+export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
+  const config = env()
+  const listed = new Map<string, Role>()
+  for (const user of config.consoleUsers) listed.set(user.email.toLowerCase(), user.role)
+  if (config.mode === "sandbox") for (const user of DEMO_USERS) if (!listed.has(user.email)) listed.set(user.email, user.role)
+  const email = sql<string>`lower(${consoleAuthEvents.email})`
+  const latest = await tx
+    .selectDistinctOn([email], { email, kind: consoleAuthEvents.kind, detail: consoleAuthEvents.detail })
+    .from(consoleAuthEvents)
+    .where(
+      and(
+        // Bounded (this runs in an admission's transaction): single sign-on users seen in the last 30 days.
+        gt(consoleAuthEvents.at, new Date(Date.now() - SSO_SEEN_WITHIN_MS)),
+        inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]),
+        sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`,
+      ),
+    )
+    .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
+  const staff = [...listed].filter(([, role]) => roleAtLeast(role, minimum)).map(([e]) => e)
+  for (const row of latest) {
+    const role = row.detail?.role
+    if (!listed.has(row.email) && row.kind === "signed_in" && isRole(role) && roleAtLeast(role, minimum)) staff.push(row.email)
+  }
+  return staff
+}
