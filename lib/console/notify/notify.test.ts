@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
+import { admitSso, ensureStaffBootstrap } from "@/lib/auth/staff"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
 import { consoleEventHandler } from "@/lib/console/event-effects"
 import { notifyPasskeyAdded } from "@/lib/console/notify/account"
@@ -36,6 +37,10 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
   const abandoned = new Set<NotificationWorker>()
 
   beforeAll(async () => {
+    // Who may approve is read from the staff table: the sandbox's demo users as the console
+    // bootstraps them at start, and a trader whose first single sign-on made their row.
+    await ensureStaffBootstrap(f.h.db)
+    await admitSso(f.h.db, otherTrader.email, otherTrader.role)
     smtp = await startSmtp({ user: "console", pass: SMTP_PASSWORD })
     chat = await startHttpReceiver({ path: `/services/${CHAT_TOKEN}` })
     hook = await startHttpReceiver({ secret: WEBHOOK_SECRET, path: "/hooks/treasury?token=hook-token-canary-44aa" })
@@ -88,7 +93,7 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     expect(await drain(await worker())).toBe(0)
     const mails = smtp.mails.filter((m) => m.decoded.includes(id))
     const to = mails.flatMap((m) => m.to).sort()
-    // The sandbox directory's trader and admin, and the trader known from single sign-on; never the maker.
+    // The staff table's active traders and admins (the demo users, the trader single sign-on admitted); never the maker.
     expect(to).toEqual(expect.arrayContaining([checker.email, "trader@example.com", otherTrader.email]))
     expect(to).not.toContain(f.me.email)
     expect(new Set(to).size).toBe(to.length)

@@ -1,16 +1,15 @@
 import "server-only"
-import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm"
-import { DEMO_USERS } from "@/lib/auth/demo-users"
-import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc"
-import { type Role, isRole, roleAtLeast } from "@/lib/auth/roles"
+import { and, eq, inArray, isNull, sql } from "drizzle-orm"
+import { type Role, roleAtLeast } from "@/lib/auth/roles"
+import { activeRole } from "@/lib/auth/staff-bootstrap"
 import type { Db } from "@/lib/db/client"
 import {
-  consoleAuthEvents,
   consoleNotificationChannels,
   consoleNotificationDeliveries,
   consoleNotificationPrefs,
   consoleNotificationRecipients,
   consoleNotifications,
+  consoleStaff,
 } from "@/lib/db/schema"
 import { env } from "@/lib/env"
 import type { NotifyKind } from "@/lib/schemas/notify"
@@ -81,41 +80,24 @@ export async function resolveNotification(tx: Db, input: { kind: NotifyKind; sub
 }
 
 /**
- * Everyone who may approve a request of `makerEmail`: the directory's traders and admins
- * (CONSOLE_USERS, the demo users in sandbox mode) and those whose latest single sign-on
- * (in the last 30 days) gave them trader or admin, the maker left out.
+ * Everyone who may approve a request of `makerEmail`: the active traders and admins of the
+ * staff table (CONSOLE_USERS and the demo users as bootstrapped, those invited, and single
+ * sign-on users since their first sign-in), the maker left out.
  */
 export async function approversOf(tx: Db, makerEmail: string): Promise<string[]> {
   const maker = makerEmail.toLowerCase()
   return (await staffAtLeast(tx, "trader")).filter((e) => e !== maker)
 }
 
-/** Single sign-on users are told only if they signed in this recently (the console cannot ask the provider who else there is). */
-export const SSO_SEEN_WITHIN_MS = 30 * 24 * 60 * 60 * 1000
-
-/** Everyone with `minimum` or above: the directory's, and those whose latest single sign-on (within 30 days) gave it. */
+/** Everyone active on the staff table with `minimum` or above (a demo user only in sandbox mode, as at sign-in). */
 export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
-  const config = env()
-  const listed = new Map<string, Role>()
-  for (const user of config.consoleUsers) listed.set(user.email.toLowerCase(), user.role)
-  if (config.mode === "sandbox") for (const user of DEMO_USERS) if (!listed.has(user.email)) listed.set(user.email, user.role)
-  const email = sql<string>`lower(${consoleAuthEvents.email})`
-  const latest = await tx
-    .selectDistinctOn([email], { email, kind: consoleAuthEvents.kind, detail: consoleAuthEvents.detail })
-    .from(consoleAuthEvents)
-    .where(
-      and(
-        // Bounded (this runs in an admission's transaction): single sign-on users seen in the last 30 days.
-        gt(consoleAuthEvents.at, new Date(Date.now() - SSO_SEEN_WITHIN_MS)),
-        inArray(consoleAuthEvents.kind, ["signed_in", "sign_in_failed"]),
-        sql`${consoleAuthEvents.detail}->>'provider' = ${OIDC_PROVIDER_ID}`,
-      ),
-    )
-    .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
-  const staff = [...listed].filter(([, role]) => roleAtLeast(role, minimum)).map(([e]) => e)
-  for (const row of latest) {
-    const role = row.detail?.role
-    if (!listed.has(row.email) && row.kind === "signed_in" && isRole(role) && roleAtLeast(role, minimum)) staff.push(row.email)
-  }
-  return staff
+  const rows = await tx
+    .select({ email: consoleStaff.email, role: consoleStaff.role, status: consoleStaff.status, source: consoleStaff.source })
+    .from(consoleStaff)
+    .where(eq(consoleStaff.status, "active"))
+    .orderBy(consoleStaff.email)
+  return rows.flatMap((row) => {
+    const role = activeRole(row)
+    return role && roleAtLeast(role, minimum) ? [row.email] : []
+  })
 }
