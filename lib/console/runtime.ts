@@ -12,6 +12,7 @@ import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
 import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
+import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
 import { type SnapshotJob, createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { reconcileIntents } from "@/lib/console/reconciler"
@@ -19,6 +20,7 @@ import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
+import { faultsStatusOf } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ReconcileReport } from "@/lib/schemas/audit"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
@@ -47,6 +49,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   snapshots: SnapshotJob
   /** Orchestration records as last fetched, asked again only when an event says they changed (while the reader covers them). */
   followed: OrchestrationFollower
+  /** What every open GET /api/stream of this instance is pushed: one quotes reader, one record-event listener. */
+  stream: StreamHub
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -56,7 +60,8 @@ const globalForRuntime = globalThis as unknown as {
 
 async function build(): Promise<ConsoleRuntime> {
   const config = env()
-  const { db } = await database()
+  const opened = await database()
+  const { db } = opened
   let sandbox: Sandbox | null = null
   let upstreamTarget: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string; fetch?: UpstreamFetch }
   if (config.upstream.kind === "sandbox") {
@@ -115,7 +120,13 @@ async function build(): Promise<ConsoleRuntime> {
       : null
   const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo })
   const followed = createOrchestrationFollower({ db })
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed }
+  const stream = createStreamHub({
+    db,
+    quotes,
+    listen: (channel, onNotify, onLost) => opened.listen(channel, onNotify, onLost),
+    sandboxStatus: sandbox ? async () => faultsStatusOf(await upstream.getFaults()) : null,
+  })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed, stream }
   registerConsoleMetrics(runtime)
   return runtime
 }
