@@ -157,7 +157,10 @@ describe.each(testDrivers())("the stream (%s)", (driver) => {
     // The hub's catch-up read is a minute away: only the notification brings these.
     await until(() => mine.of("record").filter((e) => (e.data as { final_status: string | null }).final_status === "SETTLED").length === 1)
     const records = mine.of("record")
-    expect(records.map((e) => (e.data as { state: string }).state)).toEqual(["PENDING", "SUCCEEDED", "SUCCEEDED"])
+    expect(records.map((e) => [(e.data as { state: string }).state, (e.data as { final_status: string | null }).final_status])).toEqual([
+      ["SUCCEEDED", null],
+      ["SUCCEEDED", "SETTLED"],
+    ])
     const ids = records.map((e) => Number(e.id))
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
     expect(new Set(ids).size).toBe(ids.length)
@@ -179,6 +182,7 @@ describe.each(testDrivers())("the stream (%s)", (driver) => {
     const first = open({ email: "resume@example.com", signal: controller.signal })
     await until(() => first.of("ready").length === 1)
     const a = await placement(database.db, "resume@example.com")
+    await database.db.update(consoleIntents).set({ recordStatus: "PENDING" }).where(eq(consoleIntents.id, a))
     await until(() => first.of("record").length === 1)
     const lastSeen = Number(first.of("record")[0]!.id)
     controller.abort()
@@ -190,13 +194,14 @@ describe.each(testDrivers())("the stream (%s)", (driver) => {
     const second = open({ email: "resume@example.com", lastEventId: lastSeen })
     await until(() => second.of("record").length >= 2)
     const b = await placement(database.db, "resume@example.com")
+    await database.db.update(consoleIntents).set({ state: "FAILED" }).where(eq(consoleIntents.id, b))
     await until(() => second.of("record").length >= 3)
     await sleep(200)
     const got = second.of("record").map((e) => ({ id: Number(e.id), intent: (e.data as { intent_id: string }).intent_id, state: (e.data as { state: string }).state, final: (e.data as { final_status: string | null }).final_status }))
     expect(got.map((e) => [e.intent, e.state, e.final])).toEqual([
       [a, "SUCCEEDED", null],
       [a, "SUCCEEDED", "SETTLED"],
-      [b, "PENDING", null],
+      [b, "FAILED", null],
     ])
     expect(got.every((e) => e.id > lastSeen)).toBe(true)
     expect(second.of("ready")[0]!.data).toMatchObject({ last_event_id: String(lastSeen) })
@@ -271,8 +276,8 @@ describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)"
       )
       await until(() => s.of("ready").length === 1)
       const started = Date.now()
-      await placement(a.db, "x@example.com")
-      await until(() => s.of("record").length === 1, 1000)
+      await settle(a.db, await placement(a.db, "x@example.com"), "exec-x")
+      await until(() => s.of("record").length === 2, 1000)
       expect(Date.now() - started).toBeLessThan(1000)
     } finally {
       await hubB.stop()

@@ -2,7 +2,8 @@
 -- committed, kept a while so a stream that reconnects with Last-Event-ID is sent exactly
 -- what it missed. Written by a trigger on console_intents: every path that changes an
 -- intent's state or final status (placement, reconciler, notifications, the event reader)
--- is covered, on every instance. Additive: a new table, a new function, a new trigger.
+-- is covered, on every instance. Updates only: a placement's first row is written inside its
+-- admission transaction, which must not wait on this trigger's lock. Additive: a new table, a new function, a new trigger.
 CREATE TABLE IF NOT EXISTS "console_stream_events" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"at" timestamp (6) with time zone DEFAULT now() NOT NULL,
@@ -20,7 +21,7 @@ BEGIN
 	IF NEW.operation NOT IN ('create_execution', 'create_conversion', 'cancel_conversion') THEN
 		RETURN NEW;
 	END IF;
-	IF TG_OP = 'UPDATE' AND NEW.state IS NOT DISTINCT FROM OLD.state
+	IF NEW.state IS NOT DISTINCT FROM OLD.state
 		AND NEW.record_status IS NOT DISTINCT FROM OLD.record_status
 		AND NEW.record_final_status IS NOT DISTINCT FROM OLD.record_final_status THEN
 		RETURN NEW;
@@ -47,5 +48,5 @@ $$;
 --> statement-breakpoint
 DROP TRIGGER IF EXISTS "console_stream_intent_changed" ON "console_intents";
 --> statement-breakpoint
-CREATE TRIGGER "console_stream_intent_changed" AFTER INSERT OR UPDATE ON "console_intents"
+CREATE TRIGGER "console_stream_intent_changed" AFTER UPDATE ON "console_intents"
 	FOR EACH ROW EXECUTE FUNCTION console_stream_intent_changed();
