@@ -38,8 +38,10 @@ export interface StreamRecordEvent {
 export interface StreamSubscriber {
   /** The signed-in person: their own placements' changes are theirs. */
   email: string
-  /** Markets whose quotes the stream wants (empty: no quotes). */
+  /** Markets whose quotes the stream wants (empty and not `allMarkets`: no quotes). */
   markets: ReadonlySet<string>
+  /** Every market's quotes. */
+  allMarkets: boolean
   /** Records the page follows, besides the person's own placements. */
   records: ReadonlySet<string>
   quotes(snapshot: QuoteSnapshot): void
@@ -71,6 +73,8 @@ const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 export function concerns(sub: Pick<StreamSubscriber, "email" | "records">, event: Pick<StreamRecordEvent, "staffEmail" | "recordId">): boolean {
   return sameEmail(sub.email, event.staffEmail) || (event.recordId !== null && sub.records.has(event.recordId))
 }
+
+const wantsQuotes = (sub: StreamSubscriber) => sub.allMarkets || sub.markets.size > 0
 
 interface Row {
   id: string | number
@@ -149,16 +153,20 @@ export function createStreamHub(options: StreamHubOptions) {
 
   async function pumpQuotes(): Promise<void> {
     if (pumping) return
+    let all = false
     const markets = new Set<string>()
-    for (const sub of subscribers) for (const m of sub.markets) markets.add(m)
-    if (markets.size === 0) return
+    for (const sub of subscribers) {
+      all ||= sub.allMarkets
+      for (const m of sub.markets) markets.add(m)
+    }
+    if (!all && markets.size === 0) return
     pumping = true
     try {
-      const snapshot = await options.quotes.get([...markets])
+      const snapshot = await options.quotes.get(all ? null : [...markets])
       if (snapshot.fetchedAt === lastQuotesAt) return
       lastQuotesAt = snapshot.fetchedAt
       latestQuotes = snapshot
-      for (const sub of subscribers) if (sub.markets.size > 0) sub.quotes(snapshot)
+      for (const sub of subscribers) if (wantsQuotes(sub)) sub.quotes(snapshot)
     } catch (error) {
       log.debug("stream.quotes_failed", { error: error instanceof Error ? error.name : "unknown" })
     } finally {
@@ -259,7 +267,7 @@ export function createStreamHub(options: StreamHubOptions) {
       // The fault status, when known, goes to it at once (a change goes to every stream).
       if (!left && sandboxNow) sub.sandbox(sandboxNow)
       // As do the quotes last pushed, when they cover its markets (the next ones follow within a second).
-      if (!left && latestQuotes && sub.markets.size > 0) sub.quotes(latestQuotes)
+      if (!left && latestQuotes && wantsQuotes(sub)) sub.quotes(latestQuotes)
       return { cursor, leave }
     },
 

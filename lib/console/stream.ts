@@ -26,7 +26,8 @@ export function sseEvent<N extends StreamEventName>(name: N, data: StreamEventDa
 export interface OpenStreamOptions {
   hub: StreamHub
   email: string
-  markets: readonly string[]
+  /** Markets whose quotes to push; "all" for every market. */
+  markets: "all" | readonly string[]
   records: readonly string[]
   /** The Last-Event-ID the browser resumes from; null for a new stream. */
   lastEventId: number | null
@@ -53,7 +54,8 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
   const encoder = new TextEncoder()
   const heartbeatMs = options.heartbeatMs ?? STREAM_HEARTBEAT_MS
   const recheckMs = options.recheckMs ?? STREAM_SESSION_RECHECK_MS
-  const markets = new Set(options.markets)
+  const allMarkets = options.markets === "all"
+  const markets = new Set(options.markets === "all" ? [] : options.markets)
   let controller: ReadableStreamDefaultController<Uint8Array> | null = null
   let closed = false
   let leave: (() => void) | null = null
@@ -107,9 +109,10 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
   const subscriber: StreamSubscriber = {
     email: options.email,
     markets,
+    allMarkets,
     records: new Set(options.records),
     quotes(snapshot) {
-      const quotes = snapshot.quotes.filter((q) => markets.has(q.market))
+      const quotes = allMarkets ? snapshot.quotes : snapshot.quotes.filter((q) => markets.has(q.market))
       options.served?.(snapshot, quotes)
       write(
         sseEvent("quotes", {

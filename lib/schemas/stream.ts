@@ -61,6 +61,8 @@ export type StreamEventData<N extends StreamEventName> = z.infer<(typeof STREAM_
 
 /** The stream's query: markets whose quotes to push, records whose status to push (besides the person's own). */
 export const streamQuerySchema = z.object({
+  /** `all`: every market's quotes (the trade desk's grid); else only `markets`. */
+  quotes: z.enum(["all"]).optional(),
   markets: z.array(z.string().regex(/^[A-Z0-9]{4,16}$/, "each market is like BTCUSD")).max(64, "at most 64 markets"),
   records: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "each record is an id")).max(50, "at most 50 records"),
 })

@@ -11,13 +11,17 @@ export const dynamic = "force-dynamic"
 
 const list = (params: URLSearchParams, key: string) => params.getAll(key).flatMap((v) => v.split(",")).filter(Boolean)
 
-// GET /api/stream?markets=BTCUSD&records=<id> - Server-Sent Events for one open tab (issue 37):
+// GET /api/stream?quotes=all|markets=BTCUSD&records=<id> - Server-Sent Events for one open tab (issue 37):
 // quotes of `markets`, status changes of `records` and of the person's own placements
 // (resumable with Last-Event-ID), the sandbox's fault status; a heartbeat every 15 s, the
 // session checked again every 20 s and the stream ended when it is over.
 export const GET = withStaff("viewer", async ({ req, staff, runtime }) => {
   const params = req.nextUrl.searchParams
-  const { markets, records } = streamQuerySchema.parse({ markets: list(params, "markets"), records: list(params, "records") })
+  const { quotes, markets, records } = streamQuerySchema.parse({
+    quotes: params.get("quotes") ?? undefined,
+    markets: list(params, "markets"),
+    records: list(params, "records"),
+  })
   const resumeHeader = req.headers.get("last-event-id") ?? params.get("last_event_id")
   const lastEventId = resumeHeader ? Number(lastEventIdSchema.parse(resumeHeader)) : null
   const recheck = await sessionRecheck(req)
@@ -26,7 +30,7 @@ export const GET = withStaff("viewer", async ({ req, staff, runtime }) => {
   const body = openStream({
     hub: runtime.stream,
     email: staff.email,
-    markets,
+    markets: quotes === "all" ? "all" : markets,
     records,
     lastEventId,
     signal: req.signal,
