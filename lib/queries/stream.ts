@@ -37,6 +37,8 @@ let lastEventId: string | null = null
 let retry: ReturnType<typeof setTimeout> | null = null
 let reconcileTimer: ReturnType<typeof setTimeout> | null = null
 let users = 0
+/** The last record status change pushed: "<record id> <final status or state>" (the e2e tests read it). */
+let lastRecord = ""
 
 type StreamSchemas = typeof StreamSchemaModule
 type QuoteSnapshot = z.infer<typeof StreamSchemaModule.quoteSnapshotSchema>
@@ -106,6 +108,8 @@ function open(url: string): void {
   })
   on("record", async (data) => {
     const event = (await loadSchemas()).recordStatusEventSchema.parse(data)
+    lastRecord = `${event.record_id ?? event.intent_id} ${event.final_status ?? event.state}`
+    for (const listener of listeners) listener()
     if (!client) return
     // The record's own query asks again now (its page shows the new status), as do the lists.
     void client.invalidateQueries({ queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all })
@@ -204,6 +208,15 @@ export function useStreamState(): StreamState {
     subscribe,
     () => state,
     () => "connecting",
+  )
+}
+
+/** The last record status change pushed to this tab, as "<record id> <status>". */
+export function useLastPushedRecord(): string {
+  return useSyncExternalStore(
+    subscribe,
+    () => lastRecord,
+    () => "",
   )
 }
 
