@@ -25,7 +25,7 @@
 // (4, 5), pages.ts (6, 7), startup.ts (8, 9), scale.ts (9, scale-out), shutdown.ts (10),
 // hung-db.ts (11), events.ts (12: following orchestrations, the webhook), deposits.ts (12: a
 // deposit made at the service, until the overview shows it), takeover.ts (12:
-// the reader killed), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
+// the reader killed), push.ts (13: one stream per desk against polling), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
 // says how memory is read; fleet.ts starts the instances on Postgres of 10, 11 and 12.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -47,6 +47,7 @@ import { type BenchClient, type ConsoleUnderTest, type DirectSandbox, startConso
 import { startOtlpReceiver } from "./otlp-receiver"
 import { measureDeposits } from "./deposits"
 import { measureEvents } from "./events"
+import { PUSH_FULL, PUSH_SMOKE, measurePush } from "./push"
 import { TAKEOVER_FULL, TAKEOVER_SMOKE, takeoverSection } from "./takeover"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { HUNG_DB_FULL, HUNG_DB_SMOKE, hungDbSection } from "./hung-db"
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "takeover", "hung-db", "push"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -217,6 +218,9 @@ async function main(): Promise<void> {
 
   // A wire deposit made at the service directly (e2e/perf/deposits.ts): until the overview shows it, the webhook on and off.
   if (only.has("deposits")) await timed("deposits", () => measureDeposits(bench, client))
+
+  // Push, not poll (e2e/perf/push.ts): open desks on one stream each against the polling it replaces.
+  if (only.has("push")) await timed("push", () => measurePush(bench, client, args.smoke ? PUSH_SMOKE : PUSH_FULL))
 
   // The sections that start their own servers share one context; each adds its settings.
   const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }
