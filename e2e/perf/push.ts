@@ -144,6 +144,7 @@ async function runOnce(app: ConsoleUnderTest, metricsToken: string, way: Way, de
   const agent = keepAliveAgent(desks * 2)
   const rssBefore = groupMemory(app.server.pid).rssMiB
   const streams: StreamClient[] = []
+  let measuring = false
   if (way === "push") {
     for (let i = 0; i < desks; i++) {
       streams.push(streamClient(app.origin, app.cookie, tally, (items, at) => {
@@ -153,7 +154,6 @@ async function runOnce(app: ConsoleUnderTest, metricsToken: string, way: Way, de
     }
     await Promise.all(streams.map((s) => s.opened))
   }
-  let measuring = false
   const end = Date.now() + cfg.warmupMs + cfg.windowMs
   const loops: Promise<void>[] = []
   for (let i = 0; i < desks; i++) {
