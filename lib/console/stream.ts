@@ -150,6 +150,7 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
     held = null
     for (const event of live) sendRecord(event)
     heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), heartbeatMs)
+    heartbeat.unref?.()
     recheck = setInterval(() => {
       options
         .sessionValid()
@@ -159,6 +160,7 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
         // The database not answering is not the session ending: the next check decides.
         .catch(() => undefined)
     }, recheckMs)
+    recheck.unref?.()
   }
 
   return new ReadableStream<Uint8Array>({

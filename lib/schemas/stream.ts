@@ -65,7 +65,7 @@ export const streamQuerySchema = z.object({
   quotes: z.enum(["all"]).optional(),
   markets: z.array(z.string().regex(/^[A-Z0-9]{4,16}$/, "each market is like BTCUSD")).max(64, "at most 64 markets"),
   records: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "each record is an id")).max(50, "at most 50 records"),
+  /** The Last-Event-ID header (or this query parameter, for a stream reopened by hand): the id of a record event. */
+  last_event_id: z.string().regex(/^\d{1,15}$/, "is an event id from this stream").optional(),
 })
 
-/** A Last-Event-ID: the id of a record event (a decimal integer). */
-export const lastEventIdSchema = z.string().regex(/^\d{1,18}$/, "is an event id from this stream")

@@ -4,7 +4,7 @@ import { rememberInBackground } from "@/lib/console/served-quotes"
 import { STREAM_HEADERS, openStream } from "@/lib/console/stream"
 import { withStaff } from "@/lib/console/with-staff"
 import { unauthenticated } from "@/lib/problem"
-import { lastEventIdSchema, streamQuerySchema } from "@/lib/schemas/stream"
+import { streamQuerySchema } from "@/lib/schemas/stream"
 
 // A stream answer is never pre-rendered or cached.
 export const dynamic = "force-dynamic"
@@ -17,13 +17,14 @@ const list = (params: URLSearchParams, key: string) => params.getAll(key).flatMa
 // session checked again every 20 s and the stream ended when it is over.
 export const GET = withStaff("viewer", async ({ req, staff, runtime }) => {
   const params = req.nextUrl.searchParams
-  const { quotes, markets, records } = streamQuerySchema.parse({
+  const query = streamQuerySchema.parse({
     quotes: params.get("quotes") ?? undefined,
     markets: list(params, "markets"),
     records: list(params, "records"),
+    last_event_id: req.headers.get("last-event-id") || params.get("last_event_id") || undefined,
   })
-  const resumeHeader = req.headers.get("last-event-id") ?? params.get("last_event_id")
-  const lastEventId = resumeHeader ? Number(lastEventIdSchema.parse(resumeHeader)) : null
+  const { quotes, markets, records } = query
+  const lastEventId = query.last_event_id === undefined ? null : Number(query.last_event_id)
   const recheck = await sessionRecheck(req)
   if (!recheck) throw unauthenticated("Sign in to use the console.")
   const trader = roleAtLeast(staff.role, "trader")
