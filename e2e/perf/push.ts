@@ -59,8 +59,10 @@ function ageOf(items: readonly Quote[], now: number): number | null {
   return Number.isFinite(newest) ? now - newest : null
 }
 
+/** The console's count of quotes calls to the service so far; NaN when /api/metrics does not answer. */
 async function quoteCalls(app: ConsoleUnderTest, token: string): Promise<number> {
-  const res = await send(app.origin, { path: "/api/metrics", headers: { authorization: `Bearer ${token}` } })
+  const res = await send(app.origin, { path: "/api/metrics", headers: { authorization: `Bearer ${token}` } }).catch(() => null)
+  if (!res || res.status !== 200) return Number.NaN
   let total = 0
   for (const m of res.body.toString("utf8").matchAll(/console_upstream_request_duration_seconds_count\{([^}]*)\} (\d+)/g)) {
     if (/operation="listQuotes"/.test(m[1] ?? "")) total += Number(m[2])
