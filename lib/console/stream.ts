@@ -23,6 +23,27 @@ export function sseEvent<N extends StreamEventName>(name: N, data: StreamEventDa
   return `event: ${name}\n${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(checked)}\n\n`
 }
 
+/**
+ * A snapshot's `quotes` event, checked and serialised once per set of markets, whatever the
+ * number of streams it goes to (each stream checking its own copy was most of a push's CPU).
+ */
+const quoteFrames = new WeakMap<QuoteSnapshot, Map<string, { frame: string; quotes: QuoteSnapshot["quotes"] }>>()
+
+function quotesFrame(snapshot: QuoteSnapshot, markets: ReadonlySet<string> | null): { frame: string; quotes: QuoteSnapshot["quotes"] } {
+  const key = markets ? [...markets].sort().join(",") : "*"
+  let frames = quoteFrames.get(snapshot)
+  if (!frames) quoteFrames.set(snapshot, (frames = new Map<string, { frame: string; quotes: QuoteSnapshot["quotes"] }>()))
+  const known = frames.get(key)
+  if (known) return known
+  const quotes = markets ? snapshot.quotes.filter((q) => markets.has(q.market)) : snapshot.quotes
+  const made = {
+    quotes,
+    frame: sseEvent("quotes", { items: quotes, markets: snapshot.markets, fetched_at: new Date(snapshot.fetchedAt).toISOString(), stale: snapshot.stale }),
+  }
+  frames.set(key, made)
+  return made
+}
+
 export interface OpenStreamOptions {
   hub: StreamHub
   email: string
@@ -112,16 +133,9 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
     allMarkets,
     records: new Set(options.records),
     quotes(snapshot) {
-      const quotes = allMarkets ? snapshot.quotes : snapshot.quotes.filter((q) => markets.has(q.market))
+      const { frame, quotes } = quotesFrame(snapshot, allMarkets ? null : markets)
       options.served?.(snapshot, quotes)
-      write(
-        sseEvent("quotes", {
-          items: quotes,
-          markets: snapshot.markets,
-          fetched_at: new Date(snapshot.fetchedAt).toISOString(),
-          stale: snapshot.stale,
-        }),
-      )
+      write(frame)
     },
     record(event) {
       if (held) held.push(event)
