@@ -110,7 +110,8 @@ export function createStreamHub(options: StreamHubOptions) {
   let tailing: Promise<void> | null = null
   let tailAgain = false
   let pumping = false
-  let lastQuotesAt: number | null = null
+  /** The last quotes pushed: "<fetchedAt>|<stale>". */
+  let lastQuotesAt: string | null = null
   let latestQuotes: QuoteSnapshot | null = null
   let lastSandbox: string | null = null
   let sandboxNow: SandboxFaultsStatus | null = null
@@ -163,12 +164,20 @@ export function createStreamHub(options: StreamHubOptions) {
     pumping = true
     try {
       const snapshot = await options.quotes.get(all ? null : [...markets])
-      if (snapshot.fetchedAt === lastQuotesAt) return
-      lastQuotesAt = snapshot.fetchedAt
+      // A new answer, or the same one turned stale (the service stopped answering): both are news.
+      const key = `${snapshot.fetchedAt}|${snapshot.stale}`
+      if (key === lastQuotesAt) return
+      lastQuotesAt = key
       latestQuotes = snapshot
       for (const sub of subscribers) if (wantsQuotes(sub)) sub.quotes(snapshot)
     } catch (error) {
       log.debug("stream.quotes_failed", { error: error instanceof Error ? error.name : "unknown" })
+      // Nothing left to serve: the streams are told that what they hold is stale, as a failed poll would show.
+      if (latestQuotes && !latestQuotes.stale) {
+        latestQuotes = { ...latestQuotes, stale: true }
+        lastQuotesAt = `${latestQuotes.fetchedAt}|true`
+        for (const sub of subscribers) if (wantsQuotes(sub)) sub.quotes(latestQuotes)
+      }
     } finally {
       pumping = false
     }

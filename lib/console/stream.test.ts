@@ -74,11 +74,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function fakeQuotes() {
   let calls = 0
+  let failing = false
   return {
     calls: () => calls,
+    fail: (on: boolean) => (failing = on),
     source: {
       get: (): Promise<QuoteSnapshot> => {
         calls++
+        if (failing) return Promise.reject(new Error("the service stopped answering for quotes"))
         const now = Date.now()
         const at = now - (now % 100)
         const quote = (market: string) => ({
@@ -217,6 +220,21 @@ describe.each(testDrivers())("the stream (%s)", (driver) => {
     const before = quotes.calls()
     await sleep(500)
     expect(quotes.calls() - before).toBeLessThanOrEqual(12)
+  })
+
+  it("quotes the service stopped answering for are pushed once more, marked stale", async () => {
+    const s = open({ markets: ["BTCUSD"] })
+    await until(() => s.of("quotes").length >= 2)
+    quotes.fail(true)
+    try {
+      await until(() => s.of("quotes").some((e) => (e.data as { stale: boolean }).stale))
+      await sleep(300)
+      // Once: the same stale quotes are not sent again while the service stays down.
+      expect(s.of("quotes").filter((e) => (e.data as { stale: boolean }).stale)).toHaveLength(1)
+    } finally {
+      quotes.fail(false)
+    }
+    await until(() => !(s.of("quotes").at(-1)!.data as { stale: boolean }).stale)
   })
 
   it("a stream whose session is revoked gets `end` and closes at the next check", async () => {
