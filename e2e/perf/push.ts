@@ -73,7 +73,9 @@ async function quoteCalls(app: ConsoleUnderTest, token: string): Promise<number>
 /** Polls `path` every `periodMs` until `until`, counting answers and errors; hands 2xx bodies to `onBody`. */
 async function poller(origin: string, path: string, periodMs: number, until: number, headers: Record<string, string>, agent: http.Agent, tally: { requests: number; errors: number }, onBody?: (body: Buffer, at: number) => void): Promise<void> {
   // Desks do not start in step: each begins at a random point of its period.
-  await sleep(Math.random() * periodMs)
+  // No wait runs past the window's end.
+  const left = () => Math.max(0, until - Date.now())
+  await sleep(Math.min(Math.random() * periodMs, left()))
   while (Date.now() < until) {
     const started = Date.now()
     try {
@@ -84,7 +86,7 @@ async function poller(origin: string, path: string, periodMs: number, until: num
     } catch {
       tally.errors++
     }
-    await sleep(Math.max(0, periodMs - (Date.now() - started)))
+    await sleep(Math.min(Math.max(0, periodMs - (Date.now() - started)), left()))
   }
 }
 
