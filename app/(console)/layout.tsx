@@ -3,6 +3,7 @@ import Image from "next/image"
 import Link from "next/link"
 import { redirect } from "next/navigation"
 import type { ReactNode } from "react"
+import { ConsoleStream } from "@/components/layout/console-stream"
 import { EnvBanner } from "@/components/layout/env-banner"
 import { Nav } from "@/components/layout/nav"
 import { SearchBox } from "@/components/search/search-box"
@@ -31,6 +32,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
+      <ConsoleStream />
       <EnvBanner mode={service.mode} host={service.host} faults={faults} conversionsApi={conversionsApi} stepUp={env().stepUp} />
       <header className="border-b border-slate-200 bg-white">
         {/* Narrow screens: the logo and the menu button on one line, who is signed in on the next. */}

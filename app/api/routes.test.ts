@@ -248,6 +248,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
   "GET /api/markets/[market]/history": { minimum: "viewer", call: () => Promise.resolve({ params: { market: "BTCUSD" }, query: "range=24h" }) },
   "GET /api/markets/prices": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
   "GET /api/overview": { minimum: "viewer", call: () => Promise.resolve({ params: {} }) },
+  "GET /api/stream": { minimum: "viewer", call: () => Promise.resolve({ params: {}, query: "markets=BTCUSD" }) },
   "GET /api/notifications": { minimum: "trader", call: () => Promise.resolve({ params: {}, query: `since=${new Date().toISOString()}` }) },
   "GET /api/notifications/inbox": { minimum: "viewer", call: () => Promise.resolve({ params: {}, query: "unread=1" }) },
   "POST /api/notifications/inbox/read": { minimum: "viewer", call: () => Promise.resolve({ params: {}, body: {} }) },
@@ -404,6 +405,25 @@ describe("routes' answers", () => {
     const bad = await invoke(handler, "GET", route, { params: {}, query: "limit=0" }, { role: "viewer" })
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ meta: { fields: { limit: "at least 1" } } })
+  })
+
+  it("GET /api/stream: an event stream that opens with `ready`; a bad market or Last-Event-ID is refused naming the field", async () => {
+    const handler = (await import("@/app/api/stream/route")).GET as unknown as Handler
+    const ok = await invoke(handler, "GET", "/api/stream", { params: {}, query: "quotes=all" }, { role: "viewer" })
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get("content-type")).toBe("text/event-stream; charset=utf-8")
+    expect(ok.headers.get("x-accel-buffering")).toBe("no")
+    const reader = ok.body!.getReader()
+    let text = ""
+    while (!text.includes("event: ready")) text += new TextDecoder().decode((await reader.read()).value)
+    await reader.cancel()
+    expect(text).toMatch(/event: ready\nid: \d+\ndata: \{"last_event_id":"\d+","heartbeat_ms":15000,"session_recheck_ms":20000\}/)
+    const badMarket = await invoke(handler, "GET", "/api/stream", { params: {}, query: "markets=btc" }, { role: "viewer" })
+    expect(badMarket.status).toBe(400)
+    expect(((await badMarket.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "markets.0": "each market is like BTCUSD" })
+    const badResume = await invoke(handler, "GET", "/api/stream", { params: {}, query: "last_event_id=yesterday" }, { role: "viewer" })
+    expect(badResume.status).toBe(400)
+    expect(((await badResume.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ last_event_id: "is an event id from this stream" })
   })
 
   it("GET /api/notifications: a first poll announces nothing from before and answers a cursor; it refuses a since that is not a date-time naming it", async () => {

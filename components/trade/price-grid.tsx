@@ -136,6 +136,7 @@ export function PriceGrid({
   canTrade,
   pending,
   stale,
+  notLive = false,
   error,
   onSelect,
   onChoose,
@@ -146,6 +147,8 @@ export function PriceGrid({
   pending: boolean
   /** The quotes are not updating (the service's last answer failed, or the console's did). */
   stale: { since: string } | null
+  /** The tab's stream dropped: prices are polled every second until it is back. */
+  notLive?: boolean
   error: unknown
   onSelect: (market: string) => void
   onChoose: (market: string, side: Side) => void
@@ -159,6 +162,11 @@ export function PriceGrid({
           <span data-testid="quotes-stale">
             The service has not sent new quotes since {stale.since}. A quote past its hold is greyed out and cannot be executed until new ones arrive.
           </span>
+        </Alert>
+      ) : null}
+      {notLive && !stale ? (
+        <Alert tone="warning" className="mb-3" title="Prices are not live">
+          <span data-testid="quotes-not-live">The console&apos;s live feed dropped: prices are asked for every second until it is back.</span>
         </Alert>
       ) : null}
       {error && rows.every((r) => !r.buy && !r.sell) ? <ProblemAlert error={error} className="mb-3" /> : null}

@@ -20,6 +20,7 @@ import { isApprovalRequest } from "@/lib/queries/approvals"
 import { useMarketPricesQuery } from "@/lib/queries/market-data"
 import { useSelectedProfile } from "@/lib/queries/profiles"
 import { useAllQuotesQuery } from "@/lib/queries/quotes"
+import { useStreamState } from "@/lib/queries/stream"
 import { newRefId } from "@/lib/queries/ref-id"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution } from "@/lib/schemas/records"
@@ -190,6 +191,8 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   }, !help)
 
   const stale = quotes.data && (quotes.data.stale || quotes.isError) ? { since: formatTimestamp(quotes.data.fetched_at) } : null
+  // The stream dropped: the prices are polled until it is back, and the page says they are not live.
+  const notLive = useStreamState() === "down"
 
   return (
     <div className="space-y-4">
@@ -275,6 +278,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
             canTrade={canTrade}
             pending={quotes.isPending}
             stale={stale}
+            notLive={notLive}
             error={quotes.error}
             onSelect={onSelect}
             onChoose={onChoose}

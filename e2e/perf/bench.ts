@@ -26,7 +26,7 @@
 // hung-db.ts (11), events.ts (12: following orchestrations, the webhook), deposits.ts (12: a
 // deposit made at the service, until the overview shows it), statements.ts (13: a 31-day
 // statement over 10,000 movements, its CSV's memory), takeover.ts (12:
-// the reader killed), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
+// the reader killed), push.ts (14: one stream per desk against polling), baseline.ts (the minimal Next.js app and the reference rows); memory.ts
 // says how memory is read; fleet.ts starts the instances on Postgres of 10, 11 and 12.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -49,6 +49,7 @@ import { startOtlpReceiver } from "./otlp-receiver"
 import { measureDeposits } from "./deposits"
 import { measureEvents } from "./events"
 import { measureStatements } from "./statements"
+import { PUSH_FULL, PUSH_SMOKE, measurePush } from "./push"
 import { TAKEOVER_FULL, TAKEOVER_SMOKE, takeoverSection } from "./takeover"
 import { SCALE_FULL, SCALE_SMOKE, scaleSection } from "./scale"
 import { HUNG_DB_FULL, HUNG_DB_SMOKE, hungDbSection } from "./hung-db"
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
   const needsMinimalApp = only.has("latency") || only.has("baseline")
   let baselineBuild: Promise<BaselineBuild> | null = null
   if (needsMinimalApp && args.smoke) baselineBuild = buildBaseline(logDir) // alongside, in a smoke run
-  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "statements", "takeover", "hung-db"].some((p) => only.has(p as Phase))) {
+  if (["latency", "throughput", "pages", "tokens", "startup", "scale", "shutdown", "events", "deposits", "statements", "takeover", "hung-db", "push"].some((p) => only.has(p as Phase))) {
     bench.distDir = await consoleBuild(bench)
   }
   if (needsMinimalApp && !baselineBuild) {
@@ -222,6 +223,9 @@ async function main(): Promise<void> {
 
   // A 31-day statement over 10,000 movements (e2e/perf/statements.ts): its JSON's time, its CSV's memory.
   if (only.has("statements")) await timed("statements", () => measureStatements(bench, client))
+
+  // Push, not poll (e2e/perf/push.ts): open desks on one stream each against the polling it replaces.
+  if (only.has("push")) await timed("push", () => measurePush(bench, client, args.smoke ? PUSH_SMOKE : PUSH_FULL))
 
   // The sections that start their own servers share one context; each adds its settings.
   const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }

@@ -3,7 +3,7 @@
 import { UPSTREAM_SCOPES } from "../../lib/schemas/scopes"
 import { scaleDatabaseServer } from "./postgres"
 
-export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown", "events", "deposits", "statements", "takeover", "hung-db"] as const
+export const PHASES = ["latency", "throughput", "pages", "tokens", "baseline", "startup", "scale", "shutdown", "events", "deposits", "statements", "takeover", "hung-db", "push"] as const
 export type Phase = (typeof PHASES)[number]
 const ON_POSTGRES: readonly Phase[] = ["scale", "shutdown", "takeover", "hung-db"]
 

@@ -22,6 +22,22 @@ export async function staffFromRequest(req: NextRequest): Promise<Staff | null> 
   return resolveSession(db, token.sid)
 }
 
+/**
+ * How to check again, later, the session behind a request: a long-lived answer (GET
+ * /api/stream) asks this on a timer, the same check as each request's (the session row,
+ * the directory's role, the absolute lifetime). Null when the request has no session.
+ */
+export async function sessionRecheck(req: NextRequest): Promise<(() => Promise<Staff | null>) | null> {
+  const token = await getToken({ req, secret: authSecret(), decode: decodeSessionToken })
+  if (!token || typeof token.email !== "string" || !token.sid) return null
+  const { sid, signedInAt } = token
+  return async () => {
+    if (!isWithinAbsoluteLifetime(signedInAt)) return null
+    const { db } = await database()
+    return resolveSession(db, sid)
+  }
+}
+
 /** The signed-in staff member for server components and pages (the same session check, through next-auth). */
 export async function currentStaff(): Promise<Staff | null> {
   const session = await getServerSession(authOptions())

@@ -13,6 +13,7 @@ import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
 import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
+import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
 import { type SnapshotJob, createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { type NotificationWorker, createNotificationWorker } from "@/lib/console/notify/worker"
@@ -21,6 +22,7 @@ import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
+import { faultsStatusOf } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ReconcileReport } from "@/lib/schemas/audit"
 import { type Sandbox, createSandbox, sandboxConfigFromEnv } from "@/lib/sandbox"
@@ -51,6 +53,8 @@ export interface ConsoleRuntime extends ConsoleDeps {
   followed: OrchestrationFollower
   /** The one deliverer of notifications (email, chat, webhooks) of every instance (lease in the database; alone on PGlite). */
   notifier: NotificationWorker
+  /** What every open GET /api/stream of this instance is pushed: one quotes reader, one record-event listener. */
+  stream: StreamHub
 }
 
 const globalForRuntime = globalThis as unknown as {
@@ -60,7 +64,8 @@ const globalForRuntime = globalThis as unknown as {
 
 async function build(): Promise<ConsoleRuntime> {
   const config = env()
-  const { db } = await database()
+  const opened = await database()
+  const { db } = opened
   let sandbox: Sandbox | null = null
   let upstreamTarget: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string; fetch?: UpstreamFetch }
   if (config.upstream.kind === "sandbox") {
@@ -127,7 +132,13 @@ async function build(): Promise<ConsoleRuntime> {
     publicUrl: consolePublicUrl,
     smtp: () => env().smtp,
   })
-  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed, notifier }
+  const stream = createStreamHub({
+    db,
+    quotes,
+    listen: (channel, onNotify, onLost) => opened.listen(channel, onNotify, onLost),
+    sandboxStatus: sandbox ? async () => faultsStatusOf(await upstream.getFaults()) : null,
+  })
+  const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed, notifier, stream }
   registerConsoleMetrics(runtime)
   return runtime
 }

@@ -54,7 +54,7 @@ async function shutdown(signal: NodeJS.Signals, next: SignalListener[]): Promise
   log.info("console.shutting_down", { signal, writesInFlight: writesInFlight(), timeoutMs })
   const runtime = await withinOrNull(async () => (await builtRuntime()) ?? null, RELEASE_MS, "console.shutdown_runtime_failed")
   if (runtime) {
-    await withinOrNull(() => Promise.all([runtime.quotes.stop(), runtime.events?.stop(), runtime.snapshots.stop(), runtime.notifier.stop(), runtime.instance.stop()]), RELEASE_MS, "console.shutdown_release_failed")
+    await withinOrNull(() => Promise.all([runtime.quotes.stop(), runtime.events?.stop(), runtime.snapshots.stop(), runtime.notifier.stop(), runtime.instance.stop(), runtime.stream.stop()]), RELEASE_MS, "console.shutdown_release_failed")
   }
   for (const listener of next) listener(signal)
   const drained = await writesSettled(Math.max(0, timeoutMs - (Date.now() - started)))

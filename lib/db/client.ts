@@ -24,6 +24,56 @@ export interface Database {
   driver: "pglite" | "postgres"
   migrate(): Promise<void>
   close(): Promise<void>
+  /**
+   * Calls `onNotify` for each NOTIFY on `channel` (payload text) until the answered stop is
+   * called. Postgres: one connection of its own per listen, outside the pool, reconnected
+   * after a loss (`onLost` is told, so its caller can catch up on what it missed); PGlite:
+   * in-process, this instance's own notifications.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** LISTEN on a connection of its own, reconnected a second after a loss, until stopped. */
+async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>> {
+  if (!CHANNEL.test(channel)) throw new Error("a channel is a lower-case identifier")
+  let stopped = false
+  let client: pg.Client | null = null
+  let retry: ReturnType<typeof setTimeout> | null = null
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ connectionString: url, application_name: "treasury-console-listen" })
+    c.on("notification", (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? "")
+    })
+    c.on("error", () => lost(c))
+    c.on("end", () => lost(c))
+    client = c
+    await c.connect()
+    await c.query(`LISTEN ${channel}`)
+    if (stopped) await c.end().catch(() => undefined)
+  }
+  function lost(c: pg.Client): void {
+    if (client !== c || stopped) return
+    client = null
+    c.end().catch(() => undefined)
+    log.warn("db.listen_lost", { channel })
+    onLost?.()
+    retry ??= setTimeout(() => {
+      retry = null
+      if (!stopped) connect().catch(() => client && lost(client))
+    }, 1000)
+    retry.unref?.()
+  }
+  await connect()
+  return async () => {
+    stopped = true
+    if (retry) clearTimeout(retry)
+    retry = null
+    const c = client
+    client = null
+    await c?.end().catch(() => undefined)
+  }
 }
 
 /**
@@ -127,6 +177,7 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
       driver: "postgres",
       migrate: () => migrateLocked(pool),
       close: () => pool.end(),
+      listen: (channel, onNotify, onLost) => listenPostgres(options.url ?? "", channel, onNotify, onLost),
     }
   }
   // The database's folder and files are the server user's alone (0700 and 0600).
@@ -142,6 +193,11 @@ export async function openDatabase(options: { url?: string | undefined; dataDir?
       if (options.dataDir) ensurePrivateDir(path.dirname(path.resolve(options.dataDir)))
     },
     close: () => client.close(),
+    listen: async (channel, onNotify) => {
+      if (!CHANNEL.test(channel)) throw new Error("a channel is a lower-case identifier")
+      const stop = await client.listen(channel, onNotify)
+      return () => stop()
+    },
   }
 }
 

@@ -10,6 +10,7 @@ import type { ConversionCreate } from "@/lib/schemas/conversion"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Conversion, ConversionPage } from "@/lib/schemas/records"
+import { useStreamInterest } from "@/lib/queries/stream"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const conversionSchema = () => import("@/lib/schemas/records").then((m) => m.conversionSchema)
@@ -58,6 +59,8 @@ export async function lookupConversionSubmission(
 
 /** One conversion, polled every second until SETTLED or CANCELLED. */
 export function useConversionQuery(id: string | null, options?: QueryOptions<Conversion>) {
+  // Its status changes are pushed on the tab's stream too: the page asks again the moment the console learns one.
+  useStreamInterest([], id ? [id] : [])
   return useQuery({
     refetchInterval: (query) => (query.state.data && isTerminalStatus(query.state.data.status) ? false : 1_000),
     ...options,

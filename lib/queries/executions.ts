@@ -11,6 +11,7 @@ import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import type { Quote, QuoteExecution, QuoteExecutionPage } from "@/lib/schemas/records"
+import { useStreamInterest } from "@/lib/queries/stream"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const quoteExecutionSchema = () => import("@/lib/schemas/records").then((m) => m.quoteExecutionSchema)
@@ -33,6 +34,8 @@ export function fetchExecution(profileId: string, id: string, signal?: AbortSign
 
 /** One execution, polled every second until it is SETTLED, then left alone. */
 export function useExecutionQuery(profileId: string | null, id: string | null, options?: QueryOptions<QuoteExecution>) {
+  // Its status changes are pushed on the tab's stream too: the page asks again the moment the console learns one.
+  useStreamInterest([], id ? [id] : [])
   return useQuery({
     refetchInterval: (query) => (query.state.data && isTerminalStatus(query.state.data.status) ? false : 1_000),
     ...options,

@@ -30,6 +30,8 @@ export const auditKeys = {
 export const sandboxKeys = {
   all: ["sandbox"] as const,
   faults: () => [...sandboxKeys.all, "faults"] as const,
+  /** The banner's fault status (lib/queries/sandbox-status.ts), polled or pushed on the stream. */
+  status: () => [...sandboxKeys.all, "status"] as const,
 }
 
 export const marketKeys = {

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { quoteKeys } from "@/lib/queries/keys"
 import { type QueryOptions, gated } from "@/lib/queries/options"
+import { useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
 import type { Quote } from "@/lib/schemas/records"
 
 export interface QuoteSnapshot {
@@ -21,10 +22,13 @@ export function fetchQuotes(markets: readonly string[], signal?: AbortSignal): P
   return apiFetch(`/api/quotes${toQuery({ markets })}`, { signal, schema: quoteSnapshotSchema })
 }
 
-/** Every market's held quotes (the desk's price grid), refreshed every second from the console's shared cache. */
+/** Every market's held quotes (the desk's price grid), refreshed every second from the console's shared cache (pushed instead while the tab's stream is live). */
 export function useAllQuotesQuery(options?: QueryOptions<QuoteSnapshot>) {
+  // Pushed on the tab's stream while it is live (lib/queries/stream.ts); polled otherwise.
+  useStreamInterest("all")
+  const interval = useStreamedInterval(1_000)
   return useQuery({
-    refetchInterval: 1_000,
+    refetchInterval: interval,
     refetchIntervalInBackground: false,
     staleTime: 0,
     ...options,
@@ -34,10 +38,12 @@ export function useAllQuotesQuery(options?: QueryOptions<QuoteSnapshot>) {
   })
 }
 
-/** Held quotes for the markets, refreshed every second from the console's shared cache. */
+/** Held quotes for the markets, refreshed every second from the console's shared cache (pushed instead while the tab's stream is live). */
 export function useQuotesQuery(markets: readonly string[], options?: QueryOptions<QuoteSnapshot>) {
+  useStreamInterest(options?.enabled === false ? [] : markets)
+  const interval = useStreamedInterval(1_000)
   return useQuery({
-    refetchInterval: 1_000,
+    refetchInterval: interval,
     refetchIntervalInBackground: false,
     staleTime: 0,
     ...options,

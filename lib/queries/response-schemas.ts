@@ -1,14 +1,9 @@
 import { z } from "zod"
 import { approvalRequestSchema } from "@/lib/schemas/approvals"
-import { conversionSchema, quoteExecutionSchema, quoteSchema } from "@/lib/schemas/records"
+import { conversionSchema, quoteExecutionSchema } from "@/lib/schemas/records"
 
-/** GET /api/quotes: the held quotes from the console's cache, when they were fetched, and whether they are stale. */
-export const quoteSnapshotSchema = z.object({
-  items: z.array(quoteSchema),
-  markets: z.array(z.string()),
-  fetched_at: z.string(),
-  stale: z.boolean(),
-})
+/** GET /api/quotes (and the stream's `quotes` event): one schema for both. */
+export { quoteSnapshotSchema } from "@/lib/schemas/stream"
 
 /** GET /api/conversions/lookup: the conversion an id or a ref_id names, and which of the two it matched. */
 export const conversionLookupSchema = z.object({

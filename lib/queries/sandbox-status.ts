@@ -3,11 +3,12 @@
 import { useQuery } from "@tanstack/react-query"
 import { sandboxKeys } from "@/lib/queries/keys"
 import type { QueryOptions } from "@/lib/queries/options"
+import { useStreamedInterval } from "@/lib/queries/stream"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 
 // Kept apart from lib/queries/sandbox.ts and free of zod and apiFetch: the banner is on
 // every page, so this is all it adds to each page's JavaScript.
-export const sandboxStatusKey = () => [...sandboxKeys.all, "status"] as const
+export const sandboxStatusKey = sandboxKeys.status
 
 /** How often every open console page asks whether faults are on. */
 export const SANDBOX_STATUS_INTERVAL_MS = 15_000
@@ -38,8 +39,10 @@ async function fetchFaultsStatus(signal: AbortSignal): Promise<SandboxFaultsStat
  * check keeps showing the last known state.
  */
 export function useSandboxStatusQuery(options?: QueryOptions<SandboxFaultsStatus>) {
+  // Pushed on the tab's stream while it is live; polled otherwise.
+  const interval = useStreamedInterval(SANDBOX_STATUS_INTERVAL_MS)
   return useQuery({
-    refetchInterval: SANDBOX_STATUS_INTERVAL_MS,
+    refetchInterval: interval,
     retry: false,
     ...options,
     queryKey: sandboxStatusKey(),

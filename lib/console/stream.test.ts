@@ -1,0 +1,307 @@
+import { randomUUID } from "node:crypto"
+import { eq } from "drizzle-orm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { recordFinalStatus } from "@/lib/console/intents"
+import type { QuoteSnapshot } from "@/lib/console/quote-cache"
+import { openStream } from "@/lib/console/stream"
+import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
+import { type Database, openDatabase } from "@/lib/db/client"
+import { consoleIntents } from "@/lib/db/schema"
+import { STREAM_EVENT_SCHEMAS, type StreamEventName } from "@/lib/schemas/stream"
+import { createTestDatabase, testDrivers } from "@/test/db"
+import { insertIntentRows } from "@/test/intents"
+
+interface Received {
+  name: string
+  id: string | null
+  data: unknown
+}
+
+/** Reads a stream's SSE events as a browser's EventSource would (comments kept apart). */
+function reader(stream: ReadableStream<Uint8Array>) {
+  const events: Received[] = []
+  const comments: string[] = []
+  let done = false
+  const decoder = new TextDecoder()
+  let buffer = ""
+  const r = stream.getReader()
+  const pump = (async () => {
+    for (;;) {
+      const { value, done: over } = await r.read()
+      if (over) break
+      buffer += decoder.decode(value, { stream: true })
+      let cut: number
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut)
+        buffer = buffer.slice(cut + 2)
+        let name = "message"
+        let id: string | null = null
+        let data: string | null = null
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) comments.push(line)
+          else if (line.startsWith("event: ")) name = line.slice(7)
+          else if (line.startsWith("id: ")) id = line.slice(4)
+          else if (line.startsWith("data: ")) data = line.slice(6)
+        }
+        if (data !== null) {
+          const parsed: unknown = JSON.parse(data)
+          // What the browser does: each event checked against its schema.
+          STREAM_EVENT_SCHEMAS[name as StreamEventName].parse(parsed)
+          events.push({ name, id, data: parsed })
+        }
+      }
+    }
+    done = true
+  })()
+  return {
+    events,
+    comments,
+    isDone: () => done,
+    finished: pump,
+    of: (name: string) => events.filter((e) => e.name === name),
+  }
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting")
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function fakeQuotes() {
+  let calls = 0
+  let failing = false
+  return {
+    calls: () => calls,
+    fail: (on: boolean) => (failing = on),
+    source: {
+      get: (): Promise<QuoteSnapshot> => {
+        calls++
+        if (failing) return Promise.reject(new Error("the service stopped answering for quotes"))
+        const now = Date.now()
+        const at = now - (now % 100)
+        const quote = (market: string) => ({
+          id: `${market}-${at}`,
+          market,
+          side: "BUY" as const,
+          price: "100.00",
+          base_asset: market.slice(0, 3),
+          quote_asset: "USD",
+          created_at: new Date(at).toISOString(),
+          expires_at: new Date(at + 30_000).toISOString(),
+        })
+        return Promise.resolve({ quotes: [quote("BTCUSD"), quote("ETHUSD")], fetchedAt: at, stale: false, markets: ["BTCUSD", "ETHUSD"] })
+      },
+    },
+  }
+}
+
+async function placement(db: Database["db"], email: string): Promise<string> {
+  const [row] = await insertIntentRows(db, {
+    staffEmail: email,
+    staffRole: "trader",
+    operation: "create_execution",
+    refId: randomUUID(),
+    request: {},
+    profileId: "p1",
+  })
+  return row!.id
+}
+
+async function settle(db: Database["db"], intentId: string, recordId: string): Promise<void> {
+  await db.update(consoleIntents).set({ state: "SUCCEEDED", recordId, recordStatus: "PENDING" }).where(eq(consoleIntents.id, intentId))
+  await recordFinalStatus(db, intentId, "SETTLED", new Date())
+}
+
+describe.each(testDrivers())("the stream (%s)", (driver) => {
+  let database: Database
+  let hub: StreamHub
+  const quotes = fakeQuotes()
+  const opened: AbortController[] = []
+
+  beforeAll(async () => {
+    database = await createTestDatabase(driver)
+    hub = createStreamHub({ db: database.db, quotes: quotes.source, listen: (...args) => database.listen(...args), quotePaceMs: 50, tailMs: 60_000 })
+  })
+  afterAll(async () => {
+    await hub.stop()
+    await database.close()
+  })
+
+  function open(options: { email?: string; lastEventId?: number | null; signal?: AbortSignal; valid?: () => Promise<boolean>; markets?: string[]; records?: string[]; recheckMs?: number }) {
+    const closed: string[] = []
+    const own = new AbortController()
+    opened.push(own)
+    const stream = openStream({
+      hub,
+      email: options.email ?? "trader@example.com",
+      markets: options.markets ?? [],
+      records: options.records ?? [],
+      lastEventId: options.lastEventId ?? null,
+      signal: options.signal ?? own.signal,
+      sessionValid: options.valid ?? (() => Promise.resolve(true)),
+      heartbeatMs: 40,
+      recheckMs: options.recheckMs ?? 50,
+      onClose: (reason) => closed.push(reason),
+    })
+    return { ...reader(stream), closed }
+  }
+
+  it("pushes a person's placement status changes by NOTIFY, in order, with ids, and nobody else's", async () => {
+    const mine = open({})
+    const theirs = open({ email: "other@example.com" })
+    await until(() => mine.of("ready").length === 1 && theirs.of("ready").length === 1)
+    const id = await placement(database.db, "trader@example.com")
+    await settle(database.db, id, "exec-1")
+    // The hub's catch-up read is a minute away: only the notification brings these.
+    await until(() => mine.of("record").filter((e) => (e.data as { final_status: string | null }).final_status === "SETTLED").length === 1)
+    const records = mine.of("record")
+    expect(records.map((e) => [(e.data as { state: string }).state, (e.data as { final_status: string | null }).final_status])).toEqual([
+      ["SUCCEEDED", null],
+      ["SUCCEEDED", "SETTLED"],
+    ])
+    const ids = records.map((e) => Number(e.id))
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(theirs.of("record")).toEqual([])
+  })
+
+  it("pushes a followed record's changes to a page that follows it, whoever placed it", async () => {
+    const follower = open({ email: "viewer@example.com", records: ["exec-followed"] })
+    await until(() => follower.of("ready").length === 1)
+    const id = await placement(database.db, "trader@example.com")
+    await settle(database.db, id, "exec-followed")
+    await until(() => follower.of("record").some((e) => (e.data as { final_status: string | null }).final_status === "SETTLED"))
+    // Before it had its record id, the placement was not the followed record.
+    expect(follower.of("record").every((e) => (e.data as { record_id: string | null }).record_id === "exec-followed")).toBe(true)
+  })
+
+  it("resumes from Last-Event-ID with exactly the events it missed: no gap, no repeat", async () => {
+    const controller = new AbortController()
+    const first = open({ email: "resume@example.com", signal: controller.signal })
+    await until(() => first.of("ready").length === 1)
+    const a = await placement(database.db, "resume@example.com")
+    await database.db.update(consoleIntents).set({ recordStatus: "PENDING" }).where(eq(consoleIntents.id, a))
+    await until(() => first.of("record").length === 1)
+    const lastSeen = Number(first.of("record")[0]!.id)
+    controller.abort()
+    // Missed while disconnected: three changes of this person's, some of someone else's.
+    await settle(database.db, a, "exec-r1")
+    const other = await placement(database.db, "someone@example.com")
+    await settle(database.db, other, "exec-r2")
+    await hub.poke()
+    const second = open({ email: "resume@example.com", lastEventId: lastSeen })
+    await until(() => second.of("record").length >= 2)
+    const b = await placement(database.db, "resume@example.com")
+    await database.db.update(consoleIntents).set({ state: "FAILED" }).where(eq(consoleIntents.id, b))
+    await until(() => second.of("record").length >= 3)
+    await sleep(200)
+    const got = second.of("record").map((e) => ({ id: Number(e.id), intent: (e.data as { intent_id: string }).intent_id, state: (e.data as { state: string }).state, final: (e.data as { final_status: string | null }).final_status }))
+    expect(got.map((e) => [e.intent, e.state, e.final])).toEqual([
+      [a, "SUCCEEDED", null],
+      [a, "SUCCEEDED", "SETTLED"],
+      [b, "FAILED", null],
+    ])
+    expect(got.every((e) => e.id > lastSeen)).toBe(true)
+    expect(second.of("ready")[0]!.data).toMatchObject({ last_event_id: String(lastSeen) })
+  })
+
+  it("pushes quotes of the stream's markets only, one quotes read for every stream at once", async () => {
+    const btc = open({ markets: ["BTCUSD"] })
+    const eth = open({ markets: ["ETHUSD"] })
+    await until(() => btc.of("quotes").length >= 3 && eth.of("quotes").length >= 3)
+    expect(btc.of("quotes").every((e) => (e.data as { items: { market: string }[] }).items.every((q) => q.market === "BTCUSD"))).toBe(true)
+    expect(eth.of("quotes").every((e) => (e.data as { items: { market: string }[] }).items.every((q) => q.market === "ETHUSD"))).toBe(true)
+    // A new snapshot every 100 ms, read every 50 ms: two streams do not double the reads.
+    const before = quotes.calls()
+    await sleep(500)
+    expect(quotes.calls() - before).toBeLessThanOrEqual(12)
+  })
+
+  it("quotes the service stopped answering for are pushed once more, marked stale", async () => {
+    const s = open({ markets: ["BTCUSD"] })
+    await until(() => s.of("quotes").length >= 2)
+    quotes.fail(true)
+    try {
+      await until(() => s.of("quotes").some((e) => (e.data as { stale: boolean }).stale))
+      await sleep(300)
+      // Once: the same stale quotes are not sent again while the service stays down.
+      expect(s.of("quotes").filter((e) => (e.data as { stale: boolean }).stale)).toHaveLength(1)
+    } finally {
+      quotes.fail(false)
+    }
+    await until(() => !(s.of("quotes").at(-1)!.data as { stale: boolean }).stale)
+  })
+
+  it("a stream whose session is revoked gets `end` and closes at the next check", async () => {
+    let valid = true
+    const s = open({ valid: () => Promise.resolve(valid), recheckMs: 50 })
+    await until(() => s.of("ready").length === 1)
+    await sleep(150)
+    expect(s.isDone()).toBe(false)
+    valid = false
+    await until(() => s.isDone(), 1000)
+    expect(s.of("end").map((e) => e.data)).toEqual([{ reason: "session_ended" }])
+    expect(s.closed).toEqual(["session_ended"])
+  })
+
+  it("a stream the browser left releases its timers and its place in the hub", async () => {
+    for (const other of opened) other.abort()
+    expect(hub.stats()).toMatchObject({ subscribers: 0, timers: 0 })
+    const controller = new AbortController()
+    let checks = 0
+    const s = open({
+      signal: controller.signal,
+      markets: ["BTCUSD"],
+      valid: () => {
+        checks++
+        return Promise.resolve(true)
+      },
+    })
+    await until(() => s.of("ready").length === 1 && s.comments.length >= 2 && checks >= 2)
+    const during = hub.stats()
+    expect(during.subscribers).toBeGreaterThanOrEqual(1)
+    expect(during.timers).toBeGreaterThan(0)
+    controller.abort()
+    expect(s.closed).toEqual(["aborted"])
+    const checksAtAbort = checks
+    const commentsAtAbort = s.comments.length
+    await sleep(300)
+    // No session check, no heartbeat after the abort: its timers are gone.
+    expect(checks).toBe(checksAtAbort)
+    expect(s.comments.length).toBe(commentsAtAbort)
+    // The last stream gone, the hub's own work stops too.
+    await until(() => hub.stats().subscribers === 0, 2000)
+    expect(hub.stats().timers).toBe(0)
+  })
+})
+
+describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)", () => {
+  it("a change committed by one instance reaches a stream on another within a second", async () => {
+    const { createEmptyPostgresDatabase } = await import("@/test/db")
+    const empty = await createEmptyPostgresDatabase()
+    const a = await openDatabase({ url: empty.url })
+    await a.migrate()
+    const b = await openDatabase({ url: empty.url })
+    const hubB = createStreamHub({ db: b.db, quotes: fakeQuotes().source, listen: (...args) => b.listen(...args), tailMs: 60_000 })
+    try {
+      const s = reader(
+        openStream({ hub: hubB, email: "x@example.com", markets: [], records: [], lastEventId: null, signal: new AbortController().signal, sessionValid: () => Promise.resolve(true) }),
+      )
+      await until(() => s.of("ready").length === 1)
+      const started = Date.now()
+      await settle(a.db, await placement(a.db, "x@example.com"), "exec-x")
+      await until(() => s.of("record").length === 2, 1000)
+      expect(Date.now() - started).toBeLessThan(1000)
+    } finally {
+      await hubB.stop()
+      await a.close()
+      await b.close()
+      await empty.drop()
+    }
+  })
+})
