@@ -8,6 +8,7 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { PolicyForm } from "@/components/approvals/policy-form"
+import { formatCount } from "@/lib/format"
 import { usePolicyQuery } from "@/lib/queries/approvals"
 
 function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
@@ -50,6 +51,25 @@ export function PolicySection() {
               <dt className="text-slate-600">Conversions need approval at</dt>
               <dd>
                 <PerCurrency values={policy.approval_thresholds.conversion} />
+              </dd>
+              <dt className="text-slate-600">Approvers</dt>
+              <dd data-testid="policy-tiers-view">
+                {(policy.approval_tiers ?? []).length === 0 ? (
+                  <span>one, a trader or an admin (no tiers)</span>
+                ) : (
+                  <ul className="space-y-1">
+                    {(policy.approval_tiers ?? []).map((tier, i) => (
+                      <li key={i} className="flex flex-wrap items-center gap-2">
+                        <span>From</span>
+                        <PerCurrency values={tier.at_or_over} />
+                        <span>
+                          : {formatCount(tier.approvers)} {tier.approvers === 1 ? "approver" : "distinct approvers"} ({tier.roles.join(" or ")})
+                        </span>
+                      </li>
+                    ))}
+                    <li className="text-slate-600">Under the first tier: one, a trader or an admin. The maker never counts.</li>
+                  </ul>
+                )}
               </dd>
               <dt className="text-slate-600">Limit price tolerance</dt>
               <dd>{policy.price_tolerance_percent} %</dd>

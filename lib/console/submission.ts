@@ -24,6 +24,7 @@ import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { approvalRequirement } from "@/lib/limits"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, noHeldQuote, quoteNotCurrent, refIdReused } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
@@ -108,6 +109,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       request: gate.request,
       size,
       quote: gate.quote,
+      requirement: approvalRequirement(policy.approval_tiers, gate.size),
       at,
       expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
       tolerancePercent: policy.price_tolerance_percent,

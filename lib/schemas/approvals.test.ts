@@ -137,6 +137,14 @@ describe("the answers the approvals and policy pages read", () => {
     created_at: "2026-03-01T10:00:00.000Z",
     expires_at: "2026-03-01T14:00:00.000Z",
     decided_at: "2026-03-01T10:05:00.000Z",
+    approvals: {
+      required: 2,
+      roles: ["admin"],
+      given: [
+        { email: "first@example.com", role: "admin", at: "2026-03-01T10:03:00.000Z", credential_id: "cred-1", user_verified: true },
+        { email: "checker@example.com", role: "admin", at: "2026-03-01T10:05:00.000Z", credential_id: null, user_verified: null },
+      ],
+    },
     comment: "fine",
     reason: null,
     record_id: "e-1",
