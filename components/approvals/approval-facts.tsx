@@ -107,6 +107,7 @@ function Approvals({ request }: { request: ApprovalRequest }) {
       <dd data-testid="approval-progress" className="space-y-0.5">
         <span className="font-medium">{approvalProgress(request)}</span>
         {required > 1 || roles.length < 2 ? <span className="text-slate-600"> (distinct approvers: {roles.join(" or ")}; never the maker)</span> : null}
+        {request.policy_version !== null ? <span className="text-slate-600"> under policy version {formatCount(request.policy_version)}</span> : null}
         {given.length > 0 ? (
           <ul className="text-xs text-slate-700">
             {given.map((g) => (

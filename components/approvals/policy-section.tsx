@@ -97,7 +97,8 @@ export function PolicySection() {
             <p className="mt-3 text-xs text-slate-600">
               {view.updated_by ? (
                 <>
-                  Last changed by {view.updated_by}, <Timestamp value={view.updated_at} />.
+                  <span data-testid="policy-version">Version {formatCount(view.version)}</span>, saved by {view.updated_by}, <Timestamp value={view.updated_at} />. Every saved
+                  policy is kept as a version; each request records the version it was judged under.
                 </>
               ) : (
                 "The defaults: no admin has changed the policy yet."

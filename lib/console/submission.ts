@@ -17,6 +17,7 @@ import {
   needsApproval,
   policyFromJson,
   storedPolicyJson,
+  storedPolicyVersion,
   usedTodaySum,
   usedTodayWhere,
 } from "@/lib/console/policy"
@@ -77,6 +78,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       .select({
         existing: intentIdByRef(tx, gate.operation, gate.refId),
         policy: storedPolicyJson,
+        policyVersion: storedPolicyVersion,
         used: usedTodaySum,
       })
       .from(consoleIntents)
@@ -110,6 +112,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       size,
       quote: gate.quote,
       requirement: approvalRequirement(policy.approval_tiers, gate.size),
+      policyVersion: Number(read.policyVersion),
       at,
       expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
       tolerancePercent: policy.price_tolerance_percent,

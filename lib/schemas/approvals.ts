@@ -143,6 +143,8 @@ export type Usage = z.infer<typeof usageSchema>
 
 export const policyViewSchema = z.object({
   policy: policySchema,
+  /** The version in force: each saved policy is the next number; 0 is the defaults. */
+  version: z.number(),
   updated_at: z.string().nullable(),
   updated_by: z.string().nullable(),
   /** Each staff member's usage today (UTC), per currency. */
@@ -200,6 +202,8 @@ export const approvalRequestSchema = z.object({
       }),
     ),
   }),
+  /** The policy version it was judged under (its tier and limits); null for a request from before versions. */
+  policy_version: z.number().nullable(),
   record_id: z.string().nullable(),
   record_status: z.string().nullable(),
   problem: z.object({ title: z.string(), detail: z.string().nullable() }).nullable(),

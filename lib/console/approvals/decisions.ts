@@ -69,6 +69,8 @@ export async function openApprovalRequest(
     quote: Pick<Quote, "market" | "side" | "price"> | undefined
     /** The policy's tier for this request: how many distinct approvers, which roles (default: one, trader or admin). */
     requirement?: ApprovalRequirement | undefined
+    /** The policy version it is judged under. */
+    policyVersion?: number | undefined
     at: Date
     expiresAt: Date
     tolerancePercent: string
@@ -94,6 +96,7 @@ export async function openApprovalRequest(
     requiredApprovals: input.requirement?.approvers ?? 1,
     // Null is the rule before tiers (a trader or an admin); a tier's roles are kept as it names them.
     approverRoles: input.requirement?.tier ? input.requirement.roles : null,
+    policyVersion: input.policyVersion ?? null,
   })
 }
 

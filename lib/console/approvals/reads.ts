@@ -71,6 +71,7 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent, given: Given): A
     executed_price: approval.executedPrice,
     ...approvalDecision(approval),
     approvals: { required: approval.requiredApprovals, roles: approverRolesOf(approval), given },
+    policy_version: approval.policyVersion,
     record_id: intent.recordId,
     record_status: intent.recordStatus,
     problem: problem

@@ -31,14 +31,14 @@ export interface StepUpProof {
   userVerified: boolean | null
 }
 
-/** The policy version a decision is judged under: when the saved policy last changed (`default` if never). */
-export async function policyVersion(db: Db): Promise<string> {
-  const [row] = await db.select({ at: consolePolicy.updatedAt }).from(consolePolicy).where(eq(consolePolicy.id, 1)).limit(1)
-  return row ? row.at.toISOString() : "default"
+/** The policy version in force when a decision is taken: its number (0: the defaults, never saved). */
+export async function policyVersion(db: Db): Promise<number> {
+  const [row] = await db.select({ version: consolePolicy.version }).from(consolePolicy).where(eq(consolePolicy.id, 1)).limit(1)
+  return row?.version ?? 0
 }
 
 /** What is authorised, in a fixed order and form: the digest is the SHA-256 of this JSON. */
-export function authorised(action: DecisionAction, approvals: ConsoleApproval[], version: string) {
+export function authorised(action: DecisionAction, approvals: ConsoleApproval[], version: number) {
   return {
     action,
     requests: [...approvals]
@@ -50,6 +50,9 @@ export function authorised(action: DecisionAction, approvals: ConsoleApproval[],
         amount: a.sizeAmount,
         currency: a.sizeCurrency,
         limit_price: a.limitPrice,
+        // The version the request was judged under (its tier and limits); null before versions.
+        judged_under: a.policyVersion,
+        approvals_required: a.requiredApprovals,
       })),
     policy_version: version,
   }

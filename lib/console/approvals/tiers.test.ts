@@ -4,7 +4,7 @@ import type { Staff } from "@/lib/auth/roles"
 import { approveMany } from "@/lib/console/approvals/bulk"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
-import { savePolicy } from "@/lib/console/policy"
+import { readPolicy, savePolicy } from "@/lib/console/policy"
 import { consoleApprovalVotes } from "@/lib/db/schema"
 import { SINGLE_APPROVER, approvalRequirement } from "@/lib/limits"
 import { toDecimal } from "@/lib/money"
@@ -156,7 +156,10 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
   it("a request keeps the tier it was asked under: a later policy without tiers does not change what it needs", async () => {
     const { submission } = await ask("550.00")
     if (submission.kind !== "request") throw new Error("expected a request")
-    await savePolicy(h.db, checker, TEST_POLICY)
+    const asked = submission.request.policy_version
+    expect(asked).toBe((await readPolicy(h.db)).version)
+    const saved = await savePolicy(h.db, checker, TEST_POLICY)
+    expect(saved.version).toBe(asked! + 1)
     try {
       const first = await approveRequest(h, otherTrader, submission.request.id, {}, { heldQuotes })
       expect(first).toMatchObject({ state: "PENDING", approvals: { required: 2 } })
@@ -164,6 +167,7 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
       const { submission: later } = await ask("550.00")
       if (later.kind !== "request") throw new Error("expected a request")
       expect(later.request.approvals).toEqual({ required: 1, roles: ["trader", "admin"], given: [] })
+      expect([later.request.policy_version, (await getApproval(h.db, submission.request.id)).policy_version]).toEqual([saved.version, asked])
     } finally {
       await savePolicy(h.db, checker, { ...TEST_POLICY, approval_tiers: TIERS })
     }

@@ -99,6 +99,16 @@ export const consolePolicy = pgTable("console_policy", {
   policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
   updatedBy: text("updated_by").notNull(),
+  /** The version in force (console_policy_versions); 0 is the defaults, never saved. */
+  version: integer("version").notNull().default(1),
+})
+
+/** Every policy ever saved, numbered from 1: what a request was judged under stays readable. */
+export const consolePolicyVersions = pgTable("console_policy_versions", {
+  version: integer("version").primaryKey(),
+  policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, precision: 6 }).notNull(),
+  createdBy: text("created_by").notNull(),
 })
 
 /**
@@ -137,6 +147,8 @@ export const consoleApprovals = pgTable(
     requiredApprovals: integer("required_approvals").notNull().default(1),
     /** Roles that may approve or reject it; null: a trader or an admin (before tiers). */
     approverRoles: jsonb("approver_roles").$type<("trader" | "admin")[]>(),
+    /** The policy version it was judged under (0: the defaults); null for requests from before versions. */
+    policyVersion: integer("policy_version"),
   },
   (t) => [
     index("console_approvals_state_idx").on(t.state, t.createdAt.desc()),
