@@ -9,6 +9,7 @@ const KIND_LABELS: Record<string, string> = {
   sign_in_failed: "Sign-in failed",
   locked_out: "Locked out",
   lockout_ended: "Lockout ended",
+  session_end_refused: "Ending a session refused (step-up)",
 }
 
 function describe(event: AuthEventView): string {

@@ -43,6 +43,7 @@ export type AuthEventKind =
   | "sign_in_failed"
   | "locked_out"
   | "lockout_ended"
+  | "session_end_refused"
 
 export async function recordAuthEvent(
   db: Db,

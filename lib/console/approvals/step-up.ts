@@ -60,7 +60,7 @@ export function authorised(action: DecisionAction, approvals: ConsoleApproval[],
 
 export type Authorised = ReturnType<typeof authorised>
 
-export function digestOf(what: Authorised): string {
+export function digestOf(what: unknown): string {
   return createHash("sha256").update(JSON.stringify(what)).digest("hex")
 }
 
@@ -83,10 +83,11 @@ function refuse(code: StepUpRefusal, why: string): never {
 }
 
 /**
- * Checks step-up for a decision by `staff` (described by describeDecision): the proof to record, or a
+ * Checks step-up for a decision by `staff` (described by describeDecision, or any other
+ * `what` with its digestOf, such as ending someone's session): the proof to record, or a
  * thrown 403 (step_up_required with the challenge to sign, or why the assertion given is refused).
  */
-export async function checkStepUp(db: Db, staff: Staff, decision: { what: Authorised; digest: string }, stepUp: StepUp, now = new Date()): Promise<StepUpProof> {
+export async function checkStepUp(db: Db, staff: Staff, decision: { what: unknown; digest: string }, stepUp: StepUp, now = new Date()): Promise<StepUpProof> {
   const { what, digest } = decision
   if (stepUp.mode === "off") return { digest, credentialId: null, userVerified: null }
   const email = staff.email.toLowerCase()
