@@ -19,6 +19,9 @@ describe("the policy form's draft", () => {
     const tiers = [{ at_or_over: { USD: "50000.00" }, approvers: 2, roles: ["trader" as const, "admin" as const] }, { at_or_over: { USD: "250000.00", EUR: "225000.00" }, approvers: 3, roles: ["admin" as const] }]
     const policy = { ...DEFAULT_POLICY, approval_tiers: tiers }
     expect(policyFromDraft(draftOf(policy), policy)).toEqual({ policy, errors: null })
+    // The passkey size round-trips too.
+    const withStepUp = { ...DEFAULT_POLICY, step_up_over: { USD: "100000.00" } }
+    expect(policyFromDraft(draftOf(withStepUp), withStepUp)).toEqual({ policy: withStepUp, errors: null })
     // No tiers stays no tiers: the field is not added.
     expect(policyFromDraft(draftOf(DEFAULT_POLICY), DEFAULT_POLICY).policy).not.toHaveProperty("approval_tiers")
     const draft = draftOf(DEFAULT_POLICY)

@@ -30,6 +30,8 @@ export interface TierDraft {
 
 export interface PolicyDraft {
   tiers: TierDraft[]
+  /** Orders at or over these need the maker's passkey (empty: none). */
+  step_up_over: Record<string, string>
   thresholds: { execution: Record<string, string>; conversion: Record<string, string> }
   price_tolerance_percent: string
   request_ttl_minutes: string
@@ -63,6 +65,7 @@ export function newTierRow(tier?: Tier): TierDraft {
 export function draftOf(policy: Policy): PolicyDraft {
   return {
     tiers: (policy.approval_tiers ?? []).map((tier) => newTierRow(tier)),
+    step_up_over: texts(policy.step_up_over),
     thresholds: { execution: texts(policy.approval_thresholds.execution), conversion: texts(policy.approval_thresholds.conversion) },
     price_tolerance_percent: policy.price_tolerance_percent,
     request_ttl_minutes: String(policy.request_ttl_minutes),
@@ -111,6 +114,8 @@ export function policyFromDraft(draft: PolicyDraft, base: Policy): { policy: Pol
     staff_limits: staff,
     // No tiers: one approver, a trader or an admin (the field is left out, as before tiers).
     ...(tiers.length > 0 ? { approval_tiers: tiers } : {}),
+    // None set: the field is left out (no order needs a passkey to be placed).
+    ...(Object.keys(amounts(draft.step_up_over)).length > 0 ? { step_up_over: amounts(draft.step_up_over) } : {}),
     // Not edited here: kept as saved (absent means the defaults' sizes).
     ...(base.retype_amount_over ? { retype_amount_over: base.retype_amount_over } : {}),
   }

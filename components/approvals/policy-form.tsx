@@ -211,6 +211,10 @@ export function PolicyForm({ policy, onDone }: { policy: Policy; onDone: () => v
           errors={shown}
         />
       </fieldset>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-semibold">Orders at or over these sizes need the maker&apos;s passkey to be placed (empty: never)</legend>
+        <CurrencyInputs what="Passkey for orders at" path="step_up_over" values={draft.step_up_over} onChange={(v) => edit({ ...draft, step_up_over: v })} errors={shown} />
+      </fieldset>
       <fieldset className="space-y-3" data-testid="policy-tiers">
         <legend className="text-sm font-semibold">Approval tiers: more approvers as the amount grows (none: one approver, a trader or an admin)</legend>
         {draft.tiers.map((tier, i) => {

@@ -52,6 +52,10 @@ export function PolicySection() {
               <dd>
                 <PerCurrency values={policy.approval_thresholds.conversion} />
               </dd>
+              <dt className="text-slate-600">Orders need a passkey at</dt>
+              <dd>
+                <PerCurrency values={policy.step_up_over ?? {}} />
+              </dd>
               <dt className="text-slate-600">Approvers</dt>
               <dd data-testid="policy-tiers-view">
                 {(policy.approval_tiers ?? []).length === 0 ? (

@@ -87,6 +87,11 @@ export const policySchema = z.strictObject({
    */
   approval_tiers: tiersSchema.optional(),
   /**
+   * Orders at or over these sizes need the maker's fresh passkey assertion to be submitted
+   * (STEP_UP=webauthn), bound to the digest of exactly that order. Left out: none.
+   */
+  step_up_over: perCurrency.optional(),
+  /**
    * Orders at or over these sizes ask the trader to type the amount again before Confirm
    * (a unit slip is caught before it is sent). Left out: the defaults' sizes.
    */
