@@ -57,6 +57,7 @@ export const SIGNED_IN_PAGES: readonly ConsolePage[] = [
   { path: "/statements", ready: "statement-tiles" },
   { path: "/approvals" },
   { path: "/audit", ready: "audit-row" },
+  { path: "/audit?view=decisions" },
   { path: "/events", ready: "reader-status" },
   { path: "/admin/sessions", ready: "session-row" },
   { path: "/admin/staff", ready: "member-row" },

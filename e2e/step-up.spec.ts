@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
-import { type Role, emailOf } from "./helpers"
+import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
 import { ServerSessions } from "./server-sessions"
 
 // Passkeys and step-up through the UI, on the server started with STEP_UP=webauthn and
@@ -47,7 +47,7 @@ async function traderAsks(trader: APIRequestContext, amount = "20000.00"): Promi
   return { id: ((await res.json()) as { id: string }).id, refId }
 }
 
-test("an admin registers a passkey on /account, approves a trader's request with it, then three at once with one confirmation; the trail records the credential, user verification and digest", async ({ browser }) => {
+test("an admin registers a passkey on /account, approves a trader's request with it, then three at once with one confirmation; the trail records the credential, user verification and digest (listed on /audit); ending someone else's session asks for the passkey too", async ({ browser }) => {
   const page = await pageWithAuthenticator(browser, "admin")
   await page.goto("/account")
   await expect(page.getByTestId("no-passkeys")).toBeVisible()
@@ -105,5 +105,25 @@ test("an admin registers a passkey on /account, approves a trader's request with
   await page.goto("/admin/sessions")
   const mine = page.getByTestId("session-row").filter({ hasText: emailOf("admin") }).first()
   await expect(mine.getByTestId("session-passkeys")).toHaveText("1")
+
+  // Ending someone else's session needs the passkey too: End session asks the server, the
+  // authenticator signs the challenge bound to that session, and the session ends.
+  const marker = `e2e-end-session-${randomUUID()}`
+  const viewerContext = await browser.newContext({ baseURL: origin, userAgent: marker })
+  const viewerPage = await viewerContext.newPage()
+  await viewerPage.goto("/sign-in")
+  await signIn(viewerPage, emailOf("viewer"), DEMO_PASSWORD)
+  await expect(viewerPage.getByTestId("staff-role")).toHaveText("viewer")
+  await page.goto("/admin/sessions")
+  const theirs = page.getByTestId("session-row").filter({ hasText: marker })
+  await expect(theirs).toHaveCount(1)
+  await theirs.getByRole("button", { name: `End session of ${emailOf("viewer")}` }).click()
+  await expect(theirs).toHaveCount(0, { timeout: 20_000 })
+  expect((await viewerPage.request.get("/api/me")).status()).toBe(401)
+  await viewerContext.close()
+  // The decision trail on /audit lists the approvals above with their passkey and outcome.
+  await page.goto("/audit?view=decisions")
+  await expect(page.getByTestId("decision-entry").filter({ has: page.locator(`[data-value="${id}"]`) }).first()).toBeVisible()
+  await expect(page.locator(`[data-testid=decision-entry][data-outcome=done]`).first()).toBeVisible()
   await Promise.all([trader.dispose(), admin.dispose()])
 })

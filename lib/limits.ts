@@ -58,3 +58,35 @@ export function limitBreach(limits: LimitsInCurrency | null, size: OrderSize, us
 export function atOrOverThreshold(threshold: string | null | undefined, size: OrderSize): boolean {
   return threshold != null && size.amount.gte(toDecimal(threshold))
 }
+
+/** How many distinct approvers a request needs and which roles may approve it (and reject it). */
+export interface ApprovalRequirement {
+  approvers: number
+  roles: ("trader" | "admin")[]
+  /** The tier that applies (its index and where it starts in the request's currency); null: the single-approver default. */
+  tier: { index: number; at_or_over: string } | null
+}
+
+/** No tier reached (or none set): one approver, a trader or an admin (the rule before tiers). */
+export const SINGLE_APPROVER: ApprovalRequirement = { approvers: 1, roles: ["trader", "admin"], tier: null }
+
+/**
+ * The tier a request of `size` falls in: of the tiers with an amount in its currency that it
+ * reaches, the one starting highest. None reached, or no tiers: one approver (today's rule).
+ */
+export function approvalRequirement(
+  tiers: readonly { at_or_over: Partial<Record<string, string>>; approvers: number; roles: ("trader" | "admin")[] }[] | undefined,
+  size: OrderSize,
+): ApprovalRequirement {
+  let best: ApprovalRequirement = SINGLE_APPROVER
+  let from: Decimal | null = null
+  ;(tiers ?? []).forEach((tier, index) => {
+    const start = tier.at_or_over[size.currency]
+    if (start === undefined || !atOrOverThreshold(start, size)) return
+    const at = toDecimal(start)
+    if (from !== null && at.lte(from)) return
+    from = at
+    best = { approvers: tier.approvers, roles: [...tier.roles], tier: { index, at_or_over: start } }
+  })
+  return best
+}

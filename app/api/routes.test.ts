@@ -216,6 +216,7 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     minimum: "admin",
     call: async () => ({ params: {}, body: (await import("@/lib/schemas/approvals")).DEFAULT_POLICY }),
   },
+  "GET /api/policy/versions": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },

@@ -7,6 +7,7 @@ import { MarketPrice } from "@/components/ui/market-price"
 import { Badge } from "@/components/ui/badge"
 import { IdChip } from "@/components/ui/id-chip"
 import { Timestamp } from "@/components/ui/timestamp"
+import { formatCount } from "@/lib/format"
 import { tryDecimal } from "@/lib/money"
 import { useProfilesQuery } from "@/lib/queries/profiles"
 import { useQuotesQuery } from "@/lib/queries/quotes"
@@ -91,6 +92,37 @@ function PlacedRecord({ request }: { request: ApprovalRequest }) {
   )
 }
 
+/** "1 of 2 approvals", as the request stands. */
+export function approvalProgress(request: ApprovalRequest): string {
+  const { required, given } = request.approvals
+  return `${formatCount(given.length)} of ${formatCount(required)} ${required === 1 ? "approval" : "approvals"}`
+}
+
+/** Its approvals: how many of how many, which roles may give them, and each given (who, when, with a passkey or not). */
+function Approvals({ request }: { request: ApprovalRequest }) {
+  const { given, roles, required } = request.approvals
+  return (
+    <>
+      <dt className="text-slate-600">Approvals</dt>
+      <dd data-testid="approval-progress" className="space-y-0.5">
+        <span className="font-medium">{approvalProgress(request)}</span>
+        {required > 1 || roles.length < 2 ? <span className="text-slate-600"> (distinct approvers: {roles.join(" or ")}; never the maker)</span> : null}
+        {request.policy_version !== null ? <span className="text-slate-600"> under policy version {formatCount(request.policy_version)}</span> : null}
+        {given.length > 0 ? (
+          <ul className="text-xs text-slate-700">
+            {given.map((g) => (
+              <li key={g.email} data-testid="approval-given">
+                {g.email} ({g.role}), <Timestamp value={g.at} />
+                {g.credential_id ? ", with a passkey" : ""}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </dd>
+    </>
+  )
+}
+
 /**
  * Everything a checker decides on: profile, side and market, quantity, notional, the limit
  * price and, while it waits, the held price now; once decided, who decided, the fill
@@ -155,6 +187,7 @@ export function ApprovalFacts({ request }: { request: ApprovalRequest }) {
       <dd>
         <Timestamp value={pending ? request.expires_at : request.decided_at} />
       </dd>
+      <Approvals request={request} />
       {request.checker ? (
         <>
           <dt className="text-slate-600">{request.state === "REJECTED" ? "Rejected by" : "Approved by"}</dt>

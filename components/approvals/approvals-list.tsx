@@ -1,7 +1,7 @@
 "use client"
 
 import { useRef, useState } from "react"
-import { ApprovalFacts, requestQuantity } from "@/components/approvals/approval-facts"
+import { ApprovalFacts, approvalProgress, requestQuantity } from "@/components/approvals/approval-facts"
 import { requestStatus } from "@/components/approvals/request-status"
 import { Amount } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
@@ -10,6 +10,7 @@ import { Card } from "@/components/ui/card"
 import { Field, Input } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { useShownLive } from "@/components/notifications/live-records"
+import { formatCount } from "@/lib/format"
 import { useApprovalsQuery, useBulkApproveMutation, useDecideApprovalMutation } from "@/lib/queries/approvals"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 
@@ -48,8 +49,15 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
     )
   }
   const trimmed = note.trim()
+  const approvedByMe = request.approvals.given.some((g) => g.email.toLowerCase() === me.toLowerCase())
+  const waitingFor = request.approvals.required - request.approvals.given.length
   return (
     <div className="space-y-2">
+      {approvedByMe ? (
+        <p className="text-sm text-slate-600" data-testid="approved-by-me">
+          You approved this; it waits for {waitingFor === 1 ? "one more approver" : `${formatCount(waitingFor)} more approvers`}.
+        </p>
+      ) : null}
       <Field
         label="Comment, or reason to reject"
         hint="Optional to approve; a reason is required to reject."
@@ -60,6 +68,7 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
         )}
       </Field>
       <div className="flex flex-wrap gap-2">
+        {approvedByMe ? null : (
         <Button
           size="sm"
           busy={decide.isPending && decide.variables?.action === "approve"}
@@ -69,6 +78,7 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
         >
           Approve
         </Button>
+        )}
         <Button
           variant="danger"
           size="sm"
@@ -99,7 +109,8 @@ export function ApprovalsList({ me }: { me: string }) {
   const bulk = useBulkApproveMutation()
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   // Only requests still pending and someone else's can be chosen; a decided one drops out.
-  const choosable = new Set(items.filter((r) => r.state === "PENDING" && r.maker.email.toLowerCase() !== me.toLowerCase()).map((r) => r.id))
+  const mineOrApproved = (r: ApprovalRequest) => r.maker.email.toLowerCase() === me.toLowerCase() || r.approvals.given.some((g) => g.email.toLowerCase() === me.toLowerCase())
+  const choosable = new Set(items.filter((r) => r.state === "PENDING" && !mineOrApproved(r)).map((r) => r.id))
   const chosen = [...selected].filter((id) => choosable.has(id))
   const toggle = (id: string, on: boolean) => setSelected((was) => (on ? new Set([...was, id]) : new Set([...was].filter((x) => x !== id))))
   // The list follows every request live: a decision on one is not repeated as a toast here.
@@ -148,6 +159,11 @@ export function ApprovalsList({ me }: { me: string }) {
                       />
                     ) : null}
                     <Summary request={request} />
+                    {request.state === "PENDING" && request.approvals.required > 1 ? (
+                      <Badge tone="info">
+                        <span data-testid="approval-count">{approvalProgress(request)}</span>
+                      </Badge>
+                    ) : null}
                   </span>
                 }
               >

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { DEFAULT_POLICY } from "@/lib/schemas/approvals"
-import { draftOf, formPath, newStaffRow, policyFromDraft } from "./policy-draft"
+import { draftOf, formPath, newStaffRow, newTierRow, policyFromDraft } from "./policy-draft"
 
 describe("the policy form's draft", () => {
   it("round-trips the policy: a draft left alone is the same policy", () => {
@@ -13,6 +13,26 @@ describe("the policy form's draft", () => {
     expect(policyFromDraft(draftOf(custom), custom).policy?.retype_amount_over).toEqual({ USD: "5000.00" })
     const { retype_amount_over: _, ...without } = DEFAULT_POLICY
     expect(policyFromDraft(draftOf(without), without).policy).not.toHaveProperty("retype_amount_over")
+  })
+
+  it("approval tiers round-trip; a new tier starts as two approvers, trader or admin; a bad one is named by its row", () => {
+    const tiers = [{ at_or_over: { USD: "50000.00" }, approvers: 2, roles: ["trader" as const, "admin" as const] }, { at_or_over: { USD: "250000.00", EUR: "225000.00" }, approvers: 3, roles: ["admin" as const] }]
+    const policy = { ...DEFAULT_POLICY, approval_tiers: tiers }
+    expect(policyFromDraft(draftOf(policy), policy)).toEqual({ policy, errors: null })
+    // The passkey size round-trips too.
+    const withStepUp = { ...DEFAULT_POLICY, step_up_over: { USD: "100000.00" } }
+    expect(policyFromDraft(draftOf(withStepUp), withStepUp)).toEqual({ policy: withStepUp, errors: null })
+    // No tiers stays no tiers: the field is not added.
+    expect(policyFromDraft(draftOf(DEFAULT_POLICY), DEFAULT_POLICY).policy).not.toHaveProperty("approval_tiers")
+    const draft = draftOf(DEFAULT_POLICY)
+    draft.tiers = [{ ...newTierRow(), at_or_over: { USD: "20000.00", EUR: "", SGD: "" } }]
+    expect(policyFromDraft(draft, DEFAULT_POLICY).policy?.approval_tiers).toEqual([{ at_or_over: { USD: "20000.00" }, approvers: 2, roles: ["trader", "admin"] }])
+    draft.tiers = [{ ...newTierRow(), approvers: "0", roles: { trader: false, admin: false } }]
+    expect(policyFromDraft(draft, DEFAULT_POLICY).errors).toEqual({
+      "approval_tiers.0.at_or_over": "name where the tier starts in at least one currency",
+      "approval_tiers.0.approvers": "must be at least 1",
+      "approval_tiers.0.roles": "name at least one role that may approve",
+    })
   })
 
   it("names each bad field and its rule, by the input's path", () => {

@@ -1,4 +1,4 @@
-import { type Policy, POLICY_CURRENCIES, policySchema } from "@/lib/schemas/approvals"
+import { APPROVER_ROLES, type ApproverRole, type Policy, POLICY_CURRENCIES, type Tier, policySchema } from "@/lib/schemas/approvals"
 
 /**
  * The policy form's state: every field as the text in its input ("" = not set), and its
@@ -20,7 +20,18 @@ export interface StaffDraft extends LimitsDraft {
   email: string
 }
 
+/** An approval tier as the form holds it: where it starts per currency, how many approvers, which roles. */
+export interface TierDraft {
+  key: string
+  at_or_over: Record<string, string>
+  approvers: string
+  roles: Record<ApproverRole, boolean>
+}
+
 export interface PolicyDraft {
+  tiers: TierDraft[]
+  /** Orders at or over these need the maker's passkey (empty: none). */
+  step_up_over: Record<string, string>
   thresholds: { execution: Record<string, string>; conversion: Record<string, string> }
   price_tolerance_percent: string
   request_ttl_minutes: string
@@ -42,8 +53,19 @@ export function newStaffRow(): StaffDraft {
   return { key: `staff-${rows++}`, email: "", ...limitsDraft(undefined) }
 }
 
+export function newTierRow(tier?: Tier): TierDraft {
+  return {
+    key: `tier-${rows++}`,
+    at_or_over: texts(tier?.at_or_over),
+    approvers: tier ? String(tier.approvers) : "2",
+    roles: Object.fromEntries(APPROVER_ROLES.map((r) => [r, tier ? tier.roles.includes(r) : true])) as Record<ApproverRole, boolean>,
+  }
+}
+
 export function draftOf(policy: Policy): PolicyDraft {
   return {
+    tiers: (policy.approval_tiers ?? []).map((tier) => newTierRow(tier)),
+    step_up_over: texts(policy.step_up_over),
     thresholds: { execution: texts(policy.approval_thresholds.execution), conversion: texts(policy.approval_thresholds.conversion) },
     price_tolerance_percent: policy.price_tolerance_percent,
     request_ttl_minutes: String(policy.request_ttl_minutes),
@@ -76,12 +98,24 @@ export function policyFromDraft(draft: PolicyDraft, base: Policy): { policy: Pol
     staff[email] = limits(row)
   })
   const ttl = draft.request_ttl_minutes.trim()
+  const tiers = draft.tiers.map((tier) => {
+    const approvers = tier.approvers.trim()
+    return {
+      at_or_over: amounts(tier.at_or_over),
+      approvers: /^\d{1,9}$/.test(approvers) ? Number(approvers) : approvers,
+      roles: APPROVER_ROLES.filter((r) => tier.roles[r]),
+    }
+  })
   const candidate = {
     approval_thresholds: { execution: amounts(draft.thresholds.execution), conversion: amounts(draft.thresholds.conversion) },
     price_tolerance_percent: draft.price_tolerance_percent.trim(),
     request_ttl_minutes: /^\d{1,9}$/.test(ttl) ? Number(ttl) : ttl,
     role_limits: { ...base.role_limits, ...Object.fromEntries(LIMIT_ROLES.map((role) => [role, limits(draft.roles[role] ?? limitsDraft(undefined))])) },
     staff_limits: staff,
+    // No tiers: one approver, a trader or an admin (the field is left out, as before tiers).
+    ...(tiers.length > 0 ? { approval_tiers: tiers } : {}),
+    // None set: the field is left out (no order needs a passkey to be placed).
+    ...(Object.keys(amounts(draft.step_up_over)).length > 0 ? { step_up_over: amounts(draft.step_up_over) } : {}),
     // Not edited here: kept as saved (absent means the defaults' sizes).
     ...(base.retype_amount_over ? { retype_amount_over: base.retype_amount_over } : {}),
   }

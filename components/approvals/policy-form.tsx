@@ -5,10 +5,10 @@ import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
-import { LIMIT_ROLES, type LimitsDraft, type PolicyDraft, draftOf, formPath, newStaffRow, policyFromDraft } from "@/components/approvals/policy-draft"
+import { LIMIT_ROLES, type LimitsDraft, type PolicyDraft, type TierDraft, draftOf, formPath, newStaffRow, newTierRow, policyFromDraft } from "@/components/approvals/policy-draft"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useSavePolicyMutation } from "@/lib/queries/approvals"
-import { type Policy, POLICY_CURRENCIES } from "@/lib/schemas/approvals"
+import { APPROVER_ROLES, type Policy, POLICY_CURRENCIES } from "@/lib/schemas/approvals"
 import { type PolicyChange, policyDiff } from "@/lib/schemas/policy-diff"
 
 type Errors = Record<string, string>
@@ -210,6 +210,51 @@ export function PolicyForm({ policy, onDone }: { policy: Policy; onDone: () => v
           onChange={(v) => edit({ ...draft, thresholds: { ...draft.thresholds, conversion: v } })}
           errors={shown}
         />
+      </fieldset>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-semibold">Orders at or over these sizes need the maker&apos;s passkey to be placed (empty: never)</legend>
+        <CurrencyInputs what="Passkey for orders at" path="step_up_over" values={draft.step_up_over} onChange={(v) => edit({ ...draft, step_up_over: v })} errors={shown} />
+      </fieldset>
+      <fieldset className="space-y-3" data-testid="policy-tiers">
+        <legend className="text-sm font-semibold">Approval tiers: more approvers as the amount grows (none: one approver, a trader or an admin)</legend>
+        {draft.tiers.map((tier, i) => {
+          const update = (next: Partial<TierDraft>) => edit({ ...draft, tiers: draft.tiers.map((t, j) => (j === i ? { ...t, ...next } : t)) })
+          const rolesError = shown[`approval_tiers.${i}.roles`]
+          const startError = shown[`approval_tiers.${i}.at_or_over`]
+          return (
+            <div key={tier.key} className="space-y-2 rounded-md border border-slate-200 p-3" data-testid="tier-row">
+              <CurrencyInputs what={`Tier ${i + 1} starts at`} path={`approval_tiers.${i}.at_or_over`} values={tier.at_or_over} onChange={(v) => update({ at_or_over: v })} errors={shown} />
+              {startError ? (
+                <p className="text-xs font-medium text-red-700" data-testid="policy-field-error">
+                  Tier {i + 1} starts at: {startError}
+                </p>
+              ) : null}
+              <div className="flex flex-wrap items-end gap-4">
+                <PolicyInput label={`Tier ${i + 1} approvers`} path={`approval_tiers.${i}.approvers`} inputMode="numeric" value={tier.approvers} onChange={(v) => update({ approvers: v })} errors={shown} />
+                <fieldset className="flex items-center gap-3" aria-invalid={Boolean(rolesError)}>
+                  <legend className="text-xs font-medium text-slate-700">Tier {i + 1} roles that may approve</legend>
+                  {APPROVER_ROLES.map((role) => (
+                    <label key={role} className="flex items-center gap-1 text-sm">
+                      <input type="checkbox" className="h-4 w-4" name={`approval_tiers.${i}.roles.${role}`} checked={tier.roles[role]} onChange={(e) => update({ roles: { ...tier.roles, [role]: e.target.checked } })} />
+                      {role}
+                    </label>
+                  ))}
+                </fieldset>
+                <Button variant="ghost" size="sm" onClick={() => edit({ ...draft, tiers: draft.tiers.filter((_, j) => j !== i) })}>
+                  Remove tier {i + 1}
+                </Button>
+              </div>
+              {rolesError ? (
+                <p className="text-xs font-medium text-red-700" data-testid="policy-field-error">
+                  Tier {i + 1} roles: {rolesError}
+                </p>
+              ) : null}
+            </div>
+          )
+        })}
+        <Button variant="secondary" size="sm" onClick={() => edit({ ...draft, tiers: [...draft.tiers, newTierRow()] })} data-testid="add-tier">
+          Add a tier
+        </Button>
       </fieldset>
       <fieldset className="flex flex-wrap gap-4">
         <legend className="mb-2 text-sm font-semibold">Requests</legend>

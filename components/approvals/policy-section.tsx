@@ -8,6 +8,7 @@ import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { PolicyForm } from "@/components/approvals/policy-form"
+import { formatCount } from "@/lib/format"
 import { usePolicyQuery } from "@/lib/queries/approvals"
 
 function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
@@ -51,6 +52,29 @@ export function PolicySection() {
               <dd>
                 <PerCurrency values={policy.approval_thresholds.conversion} />
               </dd>
+              <dt className="text-slate-600">Orders need a passkey at</dt>
+              <dd>
+                <PerCurrency values={policy.step_up_over ?? {}} />
+              </dd>
+              <dt className="text-slate-600">Approvers</dt>
+              <dd data-testid="policy-tiers-view">
+                {(policy.approval_tiers ?? []).length === 0 ? (
+                  <span>one, a trader or an admin (no tiers)</span>
+                ) : (
+                  <ul className="space-y-1">
+                    {(policy.approval_tiers ?? []).map((tier, i) => (
+                      <li key={i} className="flex flex-wrap items-center gap-2">
+                        <span>From</span>
+                        <PerCurrency values={tier.at_or_over} />
+                        <span>
+                          : {formatCount(tier.approvers)} {tier.approvers === 1 ? "approver" : "distinct approvers"} ({tier.roles.join(" or ")})
+                        </span>
+                      </li>
+                    ))}
+                    <li className="text-slate-600">Under the first tier: one, a trader or an admin. The maker never counts.</li>
+                  </ul>
+                )}
+              </dd>
               <dt className="text-slate-600">Limit price tolerance</dt>
               <dd>{policy.price_tolerance_percent} %</dd>
               <dt className="text-slate-600">Requests expire after</dt>
@@ -77,7 +101,8 @@ export function PolicySection() {
             <p className="mt-3 text-xs text-slate-600">
               {view.updated_by ? (
                 <>
-                  Last changed by {view.updated_by}, <Timestamp value={view.updated_at} />.
+                  <span data-testid="policy-version">Version {formatCount(view.version)}</span>, saved by {view.updated_by}, <Timestamp value={view.updated_at} />. Every saved
+                  policy is kept as a version; each request records the version it was judged under.
                 </>
               ) : (
                 "The defaults: no admin has changed the policy yet."

@@ -15,6 +15,7 @@ const KIND_LABELS: Record<string, string> = {
   invitation_withdrawn: "Invitation withdrawn",
   invitation_accepted: "Invitation accepted",
   sign_in_rules_changed: "Sign-in rules changed",
+  session_end_refused: "Ending a session refused (step-up)",
 }
 
 type Snapshot = Record<string, unknown> | null

@@ -44,6 +44,7 @@ export type AuthEventKind =
   | "sign_in_failed"
   | "locked_out"
   | "lockout_ended"
+  | "session_end_refused"
   // Staff changes (lib/auth/staff.ts): detail holds before, after and the outcome (done, or the refusal's code).
   | "staff_invited"
   | "staff_changed"

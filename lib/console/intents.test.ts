@@ -202,14 +202,14 @@ describe.each(testDrivers())("the intents module on %s", (driver) => {
     const admin: Staff = { email: `admin-${randomUUID().slice(0, 8)}@example.com`, role: "admin" }
     await expect(
       db.transaction(async (tx) => {
-        await recordPolicyChange(tx, admin, { before: { a: 1 }, after: { a: 2 } }, at)
+        await recordPolicyChange(tx, admin, { before: { a: 1 }, after: { a: 2 }, version: 3 }, at)
         throw new Abort()
       }),
     ).rejects.toBeInstanceOf(Abort)
     expect(await db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))).toEqual([])
-    await db.transaction((tx) => recordPolicyChange(tx, admin, { before: { a: 1 }, after: { a: 2 } }, at))
+    await db.transaction((tx) => recordPolicyChange(tx, admin, { before: { a: 1 }, after: { a: 2 }, version: 3 }, at))
     expect(await db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))).toEqual([
-      expect.objectContaining({ operation: "update_policy", targetId: "policy", state: "SUCCEEDED", request: { before: { a: 1 }, after: { a: 2 } }, resolvedAt: at }),
+      expect.objectContaining({ operation: "update_policy", targetId: "policy", state: "SUCCEEDED", request: { before: { a: 1 }, after: { a: 2 }, version: 3 }, resolvedAt: at }),
     ])
   })
 

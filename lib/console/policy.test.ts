@@ -8,6 +8,7 @@ import {
   conversionSize,
   executionSize,
   limitsFor,
+  listPolicyVersions,
   needsApproval,
   normalizePolicy,
   policyFromJson,
@@ -163,7 +164,7 @@ describe("the policy in a console's database", () => {
   })
 
   it("a fresh console with no saved policy places orders under the defaults: placed, waiting at the threshold, refused over the limit", async () => {
-    expect(await readPolicy(h.db)).toEqual({ policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null })
+    expect(await readPolicy(h.db)).toEqual({ policy: DEFAULT_POLICY, version: 0, updatedAt: null, updatedBy: null })
     const view = await policyView(h.db, new Date())
     expect([view.policy, view.updated_at, view.updated_by]).toEqual([DEFAULT_POLICY, null, null])
     const convert = (amount: string) =>
@@ -171,7 +172,10 @@ describe("the policy in a console's database", () => {
     expect((await convert("25.00")).kind).toBe("placed")
     expect((await convert("9999.99")).kind).toBe("placed")
     // The default threshold for a conversion is 10,000.00 USD: at it, the order waits.
-    expect((await convert("10000.00")).kind).toBe("request")
+    const waits = await convert("10000.00")
+    expect(waits.kind).toBe("request")
+    // Judged under the defaults: version 0.
+    if (waits.kind === "request") expect(waits.request.policy_version).toBe(0)
     // The default trader's limit per order is 50,000.00 USD.
     const over = await convert("50000.01").catch((e: unknown) => e)
     expect(over).toBeInstanceOf(HttpProblem)
@@ -180,18 +184,26 @@ describe("the policy in a console's database", () => {
 
   it("saving puts the change on the audit trail, the policy before and after; the view shows who saved it", async () => {
     const first = new Date("2026-03-01T10:00:00Z")
+    const was = (await readPolicy(h.db)).version
     const stored = await savePolicy(h.db, admin, POLICY, () => first)
-    expect(stored).toEqual({ policy: POLICY, updatedAt: first, updatedBy: admin.email })
+    expect(stored).toEqual({ policy: POLICY, version: was + 1, updatedAt: first, updatedBy: admin.email })
     expect(await readPolicy(h.db)).toEqual(stored)
     const second: Policy = { ...POLICY, price_tolerance_percent: "0.75" }
-    await savePolicy(h.db, admin, second, () => new Date("2026-03-01T11:00:00Z"))
+    const next = await savePolicy(h.db, admin, second, () => new Date("2026-03-01T11:00:00Z"))
+    expect(next.version).toBe(was + 2)
+    // Every save is a version, kept and numbered: both are there, newest first.
+    expect((await listPolicyVersions(h.db, 2)).map((v) => [v.version, v.policy, v.created_by])).toEqual([
+      [was + 2, second, admin.email],
+      [was + 1, POLICY, admin.email],
+    ])
     const trail = await listAudit(h.db, { operation: "update_policy", limit: 2 })
     expect(trail.items.map((e) => [e.request.before, e.request.after])).toEqual([
       [POLICY, second],
       [DEFAULT_POLICY, POLICY],
     ])
     const view = await policyView(h.db, new Date("2026-03-01T12:00:00Z"))
-    expect([view.updated_at, view.updated_by, view.day]).toEqual(["2026-03-01T11:00:00.000Z", admin.email, "2026-03-01"])
+    expect([view.updated_at, view.updated_by, view.day, view.version]).toEqual(["2026-03-01T11:00:00.000Z", admin.email, "2026-03-01", was + 2])
+    expect(trail.items[0]?.request.version).toBe(was + 2)
   })
 
   it("what a staff member used today: their creates of the UTC day in that currency, but not refused ones", async () => {

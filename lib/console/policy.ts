@@ -1,10 +1,10 @@
 import "server-only"
-import { type SQL, and, eq, gte, inArray, isNotNull, lt, notInArray, sql } from "drizzle-orm"
+import { type SQL, and, desc, eq, gte, inArray, isNotNull, lt, notInArray, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { recordPolicyChange } from "@/lib/console/intents"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
-import { consoleIntents, consolePolicy } from "@/lib/db/schema"
+import { consoleIntents, consolePolicy, consolePolicyVersions } from "@/lib/db/schema"
 import { type OrderSize, atOrOverThreshold, conversionSize, executionSize, limitBreach } from "@/lib/limits"
 import { type Decimal, FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { formatAmount } from "@/lib/format"
@@ -21,6 +21,8 @@ const POLICY_ROW = 1
 
 export interface StoredPolicy {
   policy: Policy
+  /** Its version number (console_policy_versions); 0 for the defaults, never saved. */
+  version: number
   updatedAt: Date | null
   updatedBy: string | null
 }
@@ -29,13 +31,16 @@ export interface StoredPolicy {
 export function readPolicy(db: Db): Promise<StoredPolicy> {
   return inDbSpan("policy.read", async () => {
     const [row] = await db.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
-    if (!row) return { policy: DEFAULT_POLICY, updatedAt: null, updatedBy: null }
-    return { policy: policySchema.parse(row.policy), updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+    if (!row) return { policy: DEFAULT_POLICY, version: 0, updatedAt: null, updatedBy: null }
+    return { policy: policySchema.parse(row.policy), version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy }
   })
 }
 
 /** The saved policy's JSON, as a value inside another query (null until an admin saves one). */
 export const storedPolicyJson = sql<unknown>`(select ${consolePolicy.policy} from ${consolePolicy} where ${eq(consolePolicy.id, POLICY_ROW)})`
+
+/** The version of the policy in force, as a value inside another query (0: the defaults, never saved). */
+export const storedPolicyVersion = sql<number>`coalesce((select ${consolePolicy.version} from ${consolePolicy} where ${eq(consolePolicy.id, POLICY_ROW)}), 0)`
 
 /** The policy in force from the saved policy's JSON (`storedPolicyJson`): the defaults when there is none. */
 export function policyFromJson(json: unknown): Policy {
@@ -43,7 +48,10 @@ export function policyFromJson(json: unknown): Policy {
   return policySchema.parse(typeof json === "string" ? JSON.parse(json) : json)
 }
 
-/** Saves the policy; the change goes on the audit trail with the policy before and after. */
+/**
+ * Saves the policy as its next version (kept in console_policy_versions, numbered from 1);
+ * the change goes on the audit trail with the policy before and after.
+ */
 export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Clock = () => new Date()): Promise<StoredPolicy> {
   const at = now()
   return boundedTransaction(db, async (tx) => {
@@ -52,12 +60,16 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
     const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
     const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
+    // The next number after every version kept (a row saved before versions is version 1).
+    const [last] = await tx.select({ version: sql<number | null>`max(${consolePolicyVersions.version})` }).from(consolePolicyVersions)
+    const version = Math.max(Number(last?.version ?? 0), row?.version ?? 0) + 1
+    await tx.insert(consolePolicyVersions).values({ version, policy, createdAt: at, createdBy: staff.email })
     await tx
       .insert(consolePolicy)
-      .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email })
-      .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email } })
-    await recordPolicyChange(tx, staff, { before, after: policy }, at)
-    return { policy, updatedAt: at, updatedBy: staff.email }
+      .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email, version })
+      .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email, version } })
+    await recordPolicyChange(tx, staff, { before, after: policy, version }, at)
+    return { policy, version, updatedAt: at, updatedBy: staff.email }
   })
 }
 
@@ -185,6 +197,7 @@ export async function policyView(db: Db, at: Date): Promise<PolicyView> {
   })
   return {
     policy: stored.policy,
+    version: stored.version,
     updated_at: stored.updatedAt?.toISOString() ?? null,
     updated_by: stored.updatedBy,
     usage_today: usage,
@@ -201,4 +214,17 @@ export function normalizePolicy(policy: Policy): Policy {
     staffLimits[key] = limits
   }
   return { ...policy, staff_limits: staffLimits }
+}
+
+export interface PolicyVersionEntry {
+  version: number
+  policy: Policy
+  created_at: string
+  created_by: string
+}
+
+/** The policies saved, newest first (each a version, kept); `limit` of them. */
+export async function listPolicyVersions(db: Db, limit: number): Promise<PolicyVersionEntry[]> {
+  const rows = await db.select().from(consolePolicyVersions).orderBy(desc(consolePolicyVersions.version)).limit(limit)
+  return rows.map((r) => ({ version: r.version, policy: policySchema.parse(r.policy), created_at: r.createdAt.toISOString(), created_by: r.createdBy }))
 }

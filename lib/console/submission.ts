@@ -16,7 +16,9 @@ import {
   executionSize,
   needsApproval,
   policyFromJson,
+  readPolicy,
   storedPolicyJson,
+  storedPolicyVersion,
   usedTodaySum,
   usedTodayWhere,
 } from "@/lib/console/policy"
@@ -24,9 +26,11 @@ import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { log } from "@/lib/log"
+import { approvalRequirement, atOrOverThreshold } from "@/lib/limits"
+import { type StepUp, checkStepUp, digestOf } from "@/lib/console/approvals/step-up"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { HttpProblem, noHeldQuote, quoteNotCurrent, refIdReused } from "@/lib/problem"
-import type { ApprovalRequest } from "@/lib/schemas/approvals"
+import type { ApprovalRequest, Assertion } from "@/lib/schemas/approvals"
 import type { ConversionsApi } from "@/lib/schemas/constants"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import type { QuoteExecutionCreate, ReviewedQuote } from "@/lib/schemas/quote-execution"
@@ -76,6 +80,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       .select({
         existing: intentIdByRef(tx, gate.operation, gate.refId),
         policy: storedPolicyJson,
+        policyVersion: storedPolicyVersion,
         used: usedTodaySum,
       })
       .from(consoleIntents)
@@ -108,6 +113,8 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       request: gate.request,
       size,
       quote: gate.quote,
+      requirement: approvalRequirement(policy.approval_tiers, gate.size),
+      policyVersion: Number(read.policyVersion),
       at,
       expiresAt: new Date(at.getTime() + policy.request_ttl_minutes * 60_000),
       tolerancePercent: policy.price_tolerance_percent,
@@ -137,6 +144,7 @@ async function submit<T>(
   sizeOf: () => Promise<{ size: OrderSize; quote?: Gate["quote"] }>,
   place: Place<T>,
   now: Date,
+  stepUp?: StepUp,
 ): Promise<Submission<T>> {
   // A retry of a submission the console has already taken is answered from what it holds:
   // admit finds its intent before it checks any limit, and a retry that can no longer be
@@ -161,6 +169,14 @@ async function submit<T>(
     })
     if (again) return again
     throw await refusedAs(gate, error)
+  }
+  // An order at or over the policy's step_up_over needs the maker's fresh passkey (STEP_UP=webauthn).
+  if (stepUp?.mode === "webauthn") {
+    try {
+      await steppedUpToPlace(deps.db, full, stepUp, now)
+    } catch (error) {
+      throw await refusedAs(full, error)
+    }
   }
   let admission: Awaited<ReturnType<typeof admit>>
   try {
@@ -187,6 +203,32 @@ async function submit<T>(
     return { ...existing, replayed: false }
   }
   return existing
+}
+
+/**
+ * Step-up for an order at or over the policy's `step_up_over` in its currency: the maker's
+ * passkey assertion over a challenge bound to the digest of exactly this order (its
+ * operation, profile, ref_id, market, side, size, the request as sent, the policy version).
+ * A ref_id the console holds already is answered from what it holds, with no new proof.
+ */
+async function steppedUpToPlace(db: Db, gate: Gate, stepUp: StepUp, now: Date): Promise<void> {
+  const { policy, version } = await readPolicy(db)
+  const over = policy.step_up_over?.[gate.size.currency as keyof NonNullable<typeof policy.step_up_over>]
+  if (!atOrOverThreshold(over, gate.size)) return
+  if (await intentByRef(db, gate.operation, gate.refId)) return
+  const what = {
+    action: "place_order",
+    operation: gate.operation,
+    profile_id: gate.profileId,
+    ref_id: gate.refId,
+    market: gate.quote?.market ?? null,
+    side: gate.quote?.side ?? null,
+    amount: gate.size.amount.toFixed(FIAT_DECIMALS),
+    currency: gate.size.currency,
+    request: gate.request,
+    policy_version: version,
+  }
+  await checkStepUp(db, gate.staff, { what, digest: digestOf(what) }, stepUp, now)
 }
 
 /**
@@ -218,11 +260,11 @@ export async function submitQuoteExecution(
   deps: ConsoleDeps,
   staff: Staff,
   profileId: string,
-  input: QuoteExecutionCreate & { ref_id: string; reviewed_quote?: ReviewedQuote | undefined },
-  options: { heldQuotes: HeldQuotes; now?: Clock },
+  input: QuoteExecutionCreate & { ref_id: string; reviewed_quote?: ReviewedQuote | undefined; step_up?: Assertion | undefined },
+  options: { heldQuotes: HeldQuotes; now?: Clock; stepUp?: StepUp | undefined },
 ): Promise<Submission<QuoteExecution>> {
   const now = (options.now ?? (() => new Date()))()
-  const { reviewed_quote: reviewed, ...body } = input
+  const { reviewed_quote: reviewed, step_up: assertion, ...body } = input
   const request = { profile_id: profileId, ...body }
   const gate = { kind: "execution" as const, operation: "create_execution" as const, staff, profileId, refId: body.ref_id, request, reviewed }
   return submit(
@@ -235,6 +277,7 @@ export async function submitQuoteExecution(
     },
     (source) => executeQuote(deps, staff, profileId, body, source),
     now,
+    options.stepUp && { ...options.stepUp, assertion: assertion ?? options.stepUp.assertion },
   )
 }
 
@@ -242,10 +285,11 @@ export async function submitQuoteExecution(
 export async function submitConversion(
   deps: ConsoleDeps,
   staff: Staff,
-  body: ConversionCreate & { ref_id: string },
-  options: { now?: Clock } = {},
+  input: ConversionCreate & { ref_id: string; step_up?: Assertion | undefined },
+  options: { now?: Clock; stepUp?: StepUp | undefined } = {},
 ): Promise<Submission<Conversion>> {
   const now = (options.now ?? (() => new Date()))()
+  const { step_up: assertion, ...body } = input
   const gate = {
     kind: "conversion" as const,
     operation: "create_conversion" as const,
@@ -255,5 +299,12 @@ export async function submitConversion(
     request: body,
     upstreamApi: await deps.upstream.conversionsApi(),
   }
-  return submit(deps, gate, () => Promise.resolve({ size: conversionSize(body) }), (source) => createConversion(deps, staff, body, source), now)
+  return submit(
+    deps,
+    gate,
+    () => Promise.resolve({ size: conversionSize(body) }),
+    (source) => createConversion(deps, staff, body, source),
+    now,
+    options.stepUp && { ...options.stepUp, assertion: assertion ?? options.stepUp.assertion },
+  )
 }

@@ -5,6 +5,7 @@ import { ApiProblemError, apiFetch, toQuery } from "@/lib/queries/api"
 import { isApprovalRequest } from "@/lib/queries/approvals"
 import { approvalKeys, conversionKeys, profileKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import { withStepUp } from "@/lib/queries/step-up"
 import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
 import { isTerminalStatus } from "@/lib/schemas/constants"
@@ -117,7 +118,9 @@ export function useCreateConversionMutation(options?: MutationOptions<Conversion
   const queryClient = useQueryClient()
   return useMutation({
     ...options,
-    mutationFn: (body: ConversionBody) => apiFetch("/api/conversions", { method: "POST", body, schema: conversionOrRequestSchema }),
+    // An order at or over the policy's step_up_over: the server asks for the passkey, it signs, the order goes again.
+    mutationFn: (body: ConversionBody) =>
+      withStepUp((stepUp) => apiFetch("/api/conversions", { method: "POST", body: stepUp === undefined ? body : { ...body, step_up: stepUp }, schema: conversionOrRequestSchema })),
     onSuccess: (answer, ...rest) => {
       if (isApprovalRequest(answer)) {
         queryClient.setQueryData(approvalKeys.detail(answer.id), answer)

@@ -6,6 +6,7 @@ import { isApprovalRequest } from "@/lib/queries/approvals"
 import { approvalKeys, executionKeys, profileKeys } from "@/lib/queries/keys"
 import { type InfiniteQueryOptions, type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
 import { useRefreshWhenEnded } from "@/lib/queries/settle"
+import { withStepUp } from "@/lib/queries/step-up"
 import type { EarlierSubmission } from "@/lib/queries/submission"
 import type { QuoteExecutionCreate } from "@/lib/schemas/quote-execution"
 import { isTerminalStatus } from "@/lib/schemas/constants"
@@ -148,11 +149,11 @@ export function useExecuteQuoteMutation(
   const queryClient = useQueryClient()
   return useMutation({
     ...options,
+    // An order at or over the policy's step_up_over: the server asks for the passkey, it signs, the order goes again.
     mutationFn: ({ profileId, body, reviewed }: { profileId: string; body: ExecutionBody; reviewed?: ReviewedQuote | undefined }) =>
-      apiFetch(base(profileId), {
-        method: "POST",
-        body: reviewed ? { ...body, reviewed_quote: { market: reviewed.market, side: reviewed.side, price: reviewed.price } } : body,
-        schema: executionOrRequestSchema,
+      withStepUp((stepUp) => {
+        const sent = reviewed ? { ...body, reviewed_quote: { market: reviewed.market, side: reviewed.side, price: reviewed.price } } : body
+        return apiFetch(base(profileId), { method: "POST", body: stepUp === undefined ? sent : { ...sent, step_up: stepUp }, schema: executionOrRequestSchema })
       }),
     onSuccess: (answer, ...rest) => {
       if (isApprovalRequest(answer)) {

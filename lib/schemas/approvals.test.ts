@@ -137,6 +137,15 @@ describe("the answers the approvals and policy pages read", () => {
     created_at: "2026-03-01T10:00:00.000Z",
     expires_at: "2026-03-01T14:00:00.000Z",
     decided_at: "2026-03-01T10:05:00.000Z",
+    approvals: {
+      required: 2,
+      roles: ["admin"],
+      given: [
+        { email: "first@example.com", role: "admin", at: "2026-03-01T10:03:00.000Z", credential_id: "cred-1", user_verified: true },
+        { email: "checker@example.com", role: "admin", at: "2026-03-01T10:05:00.000Z", credential_id: null, user_verified: null },
+      ],
+    },
+    policy_version: 3,
     comment: "fine",
     reason: null,
     record_id: "e-1",
@@ -165,6 +174,7 @@ describe("the answers the approvals and policy pages read", () => {
   it("the policy view keeps the policy, who saved it and each staff member's usage today", () => {
     const view: PolicyView = {
       policy: DEFAULT_POLICY,
+      version: 4,
       updated_at: "2026-03-01T11:00:00.000Z",
       updated_by: "admin@example.com",
       usage_today: [{ staff_email: "maker@example.com", currency: "USD", used_today: "30.01", per_day: "250000.00", per_order: null }],

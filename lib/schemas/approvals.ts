@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { ROLES } from "@/lib/auth/roles"
-import { FIAT_DECIMALS } from "@/lib/money"
+import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { FIAT_ASSETS } from "@/lib/schemas/assets"
 import { amountSchema } from "@/lib/schemas/money"
 
@@ -27,12 +27,70 @@ const limitsSchema = z.strictObject({
 })
 export type Limits = z.infer<typeof limitsSchema>
 
+/** Roles that may approve (the console's own order: traders and admins). */
+export const APPROVER_ROLES = ["trader", "admin"] as const
+export type ApproverRole = (typeof APPROVER_ROLES)[number]
+
+/**
+ * An approval tier: a request whose size is at or over `at_or_over` in its currency needs
+ * `approvers` distinct people (the maker never counts), each with one of `roles`.
+ */
+export const tierSchema = z.strictObject({
+  at_or_over: perCurrency.refine((amounts) => Object.keys(amounts).length > 0, "name where the tier starts in at least one currency"),
+  approvers: z
+    .number({ error: "must be a whole number of approvers" })
+    .int()
+    .min(1, "must be at least 1")
+    .max(5, "must be at most 5"),
+  roles: z
+    .array(z.enum(APPROVER_ROLES, { error: `must be one of ${APPROVER_ROLES.join(", ")}` }), { error: "must be a list of roles" })
+    .min(1, "name at least one role that may approve")
+    .refine((roles) => new Set(roles).size === roles.length, "must not repeat a role"),
+})
+export type Tier = z.infer<typeof tierSchema>
+
+/** An amount's value as a key (100 and 100.00 are one amount); an invalid one as written (its own issue says why). */
+function sameAmount(amount: string): string {
+  try {
+    return toDecimal(amount).toFixed()
+  } catch {
+    return amount
+  }
+}
+
+const tiersSchema = z
+  .array(tierSchema, { error: "must be a list of tiers" })
+  .max(10, "at most 10 tiers")
+  .superRefine((tiers, ctx) => {
+    // Within a currency, one tier per starting amount: which would apply is never a guess.
+    const seen = new Map<string, number>()
+    tiers.forEach((tier, i) => {
+      for (const [currency, amount] of Object.entries(tier.at_or_over)) {
+        const key = `${currency}:${sameAmount(amount)}`
+        const first = seen.get(key)
+        if (first !== undefined) ctx.addIssue({ code: "custom", path: [i, "at_or_over", currency], message: `tier ${first + 1} starts at the same amount` })
+        else seen.set(key, i)
+      }
+    })
+  })
+
 export const policySchema = z.strictObject({
   /** Orders at or over these sizes wait for a second person. */
   approval_thresholds: z.strictObject({
     execution: perCurrency,
     conversion: perCurrency,
   }),
+  /**
+   * Tiers by amount: the tier with the highest `at_or_over` the request reaches in its
+   * currency says how many approvers and which roles. Left out (or none reached): one
+   * approver, a trader or an admin.
+   */
+  approval_tiers: tiersSchema.optional(),
+  /**
+   * Orders at or over these sizes need the maker's fresh passkey assertion to be submitted
+   * (STEP_UP=webauthn), bound to the digest of exactly that order. Left out: none.
+   */
+  step_up_over: perCurrency.optional(),
   /**
    * Orders at or over these sizes ask the trader to type the amount again before Confirm
    * (a unit slip is caught before it is sent). Left out: the defaults' sizes.
@@ -90,6 +148,8 @@ export type Usage = z.infer<typeof usageSchema>
 
 export const policyViewSchema = z.object({
   policy: policySchema,
+  /** The version in force: each saved policy is the next number; 0 is the defaults. */
+  version: z.number(),
   updated_at: z.string().nullable(),
   updated_by: z.string().nullable(),
   /** Each staff member's usage today (UTC), per currency. */
@@ -130,6 +190,25 @@ export const approvalRequestSchema = z.object({
   limit_price: z.string().nullable(),
   executed_price: z.string().nullable(),
   ...approvalDecisionShape,
+  /**
+   * Its approvals: how many distinct approvers its tier needs, which roles may approve or
+   * reject, and each approval given so far (who, when, with which passkey).
+   */
+  approvals: z.object({
+    required: z.number(),
+    roles: z.array(z.enum(APPROVER_ROLES)),
+    given: z.array(
+      z.object({
+        email: z.string(),
+        role: z.string(),
+        at: z.string(),
+        credential_id: z.string().nullable(),
+        user_verified: z.boolean().nullable(),
+      }),
+    ),
+  }),
+  /** The policy version it was judged under (its tier and limits); null for a request from before versions. */
+  policy_version: z.number().nullable(),
   record_id: z.string().nullable(),
   record_status: z.string().nullable(),
   problem: z.object({ title: z.string(), detail: z.string().nullable() }).nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { assertionSchema } from "@/lib/schemas/approvals"
 import { STABLECOINS } from "@/lib/schemas/assets"
 import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, requiredOr, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
@@ -64,7 +65,11 @@ export const conversionCreateSchema = z
 export type ConversionCreate = z.infer<typeof conversionCreateSchema>
 
 /** The console API's body: the same, with `ref_id` required and the console's rule for it (see consoleQuoteExecutionCreateSchema). */
-export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({ ref_id: refIdSchema })
+export const consoleConversionCreateSchema = conversionCreateSchema.safeExtend({
+  ref_id: refIdSchema,
+  /** The maker's passkey assertion, for an order at or over the policy's step_up_over (STEP_UP=webauthn). */
+  step_up: assertionSchema.optional(),
+})
 
 const dateTimeFilter = dateTimeFilterSchema.optional()
 

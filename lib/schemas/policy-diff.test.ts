@@ -19,6 +19,18 @@ describe("policyDiff", () => {
     expect(changes.some((c) => c.field.startsWith("role_limits.trader"))).toBe(false)
   })
 
+  it("names an approval tier's fields by the tier's position, its roles as one value", () => {
+    const tier = { at_or_over: { USD: "50000.00" }, approvers: 2, roles: ["trader", "admin"] }
+    const after = { ...DEFAULT_POLICY, approval_tiers: [tier] }
+    expect(policyDiff(DEFAULT_POLICY, after)).toEqual([
+      { field: "approval_tiers.0.approvers", before: null, after: "2" },
+      { field: "approval_tiers.0.at_or_over.USD", before: null, after: "50000.00" },
+      { field: "approval_tiers.0.roles", before: null, after: "trader, admin" },
+    ])
+    const stricter = { ...DEFAULT_POLICY, approval_tiers: [{ ...tier, roles: ["admin"] }] }
+    expect(policyDiff(after, stricter)).toEqual([{ field: "approval_tiers.0.roles", before: "trader, admin", after: "admin" }])
+  })
+
   it("finds nothing between a policy and itself", () => {
     expect(policyDiff(DEFAULT_POLICY, structuredClone(DEFAULT_POLICY))).toEqual([])
   })

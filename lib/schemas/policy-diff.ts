@@ -16,6 +16,16 @@ function flatten(value: unknown, prefix: string, into: Map<string, string>): voi
     for (const [key, inner] of Object.entries(value as Record<string, unknown>)) flatten(inner, prefix ? `${prefix}.${key}` : key, into)
     return
   }
+  // A list of objects (approval tiers) by position: `approval_tiers.0.approvers`; a list of words (roles) as one value.
+  if (Array.isArray(value) && value.some((item) => item && typeof item === "object")) {
+    value.forEach((item, i) => flatten(item, prefix ? `${prefix}.${i}` : String(i), into))
+    return
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return
+    into.set(prefix, value.map(String).join(", "))
+    return
+  }
   if (value === undefined || value === null) return
   into.set(prefix, typeof value === "string" ? value : JSON.stringify(value))
 }

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { assertionSchema } from "@/lib/schemas/approvals"
 import { EVEN_WITH_FIELD_ERRORS, idSchema, refIdSchema, serviceRefIdSchema } from "@/lib/schemas/common"
 import { metadataSchema } from "@/lib/schemas/metadata"
 import { dateTimeFilterSchema, orderSchema, pagingShape } from "@/lib/schemas/paging"
@@ -65,6 +66,8 @@ export const reviewedQuoteSchema = z.strictObject({
 export const consoleQuoteExecutionCreateSchema = quoteExecutionCreateSchema.safeExtend({
   ref_id: refIdSchema,
   reviewed_quote: reviewedQuoteSchema.optional(),
+  /** The maker's passkey assertion, for an order at or over the policy's step_up_over (STEP_UP=webauthn). */
+  step_up: assertionSchema.optional(),
 })
 
 export type ReviewedQuote = z.infer<typeof reviewedQuoteSchema>

@@ -1,7 +1,7 @@
 import "server-only"
 import type { Staff } from "@/lib/auth/roles"
 import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision-trail"
-import { type ApprovalOptions, approveRequest, loadForAction, steppedUp } from "@/lib/console/approvals/decisions"
+import { type ApprovalOptions, approveRequest, loadForAction, mayDecide, steppedUp } from "@/lib/console/approvals/decisions"
 import { transition } from "@/lib/console/approvals/state"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { HttpProblem, stateConflict } from "@/lib/problem"
@@ -27,6 +27,7 @@ export async function approveMany(deps: ConsoleDeps, staff: Staff, ids: string[]
       const approval = await loadForAction(deps.db, id, now, options.directory)
       if (approval.state === "VOIDED") throw stateConflict(`Request ${id} was voided; nothing was sent.`, { state: "VOIDED", id })
       transition(approval.state, "approve", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt })
+      await mayDecide(deps.db, approval, staff, "approve")
       approvals.push(approval)
     }
     await steppedUp(deps.db, staff, "approve", approvals, attempt, options.stepUp, now)

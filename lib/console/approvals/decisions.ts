@@ -6,7 +6,7 @@ import { type Directory, currentRoles } from "@/lib/auth/standing"
 import { type DecisionAttempt, recorded } from "@/lib/console/approvals/decision-trail"
 import { endLapsed, endLapsedFor, lapsedAccess, voidLapsed } from "@/lib/console/approvals/expiry"
 import { approvalOf, getApproval } from "@/lib/console/approvals/reads"
-import { limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
+import { approverRolesOf, limitPrice, transition, withinLimit } from "@/lib/console/approvals/state"
 import { type DecisionAction, type StepUp, type StepUpProof, checkStepUp, describeDecision } from "@/lib/console/approvals/step-up"
 import { type HeldQuotes, currentQuote } from "@/lib/console/held-quotes"
 import { failWaitingIntents, releaseApprovedIntent } from "@/lib/console/intents"
@@ -15,10 +15,11 @@ import { type ConsoleDeps, createConversion, executeQuote, intentOfRef } from "@
 import { type Clock, checkLimits, policyFromJson, storedPolicyJson, usedTodaySum, usedTodayWhere } from "@/lib/console/policy"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
-import { type ConsoleApproval, consoleApprovals, consoleIntents } from "@/lib/db/schema"
+import { type ConsoleApproval, consoleApprovalVotes, consoleApprovals, consoleIntents } from "@/lib/db/schema"
+import type { ApprovalRequirement } from "@/lib/limits"
 import { log } from "@/lib/log"
 import { toDecimal } from "@/lib/money"
-import { type HttpProblem, notFound, priceMoved, quotesUnavailable, requestRejected, requestWithdrawn, stateConflict } from "@/lib/problem"
+import { type HttpProblem, notAllowed, notFound, priceMoved, quotesUnavailable, requestRejected, requestWithdrawn, stateConflict } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
 import { isUuid } from "@/lib/schemas/common"
 import type { ConversionCreate } from "@/lib/schemas/conversion"
@@ -67,6 +68,10 @@ export async function openApprovalRequest(
     request: Record<string, unknown>
     size: { amount: string; currency: string }
     quote: Pick<Quote, "market" | "side" | "price"> | undefined
+    /** The policy's tier for this request: how many distinct approvers, which roles (default: one, trader or admin). */
+    requirement?: ApprovalRequirement | undefined
+    /** The policy version it is judged under. */
+    policyVersion?: number | undefined
     at: Date
     expiresAt: Date
     tolerancePercent: string
@@ -89,6 +94,10 @@ export async function openApprovalRequest(
     reviewedPrice: quote?.price ?? null,
     // The limit keeps the quote's own precision, rounded against the maker no further.
     limitPrice: limit ? limit.toFixed(Math.max(decimalsOf(quote?.price ?? "0"), 2) + 4) : null,
+    requiredApprovals: input.requirement?.approvers ?? 1,
+    // Null is the rule before tiers (a trader or an admin); a tier's roles are kept as it names them.
+    approverRoles: input.requirement?.tier ? input.requirement.roles : null,
+    policyVersion: input.policyVersion ?? null,
   })
   await notifyRequestOpened(
     tx,
@@ -166,6 +175,27 @@ async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staf
   checkLimits(policyFromJson(read?.policy), maker, size, toDecimal(read?.used ?? "0"), { whose: maker.email })
 }
 
+/**
+ * Refuses a checker the request's tier does not allow (its roles), and one who has approved it
+ * already (approvers are distinct): before any step-up ceremony, and again under the row's lock.
+ */
+export async function mayDecide(db: Db, approval: ConsoleApproval, staff: Staff, action: "approve" | "reject"): Promise<void> {
+  const roles = approverRolesOf(approval)
+  if (!(roles as string[]).includes(staff.role)) {
+    throw notAllowed(`Only the roles ${roles.join(" and ")} may ${action} this request (its approval tier); your role is ${staff.role}.`)
+  }
+  if (action === "approve" && (await approversOf(db, approval.intentId)).includes(staff.email.toLowerCase())) throw alreadyApproved(approval)
+}
+
+function alreadyApproved(approval: Pick<ConsoleApproval, "requiredApprovals">): HttpProblem {
+  return stateConflict(`You have approved this request already; it needs ${approval.requiredApprovals} different approvers.`, { state: "PENDING", already_approved: true })
+}
+
+async function approversOf(db: Db, id: string): Promise<string[]> {
+  const rows = await db.select({ email: consoleApprovalVotes.staffEmail }).from(consoleApprovalVotes).where(eq(consoleApprovalVotes.intentId, id))
+  return rows.map((r) => r.email)
+}
+
 export async function loadForAction(db: Db, id: string, now: Date, directory?: Directory): Promise<ConsoleApproval> {
   if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
   await endLapsed(db, now, directory)
@@ -188,6 +218,7 @@ export async function rejectRequest(
   return recorded(db, attempt, async () => {
     const approval = await loadForAction(db, id, now)
     transition(approval.state, "reject", { actor: staff, makerEmail: approval.makerEmail, now, expiresAt: approval.expiresAt, reason: body.reason })
+    await mayDecide(db, approval, staff, "reject")
     await steppedUp(db, staff, "reject", [approval], attempt, options.stepUp, now)
     await decide(db, id, staff, now, "REJECTED", body, requestRejected(staff.email, body.reason))
     log.info("approval.rejected", { intentId: id, checker: staffRef(staff.email) })
@@ -212,8 +243,11 @@ export async function withdrawRequest(
 /**
  * Approves a PENDING request and sends it. An execution takes the current held quote for
  * its market and side: at or better than the limit price it is executed, otherwise the
- * request ends PRICE_MOVED and nothing is placed. Of any number of approvals at once, on
- * any number of instances, one claims the request; the others get 409.
+ * request ends PRICE_MOVED and nothing is placed. A request whose tier needs several
+ * approvers records each approval (who, when, the credential) and waits; the last required
+ * one places it. Of any number of approvals at once, on any number of instances, they land
+ * one after another on the request's locked row: exactly one is the last and places it,
+ * one person's second approval and any after the last get 409.
  */
 export async function approveRequest(
   deps: ConsoleDeps,
@@ -246,6 +280,7 @@ async function approveAttempt(
     throw await actedOnFirst(deps.db, id)
   }
   const maker: Staff = { email: approval.makerEmail, role }
+  await mayDecide(deps.db, approval, staff, "approve")
   if (options.provenBy) attempt.proof = options.provenBy
   else await steppedUp(deps.db, staff, "approve", [approval], attempt, options.stepUp, now)
   let send: Record<string, unknown> = approval.request
@@ -256,9 +291,31 @@ async function approveAttempt(
     send = { ...approval.request, quote_id: current.id }
   }
   const priceOk = !current || !approval.limitPrice || withinLimit(current.side, current.price, approval.limitPrice)
-  await boundedTransaction(deps.db, async (tx) => {
+  const proof = attempt.proof
+  const last = await boundedTransaction(deps.db, async (tx) => {
     // The maker's limits as they are now (per order and per day), under the admission's own lock.
     await withinMakersLimits(tx, approval, maker, now)
+    // The request's row, locked: approvals of one request land one after another on every
+    // instance, so exactly one of them is the last required one and places it.
+    const [pending] = await tx
+      .select({ required: consoleApprovals.requiredApprovals })
+      .from(consoleApprovals)
+      .where(and(eq(consoleApprovals.intentId, id), eq(consoleApprovals.state, "PENDING"), sql`${consoleApprovals.expiresAt} > ${now}`))
+      .for("update")
+    if (!pending) throw await actedOnFirst(tx, id)
+    const before = await approversOf(tx, id)
+    if (before.includes(staff.email.toLowerCase())) throw alreadyApproved(approval)
+    await tx.insert(consoleApprovalVotes).values({
+      intentId: id,
+      staffEmail: staff.email.toLowerCase(),
+      staffRole: staff.role,
+      at: now,
+      credentialId: proof?.credentialId ?? null,
+      userVerified: proof?.userVerified ?? null,
+      digest: proof?.digest ?? attempt.digest ?? null,
+      comment: body.comment ?? null,
+    })
+    if (before.length + 1 < pending.required) return false
     const [claimed] = await tx
       .update(consoleApprovals)
       .set({
@@ -275,7 +332,13 @@ async function approveAttempt(
     await notifyRequestEnded(tx, { ...claimed, by: staff.email }, now)
     if (priceOk) await releaseApprovedIntent(tx, id, send, now)
     else await failWaitingIntents(tx, [id], priceMoved(approval.side, current?.price, approval.limitPrice), now)
+    return true
   })
+  if (!last) {
+    // Not the last approval the request's tier needs: it waits for the next approver.
+    log.info("approval.approved_partly", { intentId: id, checker: staffRef(staff.email) })
+    return getApproval(deps.db, id, now)
+  }
   log.info("approval.approved", { intentId: id, checker: staffRef(staff.email), priceMoved: !priceOk })
   if (priceOk) {
     // The same exactly-once path as any create: the intent is there, PENDING, with this request.

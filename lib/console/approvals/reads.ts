@@ -1,9 +1,10 @@
 import "server-only"
-import { desc, eq, sql } from "drizzle-orm"
+import { asc, desc, eq, inArray, sql } from "drizzle-orm"
 import { type Staff, roleAtLeast } from "@/lib/auth/roles"
 import { endLapsed, endLapsedFor } from "@/lib/console/approvals/expiry"
+import { approverRolesOf } from "@/lib/console/approvals/state"
 import type { Db } from "@/lib/db/client"
-import { type ConsoleApproval, type ConsoleIntent, consoleApprovals, consoleIntents } from "@/lib/db/schema"
+import { type ConsoleApproval, type ConsoleIntent, consoleApprovalVotes, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import { Decimal, FIAT_DECIMALS } from "@/lib/money"
 import { notFound } from "@/lib/problem"
 import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest } from "@/lib/schemas/approvals"
@@ -29,7 +30,22 @@ export function approvalDecision(approval: ConsoleApproval): ApprovalDecision {
   }
 }
 
-function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest {
+type Given = ApprovalRequest["approvals"]["given"]
+
+/** The approvals given to each of `ids`, oldest first. */
+async function givenTo(db: Db, ids: string[]): Promise<Map<string, Given>> {
+  const byId = new Map<string, Given>()
+  if (ids.length === 0) return byId
+  const rows = await db.select().from(consoleApprovalVotes).where(inArray(consoleApprovalVotes.intentId, ids)).orderBy(asc(consoleApprovalVotes.at))
+  for (const r of rows) {
+    const list = byId.get(r.intentId) ?? []
+    list.push({ email: r.staffEmail, role: r.staffRole, at: r.at.toISOString(), credential_id: r.credentialId, user_verified: r.userVerified })
+    byId.set(r.intentId, list)
+  }
+  return byId
+}
+
+function view(approval: ConsoleApproval, intent: ConsoleIntent, given: Given): ApprovalRequest {
   const placement: ApprovalRequest["placement"] =
     approval.state !== "APPROVED"
       ? "NOT_SENT"
@@ -54,6 +70,8 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent): ApprovalRequest
     limit_price: approval.limitPrice,
     executed_price: approval.executedPrice,
     ...approvalDecision(approval),
+    approvals: { required: approval.requiredApprovals, roles: approverRolesOf(approval), given },
+    policy_version: approval.policyVersion,
     record_id: intent.recordId,
     record_status: intent.recordStatus,
     problem: problem
@@ -76,7 +94,7 @@ export async function getApproval(db: Db, id: string, now: Date = new Date()): P
   // One request: checked on its own (expired, or its maker lapsed), not by the throttled sweep.
   if (await endLapsedFor(db, row.approval, now)) [row] = await read()
   if (!row) throw notFound(`No approval request ${id}.`)
-  return view(row.approval, row.intent)
+  return view(row.approval, row.intent, (await givenTo(db, [id])).get(id) ?? [])
 }
 
 /** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
@@ -96,14 +114,21 @@ export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date 
   const [count] = await db
     .select({
       n: sql<number>`count(*)::int`,
-      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer?.email ?? ""})))::int`,
+      // Not their own, their role among those the tier allows, not approved by them already.
+      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer?.email ?? ""})
+        and (${consoleApprovals.approverRoles} is null or ${consoleApprovals.approverRoles} ? ${viewer?.role ?? ""})
+        and not exists (select 1 from console_approval_votes v where v.intent_id = console_approvals.intent_id and v.staff_email = lower(${viewer?.email ?? ""}))))::int`,
     })
     .from(consoleApprovals)
     .where(eq(consoleApprovals.state, "PENDING"))
+  const given = await givenTo(
+    db,
+    rows.map((r) => r.approval.intentId),
+  )
   return {
-    items: rows.map((r) => view(r.approval, r.intent)),
+    items: rows.map((r) => view(r.approval, r.intent, given.get(r.approval.intentId) ?? [])),
     pending_count: count?.n ?? 0,
-    // Those who may approve see a count of the ones they may act on: not their own.
+    // Those who may approve see a count of the ones they may act on.
     pending_for_you: viewer && roleAtLeast(viewer.role, "trader") ? (count?.others ?? 0) : 0,
   }
 }

@@ -2,7 +2,7 @@ import "server-only"
 import { type Staff, roleAtLeast } from "@/lib/auth/roles"
 import { type Decimal, toDecimal } from "@/lib/money"
 import { notAllowed, roleRequired, stateConflict, validationFailed } from "@/lib/problem"
-import type { ApprovalState } from "@/lib/schemas/approvals"
+import type { ApprovalState, ApproverRole } from "@/lib/schemas/approvals"
 
 /**
  * Four eyes: a create at or over the policy's threshold is not sent. It is stored as an
@@ -68,4 +68,9 @@ export function limitPrice(side: string, price: string, tolerancePercent: string
 /** A held price is acceptable when it is at or better than the limit for the side. */
 export function withinLimit(side: string, price: string, limit: string): boolean {
   return side === "BUY" ? toDecimal(price).lte(toDecimal(limit)) : toDecimal(price).gte(toDecimal(limit))
+}
+
+/** The roles that may approve or reject a request: its tier's, else a trader or an admin (the rule before tiers). */
+export function approverRolesOf(approval: { approverRoles: ApproverRole[] | null }): ApproverRole[] {
+  return approval.approverRoles ?? ["trader", "admin"]
 }

@@ -7,6 +7,7 @@ import { listDecisions } from "@/lib/console/approvals/decision-trail"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
 import { getApproval } from "@/lib/console/approvals/reads"
 import type { StepUp } from "@/lib/console/approvals/step-up"
+import { readPolicy } from "@/lib/console/policy"
 import { consoleIntents, consolePasskeys } from "@/lib/db/schema"
 import { ApprovalsFixture, checker, otherTrader, problemOf } from "@/test/approvals"
 import { type SoftCredential, assert, register } from "@/test/authenticator"
@@ -93,7 +94,14 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("without an assertion: 403 step_up_required with a challenge bound to the digest of what is authorised; nothing changes", async () => {
     const { id, refId, stepUp } = await pending("201.00")
     expect(stepUp.options).toMatchObject({ rpId: "localhost", userVerification: "required" })
-    expect(stepUp.authorises).toMatchObject({ action: "approve", requests: [{ id, market: "BTCUSD", side: "BUY", amount: "201.00", currency: "USD" }] })
+    // The policy version is its number: the one in force now, and the one the request was judged under.
+    const version = (await readPolicy(h.db)).version
+    expect(version).toBeGreaterThan(0)
+    expect(stepUp.authorises).toMatchObject({
+      action: "approve",
+      requests: [{ id, market: "BTCUSD", side: "BUY", amount: "201.00", currency: "USD", judged_under: version, approvals_required: 1 }],
+      policy_version: version,
+    })
     expect(stepUp.digest).toMatch(/^[0-9a-f]{64}$/)
     await unchanged(id, refId)
     expect(await listDecisions(h.db, { requestId: id, limit: 5 })).toMatchObject([{ outcome: "step_up_required", digest: stepUp.digest, credential_id: null }])

@@ -31,14 +31,14 @@ export interface StepUpProof {
   userVerified: boolean | null
 }
 
-/** The policy version a decision is judged under: when the saved policy last changed (`default` if never). */
-export async function policyVersion(db: Db): Promise<string> {
-  const [row] = await db.select({ at: consolePolicy.updatedAt }).from(consolePolicy).where(eq(consolePolicy.id, 1)).limit(1)
-  return row ? row.at.toISOString() : "default"
+/** The policy version in force when a decision is taken: its number (0: the defaults, never saved). */
+export async function policyVersion(db: Db): Promise<number> {
+  const [row] = await db.select({ version: consolePolicy.version }).from(consolePolicy).where(eq(consolePolicy.id, 1)).limit(1)
+  return row?.version ?? 0
 }
 
 /** What is authorised, in a fixed order and form: the digest is the SHA-256 of this JSON. */
-export function authorised(action: DecisionAction, approvals: ConsoleApproval[], version: string) {
+export function authorised(action: DecisionAction, approvals: ConsoleApproval[], version: number) {
   return {
     action,
     requests: [...approvals]
@@ -50,6 +50,9 @@ export function authorised(action: DecisionAction, approvals: ConsoleApproval[],
         amount: a.sizeAmount,
         currency: a.sizeCurrency,
         limit_price: a.limitPrice,
+        // The version the request was judged under (its tier and limits); null before versions.
+        judged_under: a.policyVersion,
+        approvals_required: a.requiredApprovals,
       })),
     policy_version: version,
   }
@@ -57,7 +60,7 @@ export function authorised(action: DecisionAction, approvals: ConsoleApproval[],
 
 export type Authorised = ReturnType<typeof authorised>
 
-export function digestOf(what: Authorised): string {
+export function digestOf(what: unknown): string {
   return createHash("sha256").update(JSON.stringify(what)).digest("hex")
 }
 
@@ -80,10 +83,11 @@ function refuse(code: StepUpRefusal, why: string): never {
 }
 
 /**
- * Checks step-up for a decision by `staff` (described by describeDecision): the proof to record, or a
+ * Checks step-up for a decision by `staff` (described by describeDecision, or any other
+ * `what` with its digestOf, such as ending someone's session): the proof to record, or a
  * thrown 403 (step_up_required with the challenge to sign, or why the assertion given is refused).
  */
-export async function checkStepUp(db: Db, staff: Staff, decision: { what: Authorised; digest: string }, stepUp: StepUp, now = new Date()): Promise<StepUpProof> {
+export async function checkStepUp(db: Db, staff: Staff, decision: { what: unknown; digest: string }, stepUp: StepUp, now = new Date()): Promise<StepUpProof> {
   const { what, digest } = decision
   if (stepUp.mode === "off") return { digest, credentialId: null, userVerified: null }
   const email = staff.email.toLowerCase()

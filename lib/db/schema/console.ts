@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import type { ApprovalState } from "@/lib/schemas/approvals"
-import { check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+import { boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
 export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
@@ -99,6 +99,16 @@ export const consolePolicy = pgTable("console_policy", {
   policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
   updatedBy: text("updated_by").notNull(),
+  /** The version in force (console_policy_versions); 0 is the defaults, never saved. */
+  version: integer("version").notNull().default(1),
+})
+
+/** Every policy ever saved, numbered from 1: what a request was judged under stays readable. */
+export const consolePolicyVersions = pgTable("console_policy_versions", {
+  version: integer("version").primaryKey(),
+  policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, precision: 6 }).notNull(),
+  createdBy: text("created_by").notNull(),
 })
 
 /**
@@ -133,6 +143,12 @@ export const consoleApprovals = pgTable(
     reason: text("reason"),
     /** The price of the held quote the approval executed (or found beyond the limit). */
     executedPrice: numeric("executed_price"),
+    /** Distinct approvers needed (the policy's tier when it was asked; 1 before tiers). */
+    requiredApprovals: integer("required_approvals").notNull().default(1),
+    /** Roles that may approve or reject it; null: a trader or an admin (before tiers). */
+    approverRoles: jsonb("approver_roles").$type<("trader" | "admin")[]>(),
+    /** The policy version it was judged under (0: the defaults); null for requests from before versions. */
+    policyVersion: integer("policy_version"),
   },
   (t) => [
     index("console_approvals_state_idx").on(t.state, t.createdAt.desc()),
@@ -140,6 +156,30 @@ export const consoleApprovals = pgTable(
   ],
 )
 export type ConsoleApproval = typeof consoleApprovals.$inferSelect
+
+/**
+ * Each approval given to a request: who, when, and their step-up (credential, user
+ * verification, the digest signed). One per person per request: approvers are distinct.
+ * The request places when the last of its `required_approvals` lands.
+ */
+export const consoleApprovalVotes = pgTable(
+  "console_approval_votes",
+  {
+    intentId: uuid("intent_id")
+      .notNull()
+      .references(() => consoleApprovals.intentId),
+    /** Lower-case. */
+    staffEmail: text("staff_email").notNull(),
+    staffRole: text("staff_role").notNull(),
+    at: timestamp("at", { withTimezone: true, precision: 6 }).notNull(),
+    credentialId: text("credential_id"),
+    userVerified: boolean("user_verified"),
+    digest: text("digest"),
+    comment: text("comment"),
+  },
+  (t) => [primaryKey({ name: "console_approval_votes_pk", columns: [t.intentId, t.staffEmail] })],
+)
+export type ConsoleApprovalVote = typeof consoleApprovalVotes.$inferSelect
 
 /**
  * The console's memory of the held quotes it served, per staff member (shared by every
