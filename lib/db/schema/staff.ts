@@ -10,7 +10,7 @@ export const STAFF_SOURCES = ["bootstrap", "demo", "invitation", "sso"] as const
 export type StaffSource = (typeof STAFF_SOURCES)[number]
 
 /**
- * Everyone who may sign in (migration 0023). The sign-in paths and every session check
+ * Everyone who may sign in (migration 0022). The sign-in paths and every session check
  * read this table: a role change, disabling or removal applies on the next request.
  * `password_hash`: bcrypt (CONSOLE_USERS) or scrypt (set in the console); null for
  * single sign-on, passkey-only staff, and the demo users (who use DEMO_PASSWORD).
