@@ -110,6 +110,7 @@ export async function openApprovalRequest(
       sizeAmount: input.size.amount,
       sizeCurrency: input.size.currency,
       expiresAt: input.expiresAt,
+      approverRoles: input.requirement?.tier ? input.requirement.roles : null,
     },
     input.at,
   )

@@ -6,7 +6,7 @@ import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 
 /**
  * The approval notifications, each written in the transaction that changes the request:
- * opened (to everyone who may approve it), ended (the waiting items resolved for all of
+ * opened (to everyone whose role the request's tier allows to approve it), ended (the waiting items resolved for all of
  * them, and the maker told unless they withdrew it themselves).
  */
 
@@ -34,14 +34,14 @@ function size(r: RequestFacts): string {
   return `${formatAmount(toDecimal(r.sizeAmount).toFixed(FIAT_DECIMALS), r.sizeCurrency)} ${r.sizeCurrency}`
 }
 
-export async function notifyRequestOpened(tx: Db, r: RequestFacts & { expiresAt: Date }, at: Date): Promise<void> {
+export async function notifyRequestOpened(tx: Db, r: RequestFacts & { expiresAt: Date; approverRoles?: readonly string[] | null }, at: Date): Promise<void> {
   await notify(tx, {
     kind: "approval_waiting",
     subject: r.intentId,
     title: `Approval waiting: ${what(r)} request`,
     detail: `${r.makerEmail} asks for a second person to approve a ${what(r)} request of ${size(r)}. It expires at ${r.expiresAt.toISOString().slice(11, 16)} UTC.`,
     href: requestHref(r.intentId),
-    recipients: await approversOf(tx, r.makerEmail),
+    recipients: await approversOf(tx, r.makerEmail, r.approverRoles),
     at,
   })
 }

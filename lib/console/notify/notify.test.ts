@@ -10,8 +10,9 @@ import { requestHref } from "@/lib/console/notify/approvals"
 import { addChannel, listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
 import { type NotificationWorker, createNotificationWorker, retryDeliveries } from "@/lib/console/notify/worker"
 import { submitConversion } from "@/lib/console/submission"
-import { consoleIntents, consoleNotificationChannels, consoleNotificationDeliveries, consoleNotifications } from "@/lib/db/schema"
-import { ApprovalsFixture, checker, otherTrader } from "@/test/approvals"
+import { consoleIntents, consoleNotificationChannels, consoleNotificationDeliveries, consoleNotificationRecipients, consoleNotifications } from "@/lib/db/schema"
+import { savePolicy } from "@/lib/console/policy"
+import { ApprovalsFixture, TEST_POLICY, checker, otherTrader } from "@/test/approvals"
 import { testDrivers } from "@/test/db"
 import { type HttpReceiver, startHttpReceiver, startSmtp } from "@/test/notify-receivers"
 import canaries from "@/e2e/canaries.json" with { type: "json" }
@@ -107,6 +108,18 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     expect(mail.decoded).toContain(`Open it in the console: ${link}`)
     expect(mail.decoded).toContain(`href="${link}"`)
     expect(mail.decoded).toContain("150.00 USD")
+  })
+
+  it("a request whose tier only admins may approve waits in the admins' inboxes only", async () => {
+    await savePolicy(f.h.db, checker, { ...TEST_POLICY, approval_tiers: [{ at_or_over: { USD: "100.00" }, approvers: 1, roles: ["admin"] }] })
+    try {
+      const id = await ask("155.00")
+      const [notification] = await f.h.db.select().from(consoleNotifications).where(eq(consoleNotifications.subject, id))
+      const told = (await f.h.db.select().from(consoleNotificationRecipients).where(eq(consoleNotificationRecipients.notificationId, notification!.id))).map((r) => r.email)
+      expect(told).toEqual([checker.email])
+    } finally {
+      await savePolicy(f.h.db, checker, TEST_POLICY)
+    }
   })
 
   it("the chat channel gets the text, and the webhook receiver verifies the Standard Webhooks signature with the library", async () => {

@@ -80,17 +80,24 @@ export async function resolveNotification(tx: Db, input: { kind: NotifyKind; sub
 }
 
 /**
- * Everyone who may approve a request of `makerEmail`: the active traders and admins of the
- * staff table (CONSOLE_USERS and the demo users as bootstrapped, those invited, and single
- * sign-on users since their first sign-in), the maker left out.
+ * Everyone who may approve a request of `makerEmail`: the active staff (CONSOLE_USERS and
+ * the demo users as bootstrapped, those invited, and single sign-on users since their
+ * first sign-in) whose role the request's tier allows (`roles`; none: a trader or an admin,
+ * the rule before tiers), the maker left out.
  */
-export async function approversOf(tx: Db, makerEmail: string): Promise<string[]> {
+export async function approversOf(tx: Db, makerEmail: string, roles?: readonly string[] | null): Promise<string[]> {
   const maker = makerEmail.toLowerCase()
-  return (await staffAtLeast(tx, "trader")).filter((e) => e !== maker)
+  const allowed = (role: Role) => (roles && roles.length > 0 ? roles.includes(role) : roleAtLeast(role, "trader"))
+  return (await activeStaff(tx)).filter((s) => s.email !== maker && allowed(s.role)).map((s) => s.email)
 }
 
-/** Everyone active on the staff table with `minimum` or above (a demo user only in sandbox mode, as at sign-in). */
+/** Everyone active on the staff table with `minimum` or above. */
 export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
+  return (await activeStaff(tx)).filter((s) => roleAtLeast(s.role, minimum)).map((s) => s.email)
+}
+
+/** The staff table's active people with the role each may act with (a demo user only in sandbox mode, as at sign-in). */
+async function activeStaff(tx: Db): Promise<{ email: string; role: Role }[]> {
   const rows = await tx
     .select({ email: consoleStaff.email, role: consoleStaff.role, status: consoleStaff.status, source: consoleStaff.source })
     .from(consoleStaff)
@@ -98,6 +105,6 @@ export async function staffAtLeast(tx: Db, minimum: Role): Promise<string[]> {
     .orderBy(consoleStaff.email)
   return rows.flatMap((row) => {
     const role = activeRole(row)
-    return role && roleAtLeast(role, minimum) ? [row.email] : []
+    return role ? [{ email: row.email, role }] : []
   })
 }
