@@ -165,7 +165,7 @@ function InviteForm() {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const [fields, setFields] = useState<Record<string, string>>({})
-  const [link, setLink] = useState<{ email: string; link: string; expires_at: string } | null>(null)
+  const [link, setLink] = useState<{ email: string; link: string; expires_at: string; emailed: boolean; emailError: string | null } | null>(null)
   return (
     <Card title="Invite someone">
       <form
@@ -178,8 +178,8 @@ function InviteForm() {
           setError(null)
           setFields({})
           try {
-            const result = await apiFetch<{ link: string; invitation: { email: string; expires_at: string } }>("/api/admin/staff", { method: "POST", body: { email: email.trim(), role } })
-            setLink({ email: result.invitation.email, link: result.link, expires_at: result.invitation.expires_at })
+            const result = await apiFetch<{ link: string; invitation: { email: string; expires_at: string }; emailed?: boolean; email_error?: string }>("/api/admin/staff", { method: "POST", body: { email: email.trim(), role } })
+            setLink({ email: result.invitation.email, link: result.link, expires_at: result.invitation.expires_at, emailed: result.emailed === true, emailError: result.email_error ?? null })
             setEmail("")
             router.refresh()
           } catch (caught) {
@@ -212,7 +212,13 @@ function InviteForm() {
       {link ? (
         <div className="mt-3 space-y-1 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-950" role="status">
           <p>
-            Invitation for <strong>{link.email}</strong>: send them this link yourself. It works once, until {when(link.expires_at)}, and is not shown again.
+            Invitation for <strong>{link.email}</strong>:{" "}
+            {link.emailed
+              ? "emailed to them; you can also pass this link on yourself."
+              : link.emailError
+                ? `the email could not be sent (${link.emailError}): send them this link yourself.`
+                : "send them this link yourself."}{" "}
+            It works once, until {when(link.expires_at)}, and is not shown again.
           </p>
           <div className="flex flex-wrap items-center gap-2">
             <code className="break-all font-mono text-xs" data-testid="invite-link">

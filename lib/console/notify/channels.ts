@@ -20,6 +20,8 @@ export interface Outgoing {
   /** The deep link: the console's public URL and the record's path. */
   link: string
   at: Date
+  /** The email's last line; by default the notification's id and where to change what one receives. */
+  footer?: string
 }
 
 /** A failure safe to keep and show: no URL, no credentials. */
@@ -49,8 +51,9 @@ const transports = new Map<string, Transport>()
 export async function sendEmail(smtp: { url: string; from: string }, to: string, out: Outgoing): Promise<void> {
   let transport = transports.get(smtp.url)
   if (!transport) transports.set(smtp.url, (transport = nodemailer.createTransport(smtp.url, { connectionTimeout: SEND_TIMEOUT_MS, socketTimeout: SEND_TIMEOUT_MS })))
-  const text = `${out.title}\n\n${out.detail}\n\nOpen it in the console: ${out.link}\n\nNotification ${out.notificationId}. Change what you receive on the console's /notifications page.\n`
-  const html = `<!doctype html><html><body><p><strong>${escapeHtml(out.title)}</strong></p><p>${escapeHtml(out.detail)}</p><p><a href="${escapeHtml(out.link)}">Open it in the console</a></p><p style="color:#666;font-size:12px">Notification ${escapeHtml(out.notificationId)}. Change what you receive on the console's /notifications page.</p></body></html>`
+  const footer = out.footer ?? `Notification ${out.notificationId}. Change what you receive on the console's /notifications page.`
+  const text = `${out.title}\n\n${out.detail}\n\nOpen it in the console: ${out.link}\n\n${footer}\n`
+  const html = `<!doctype html><html><body><p><strong>${escapeHtml(out.title)}</strong></p><p>${escapeHtml(out.detail)}</p><p><a href="${escapeHtml(out.link)}">Open it in the console</a></p><p style="color:#666;font-size:12px">${escapeHtml(footer)}</p></body></html>`
   try {
     await transport.sendMail({
       from: smtp.from,
