@@ -5,6 +5,7 @@ import { useEffect, useSyncExternalStore } from "react"
 import type { z } from "zod"
 import type * as StreamSchemaModule from "@/lib/schemas/stream"
 import { conversionKeys, executionKeys, intentKeys, notificationKeys, quoteKeys, sandboxKeys } from "@/lib/queries/keys"
+import { isTerminalStatus } from "@/lib/schemas/constants"
 
 /**
  * One GET /api/stream per tab (issue 37): what the open page would poll for is pushed, and
@@ -37,6 +38,12 @@ let lastEventId: string | null = null
 let retry: ReturnType<typeof setTimeout> | null = null
 let reconcileTimer: ReturnType<typeof setTimeout> | null = null
 let users = 0
+/** A record query's answer that is already final (SETTLED, CANCELLED, …): nothing more to ask for. */
+function shownFinal(data: unknown): boolean {
+  const status = data !== null && typeof data === "object" && "status" in data ? data.status : undefined
+  return typeof status === "string" && isTerminalStatus(status)
+}
+
 /** The last record status change pushed: "<record id> <final status or state>" (the e2e tests read it). */
 let lastRecord = ""
 
@@ -111,8 +118,10 @@ function open(url: string): void {
     lastRecord = `${event.record_id ?? event.intent_id} ${event.final_status ?? event.state}`
     for (const listener of listeners) listener()
     if (!client) return
-    // The record's own query asks again now (its page shows the new status), as do the lists.
-    void client.invalidateQueries({ queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all })
+    // The record's own query asks again now (its page shows the new status), as do the lists;
+    // a record already shown final is not asked again (a later change, such as the final
+    // status stored on its intent, moves nothing on it).
+    void client.invalidateQueries({ queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all, predicate: (query) => !shownFinal(query.state.data) })
     void client.invalidateQueries({ queryKey: intentKeys.all })
     if (event.final_status) void client.invalidateQueries({ queryKey: notificationKeys.all })
   })
