@@ -39,6 +39,9 @@ export function legEffect(leg: Leg): Decimal {
   return leg.direction === "CREDIT" ? leg.amount.minus(leg.fee) : leg.amount.plus(leg.fee).neg()
 }
 
+/** Ties in time go by id, in code-unit order: stable, and cheaper than a locale's collation over 10,000 movements. */
+const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 interface Moved {
   record: SourceRecord
   at: Date
@@ -91,7 +94,7 @@ function unexplainedBetween(anchors: readonly Anchor[], moved: readonly Moved[])
 function inFlightAt(records: readonly SourceRecord[], to: number): StatementInFlight[] {
   return records
     .filter((r) => r.createdAt.getTime() < to && (r.open || (r.movedAt !== null && r.movedAt.getTime() >= to)))
-    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byId(a.id, b.id))
     .map((r) => ({
       id: r.id,
       kind: r.kind,
@@ -138,7 +141,7 @@ export function buildStatement(input: StatementInput): Statement {
   const anchors = [...input.anchors].sort((a, b) => a.at.getTime() - b.at.getTime())
   const moved: Moved[] = input.records
     .flatMap((record) => (record.movedAt ? [{ record, at: record.movedAt }] : []))
-    .sort((a, b) => a.at.getTime() - b.at.getTime() || a.record.id.localeCompare(b.record.id))
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || byId(a.record.id, b.record.id))
   const inPeriod = moved.filter((m) => m.at.getTime() >= from && m.at.getTime() < to)
 
   const first = anchors[0]

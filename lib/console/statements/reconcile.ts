@@ -68,8 +68,21 @@ const PLACEABLE: readonly MovementKind[] = ["execution", "conversion", "orchestr
 
 /** The profile's creates written in [from, to) that were, or may have been, sent to the service. */
 export async function consoleCreatesBetween(db: Db, profileId: string, from: Date, to: Date): Promise<ConsoleCreate[]> {
+  const i = consoleIntents
   const rows = await db
-    .select()
+    .select({
+      id: i.id,
+      operation: i.operation,
+      staffEmail: i.staffEmail,
+      state: i.state,
+      refId: i.refId,
+      recordId: i.recordId,
+      recordStatus: i.recordStatus,
+      recordFinalStatus: i.recordFinalStatus,
+      request: i.request,
+      upstreamApi: i.upstreamApi,
+      createdAt: i.createdAt,
+    })
     .from(consoleIntents)
     .where(
       and(

@@ -1,5 +1,5 @@
 import "server-only"
-import { and, inArray } from "drizzle-orm"
+import { and, inArray, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
@@ -161,11 +161,18 @@ export async function statementRecords(db: Db, upstream: StatementUpstream, prof
   ]
   const refs = [...new Set(records.flatMap((r) => (r.refId ? [r.refId] : [])))]
   const placed = new Map<string, string>()
-  for (let i = 0; i < refs.length; i += 500) {
+  if (refs.length > 0) {
+    // One query whatever the count: the refs go as one JSON parameter (a list of thousands
+    // of bind parameters cost more to build and parse than the look-up itself).
     const rows = await db
       .select({ refId: consoleIntents.refId, staffEmail: consoleIntents.staffEmail })
       .from(consoleIntents)
-      .where(and(inArray(consoleIntents.operation, ["create_execution", "create_conversion"]), inArray(consoleIntents.refId, refs.slice(i, i + 500))))
+      .where(
+        and(
+          inArray(consoleIntents.operation, ["create_execution", "create_conversion"]),
+          sql`${consoleIntents.refId} in (select jsonb_array_elements_text(${JSON.stringify(refs)}::jsonb))`,
+        ),
+      )
     for (const row of rows) if (row.refId) placed.set(row.refId, row.staffEmail)
   }
   return records.map((r) => ({ ...r, placedBy: r.refId ? (placed.get(r.refId) ?? null) : null }))
