@@ -1,7 +1,7 @@
 import "server-only"
-import { and, asc, eq, gte, inArray, lt } from "drizzle-orm"
+import { and, asc, eq, gte, inArray, lt, notInArray } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
-import { consoleIntents } from "@/lib/db/schema"
+import { type IntentState, consoleIntents } from "@/lib/db/schema"
 import { type Decimal, tryDecimal } from "@/lib/money"
 import type { MovementKind, SourceRecord } from "@/lib/console/statements/types"
 
@@ -63,12 +63,13 @@ export interface ConsoleCreate {
 }
 
 /** States of an intent that never reached the service: nothing to find there. */
-const NEVER_SENT = ["AWAITING_APPROVAL", "REFUSED", "FAILED"]
+const NEVER_SENT: IntentState[] = ["AWAITING_APPROVAL", "REFUSED", "FAILED"]
 const PLACEABLE: readonly MovementKind[] = ["execution", "conversion", "orchestration"]
 
 /** The profile's creates written in [from, to) that were, or may have been, sent to the service. */
 export async function consoleCreatesBetween(db: Db, profileId: string, from: Date, to: Date): Promise<ConsoleCreate[]> {
   const i = consoleIntents
+  // Read under ConsoleCreate's own names; the intents that never reached the service are left out by the query.
   const rows = await db
     .select({
       id: i.id,
@@ -77,8 +78,8 @@ export async function consoleCreatesBetween(db: Db, profileId: string, from: Dat
       state: i.state,
       refId: i.refId,
       recordId: i.recordId,
-      recordStatus: i.recordStatus,
-      recordFinalStatus: i.recordFinalStatus,
+      status: i.recordStatus,
+      finalStatus: i.recordFinalStatus,
       request: i.request,
       upstreamApi: i.upstreamApi,
       createdAt: i.createdAt,
@@ -86,28 +87,15 @@ export async function consoleCreatesBetween(db: Db, profileId: string, from: Dat
     .from(consoleIntents)
     .where(
       and(
-        inArray(consoleIntents.operation, ["create_execution", "create_conversion"]),
-        eq(consoleIntents.profileId, profileId),
-        gte(consoleIntents.createdAt, from),
-        lt(consoleIntents.createdAt, to),
+        inArray(i.operation, ["create_execution", "create_conversion"]),
+        eq(i.profileId, profileId),
+        gte(i.createdAt, from),
+        lt(i.createdAt, to),
+        notInArray(i.state, NEVER_SENT),
       ),
     )
-    .orderBy(asc(consoleIntents.createdAt), asc(consoleIntents.id))
-  return rows
-    .filter((r) => !NEVER_SENT.includes(r.state))
-    .map((r) => ({
-      id: r.id,
-      operation: r.operation as ConsoleCreate["operation"],
-      staffEmail: r.staffEmail,
-      state: r.state,
-      refId: r.refId,
-      recordId: r.recordId,
-      status: r.recordStatus,
-      finalStatus: r.recordFinalStatus,
-      request: r.request,
-      upstreamApi: r.upstreamApi,
-      createdAt: r.createdAt,
-    }))
+    .orderBy(asc(i.createdAt), asc(i.id))
+  return rows.map((r) => ({ ...r, operation: r.operation as ConsoleCreate["operation"] }))
 }
 
 const intentPath = (id: string) => `/intents/${encodeURIComponent(id)}`
