@@ -25,6 +25,9 @@ const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1"], {
     NEXT_TELEMETRY_DISABLED: "1",
     // E2E_PUBLIC_URL: a server whose pages are browsed at another name (http://localhost:… for WebAuthn, which refuses an IP address as RP ID).
     NEXTAUTH_URL: process.env.E2E_PUBLIC_URL || `http://127.0.0.1:${port}`,
+    // The suite signs each demo role in once, at its start (e2e/auth.setup.ts), and reuses those
+    // sessions: on a slow machine the whole run can last longer than the default 30-minute idle sign-out.
+    SESSION_IDLE_MINUTES: process.env.SESSION_IDLE_MINUTES ?? "240",
     SANDBOX_SETTLE_DELAY_MS: process.env.SANDBOX_SETTLE_DELAY_MS ?? "1500",
     // debug: every upstream call is logged, so the no-secrets-in-logs check has something to read.
     LOG_LEVEL: process.env.LOG_LEVEL ?? "debug",

@@ -11,7 +11,7 @@ import { relyingParty } from "@/lib/auth/webauthn"
 import { type OidcRules, REFUSAL_REASONS, type RefusalReason, SSO_REFUSAL_ERRORS, decideSignIn, mergeClaims } from "@/lib/auth/oidc-claims"
 import { isRole } from "@/lib/auth/roles"
 import { authSecret } from "@/lib/auth/secret"
-import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, createSession, endSession, recordAuthEvent, resolveSession } from "@/lib/auth/sessions"
+import { SESSION_ABSOLUTE_S, sessionIdleS, createSession, endSession, recordAuthEvent, resolveSession } from "@/lib/auth/sessions"
 import { clearSignInFailures, recordSignInFailure, signInRefusal } from "@/lib/auth/throttle"
 import { database } from "@/lib/console/database"
 import { env } from "@/lib/env"
@@ -20,7 +20,7 @@ import { countSignInFailure } from "@/lib/metrics"
 import { rateLimited } from "@/lib/problem"
 import { PROBLEM_CONTENT_TYPE } from "@/lib/schemas/problem"
 
-export { SESSION_ABSOLUTE_S, SESSION_IDLE_S }
+export { SESSION_ABSOLUTE_S, sessionIdleS }
 
 /**
  * The message a refused sign-in carries to the form (next-auth passes an error thrown in
@@ -174,8 +174,8 @@ export function authOptions(): NextAuthOptions {
     secret: authSecret(),
     providers,
     pages: { signIn: "/sign-in", error: "/sign-in" },
-    session: { strategy: "jwt", maxAge: SESSION_IDLE_S },
-    jwt: { maxAge: SESSION_IDLE_S },
+    session: { strategy: "jwt", maxAge: sessionIdleS() },
+    jwt: { maxAge: sessionIdleS() },
     // Every next-auth message goes through the console's JSON logger (never its multi-line text).
     logger: {
       error(code, metadata) {

@@ -5,12 +5,15 @@ import { activeRole, ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
 import { standingChanged } from "@/lib/auth/standing"
 import type { Db } from "@/lib/db/client"
 import { isDatabaseUnavailable } from "@/lib/db/unavailable"
+import { env } from "@/lib/env"
 import { type ConsoleSession, consoleAuthEvents, consoleSessions, consoleStaff } from "@/lib/db/schema"
 import { log } from "@/lib/log"
 import { inDbSpan } from "@/lib/tracing"
 
-/** Idle sign-out: a session ends this long after its last request. */
-export const SESSION_IDLE_S = 30 * 60
+/** Idle sign-out: a session ends this long after its last request (SESSION_IDLE_MINUTES, 30 by default). */
+export function sessionIdleS(): number {
+  return env().sessionIdleS
+}
 /** Absolute lifetime of a sign-in, whatever the activity. */
 export const SESSION_ABSOLUTE_S = 8 * 60 * 60
 /**
@@ -119,7 +122,7 @@ export async function createSession(
 
 function expiryOf(row: ConsoleSession, now: number): "idle" | "absolute" | null {
   if (now - row.createdAt.getTime() >= SESSION_ABSOLUTE_S * 1000) return "absolute"
-  if (now - row.lastSeenAt.getTime() >= SESSION_IDLE_S * 1000) return "idle"
+  if (now - row.lastSeenAt.getTime() >= sessionIdleS() * 1000) return "idle"
   return null
 }
 
@@ -239,7 +242,7 @@ export async function sweepExpiredSessions(db: Db, now = Date.now(), force = fal
     .from(consoleSessions)
     .where(
       or(
-        lt(consoleSessions.lastSeenAt, new Date(now - SESSION_IDLE_S * 1000)),
+        lt(consoleSessions.lastSeenAt, new Date(now - sessionIdleS() * 1000)),
         lt(consoleSessions.createdAt, new Date(now - SESSION_ABSOLUTE_S * 1000)),
       ),
     )
@@ -271,7 +274,7 @@ export async function listSessions(db: Db, now = Date.now()): Promise<SessionVie
     .leftJoin(consoleStaff, eq(consoleStaff.email, consoleSessions.staffEmail))
     .where(
       and(
-        gte(consoleSessions.lastSeenAt, new Date(now - SESSION_IDLE_S * 1000)),
+        gte(consoleSessions.lastSeenAt, new Date(now - sessionIdleS() * 1000)),
         gte(consoleSessions.createdAt, new Date(now - SESSION_ABSOLUTE_S * 1000)),
       ),
     )

@@ -2,7 +2,7 @@ import "server-only"
 import { createHash, randomBytes } from "node:crypto"
 import { and, count, desc, eq, gt, isNull, max, sql } from "drizzle-orm"
 import { type Role, type Staff, ROLES, isRole } from "@/lib/auth/roles"
-import { type AuthEventKind, SESSION_ABSOLUTE_S, SESSION_IDLE_S, endSessionsOf, forgetSessionsOf, recordAuthEvent } from "@/lib/auth/sessions"
+import { type AuthEventKind, SESSION_ABSOLUTE_S, sessionIdleS, endSessionsOf, forgetSessionsOf, recordAuthEvent } from "@/lib/auth/sessions"
 import { ensureStaffBootstrap, passkeyRoles } from "@/lib/auth/staff-bootstrap"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
@@ -61,7 +61,7 @@ export interface StaffView {
 export async function listStaff(db: Db, now = new Date()): Promise<StaffView[]> {
   await ensureStaffBootstrap(db)
   const sessionsOpen = and(
-    gt(consoleSessions.lastSeenAt, new Date(now.getTime() - SESSION_IDLE_S * 1000)),
+    gt(consoleSessions.lastSeenAt, new Date(now.getTime() - sessionIdleS() * 1000)),
     gt(consoleSessions.createdAt, new Date(now.getTime() - SESSION_ABSOLUTE_S * 1000)),
   )
   const [rows, passkeys, signIns, sessions, invitations] = await Promise.all([

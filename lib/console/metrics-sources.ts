@@ -5,7 +5,7 @@ import type { QuoteSource } from "@/lib/console/quote-feed"
 import type { SharedLimiter } from "@/lib/console/shared-limiter"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
-import { SESSION_ABSOLUTE_S, SESSION_IDLE_S } from "@/lib/auth/sessions"
+import { SESSION_ABSOLUTE_S, sessionIdleS } from "@/lib/auth/sessions"
 import { registerMetricSource, registerSessionMetrics } from "@/lib/metrics"
 
 /** Wires the gauges whose truth is in the database, the quote feed and the limiter. */
@@ -48,7 +48,7 @@ export function registerConsoleMetrics(runtime: {
       const [row] = await queryRows<{ n: string | number }>(
         runtime.db,
         sql`select count(*) as n from console_sessions
-            where last_seen_at > now() - make_interval(secs => ${SESSION_IDLE_S})
+            where last_seen_at > now() - make_interval(secs => ${sessionIdleS()})
               and created_at > now() - make_interval(secs => ${SESSION_ABSOLUTE_S})`,
       )
       return Number(row?.n ?? 0)

@@ -176,6 +176,13 @@ describe("configuration", () => {
     expect(parseEnv({ EVENTS_POLL_MS: "0", EVENTS_STALE_MS: "1000" }).eventsStaleMs).toBe(1000)
   })
 
+  it("SESSION_IDLE_MINUTES: idle sign-out after 30 minutes by default, 5 minutes to 8 hours", () => {
+    expect(parseEnv({}).sessionIdleS).toBe(30 * 60)
+    expect(parseEnv({ SESSION_IDLE_MINUTES: "240" }).sessionIdleS).toBe(240 * 60)
+    expect(errorOf({ SESSION_IDLE_MINUTES: "4" })).toContain("SESSION_IDLE_MINUTES: must be between 5 and 480")
+    expect(errorOf({ SESSION_IDLE_MINUTES: "481" })).toContain("SESSION_IDLE_MINUTES: must be between 5 and 480")
+  })
+
   it("rejects bad values with the variable and the rule", () => {
     expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
     expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")

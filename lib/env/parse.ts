@@ -53,6 +53,8 @@ export interface Env {
   smtp: { url: string; from: string } | undefined
   /** The notification delivery worker's pace. */
   notifyPollMs: number
+  /** Idle sign-out: a session ends this long after its last request (SESSION_IDLE_MINUTES). */
+  sessionIdleS: number
   /** Bearer token for GET /api/metrics; unset: no metrics endpoint (404). */
   metricsToken: string | undefined
   databaseUrl: string | undefined
@@ -209,6 +211,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     webhook: raw.WEBHOOK_API_KEY ? { apiKey: raw.WEBHOOK_API_KEY, header: raw.WEBHOOK_API_KEY_HEADER.toLowerCase() } : undefined,
     smtp: raw.SMTP_URL && raw.MAIL_FROM ? { url: raw.SMTP_URL, from: raw.MAIL_FROM } : undefined,
     notifyPollMs: raw.NOTIFY_POLL_MS,
+    sessionIdleS: raw.SESSION_IDLE_MINUTES * 60,
     metricsToken: raw.METRICS_TOKEN,
     databaseUrl: raw.DATABASE_URL,
     databaseLimits: {

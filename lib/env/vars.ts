@@ -147,6 +147,13 @@ export const SECTIONS = {
       default: "stablecoin-conversions",
     }),
     UPSTREAM_TIMEOUT_MS: int({ description: "timeout of one call to the service, in milliseconds", default: 10_000, min: 100, max: 600_000 }),
+    SESSION_IDLE_MINUTES: int({
+      description:
+        "idle sign-out: a session ends this many minutes after its last request (on every instance); a sign-in ends 8 hours after it was made whatever the activity",
+      default: 30,
+      min: 5,
+      max: 480,
+    }),
     EVENTS_POLL_MS: int({
       description:
         "how often the one event reader of all instances reads the service's `GET /v2/events` (a webhook hint reads sooner), in milliseconds; `0`: no event reader (orchestrations are polled as before)",

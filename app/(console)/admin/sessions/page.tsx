@@ -6,7 +6,7 @@ import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
 import { passkeyCounts } from "@/lib/auth/passkeys"
-import { SESSION_ABSOLUTE_S, SESSION_IDLE_S, listSessions } from "@/lib/auth/sessions"
+import { SESSION_ABSOLUTE_S, sessionIdleS, listSessions } from "@/lib/auth/sessions"
 import { consoleRuntime } from "@/lib/console/runtime"
 
 export const metadata: Metadata = { title: "Sessions" }
@@ -27,7 +27,7 @@ export default async function SessionsPage() {
       <div>
         <h1 className="text-2xl font-semibold">Sessions</h1>
         <p className="mt-1 text-sm text-slate-700">
-          Everyone signed in now. A session ends at sign-out, after {SESSION_IDLE_S / 60} minutes without a request, {SESSION_ABSOLUTE_S / 3600} hours after
+          Everyone signed in now. A session ends at sign-out, after {sessionIdleS() / 60} minutes without a request, {SESSION_ABSOLUTE_S / 3600} hours after
           sign-in, when its user is disabled or removed on Staff, or when you end it here; ending takes effect on every instance within seconds and goes on
           the audit trail.
         </p>
