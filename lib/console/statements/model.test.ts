@@ -142,6 +142,21 @@ describe("the statement model", () => {
     )
   })
 
+  it("a record moved exactly at the period's start is in it, one exactly at its end is not, and one exactly at a snapshot's time is after that snapshot", () => {
+    const start = { USD: 100000n }
+    const credit = (at: number, amount: bigint): GenRecord => ({ at, legs: [{ asset: "USD", credit: true, amount, fee: 0n }] })
+    const records = [credit(FROM - 1, 1n), credit(FROM, 200n), credit(FROM + 5 * HOUR, 3000n), credit(TO - 1, 40000n), credit(TO, 500000n)]
+    const times = [FROM - HOUR, FROM + 5 * HOUR, TO + HOUR]
+    const anchors = times.map((t) => anchor(t, oracleAt(start, records, t)))
+    const st = buildStatement({ profileId: "p", from: new Date(FROM), to: new Date(TO), records: toRecords(records), anchors, openingObserved: true, closingObserved: true })
+    expect(st.movements.map((m) => m.at)).toEqual([new Date(FROM).toISOString(), new Date(FROM + 5 * HOUR).toISOString(), new Date(TO - 1).toISOString()])
+    expect(st.assets).toEqual([
+      { asset: "USD", opening: units("USD", 100001n), credits: units("USD", 43200n), debits: "0.00", fees: "0.00", closing: units("USD", 143201n), difference: "0.00", tie_out: "ties_out" },
+    ])
+    expect(st.unexplained).toEqual([])
+    expect(st.movements.at(-1)!.legs[0]!.balance).toBe(units("USD", 143201n))
+  })
+
   it("claims no tie-out where an end is only reconstructed, and still says what the observations cannot explain", () => {
     const usd = (v: string) => new Map([["USD", toDecimal(v)]])
     const records = toRecords([{ at: FROM + 10 * HOUR, legs: [{ asset: "USD", credit: true, amount: 10000n, fee: 0n }] }])
