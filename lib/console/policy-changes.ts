@@ -267,7 +267,7 @@ export async function approvePolicyChange(
     if (change.state !== "PENDING") throw notPending(change)
     if (change.proposedBy === staff.email.toLowerCase()) throw notAllowed("You proposed this policy change; another admin must approve it (withdraw it instead).")
     const proof = await steppedUp(db, staff, changeAuthorised({ id: change.id, policyDigest: change.policyDigest, baseVersion: change.baseVersion }), attempt, options.stepUp, now)
-    const outcome = await boundedTransaction(db, async (tx) => {
+    const outcome = await boundedTransaction(db, async (tx): Promise<{ problem: HttpProblem } | { row: ConsolePolicyChange }> => {
       await lockPolicy(tx)
       const [pending] = await tx
         .select()
