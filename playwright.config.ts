@@ -22,6 +22,8 @@ const standaloneURL = `http://127.0.0.1:${standalonePort}`
 const oidcClient = { OIDC_CLIENT_ID: "treasury-console", OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789" }
 // bcrypt of CHECKER2_PASSWORD in e2e/helpers.ts
 const CHECKER2 = { email: "checker2@example.com", passwordHash: "$2b$10$oAwqRxWDiZOOTzj0puLcBunu/negBA5KuI2bmcnuj6LWS2krJbi.m" }
+// bcrypt of ADMIN2_PASSWORD in e2e/policy-four-eyes.spec.ts: the step-up server's second admin, who approves a policy change.
+const ADMIN2 = { email: "admin2@example.com", passwordHash: "$2b$10$QO905htnmmnu4lasM53JpuhMH2CYtsdSOTgVn1SjomDpEeO9EUsj." }
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 
@@ -55,9 +57,9 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|sso|standalone)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
-    { name: "orchestrations", testMatch: /(orchestrations|step-up|staff)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
+    { name: "orchestrations", testMatch: /(orchestrations|step-up|staff|policy-four-eyes)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
@@ -77,7 +79,14 @@ export default defineConfig({
       url: `${orchestrationsURL}/api/health`,
       timeout: 120_000,
       reuseExistingServer: false,
-      env: { E2E_PORT: String(orchestrationsPort), UPSTREAM_CONVERSIONS_API: "orchestrations", STEP_UP: "webauthn", E2E_PUBLIC_URL: orchestrationsPublicURL },
+      // A second admin (admin2@example.com): a policy change there waits for the other admin (e2e/policy-four-eyes.spec.ts).
+      env: {
+        E2E_PORT: String(orchestrationsPort),
+        UPSTREAM_CONVERSIONS_API: "orchestrations",
+        STEP_UP: "webauthn",
+        E2E_PUBLIC_URL: orchestrationsPublicURL,
+        CONSOLE_USERS: JSON.stringify([{ email: ADMIN2.email, role: "admin", passwordHash: ADMIN2.passwordHash }]),
+      },
     },
     {
       command: "node scripts/e2e-oidc-provider.mjs",

@@ -104,8 +104,8 @@ test.describe("the audit trail, as an auditor reads it", () => {
       await form.getByRole("button", { name: "Review changes" }).click()
       const review = section.getByTestId("policy-review")
       await expect(review.getByTestId("policy-change")).toHaveCount(2)
-      await expect(review.getByTestId("policy-change").filter({ hasText: "price_tolerance_percent" })).toContainText(/0\.5\s*0\.75/)
-      await expect(review.getByTestId("policy-change").filter({ hasText: "role_limits.trader.per_order.USD" })).toContainText(/50000\.00\s*40000\.00/)
+      await expect(review.getByTestId("policy-change").filter({ hasText: "price_tolerance_percent" })).toContainText(/0\.5 %\s*0\.75 %/)
+      await expect(review.getByTestId("policy-change").filter({ hasText: "role_limits.trader.per_order.USD" })).toContainText(/50,000\.00\s*40,000\.00/)
       // Not applied until confirmed.
       expect(((await readPolicy(admin)) as { price_tolerance_percent: string }).price_tolerance_percent).toBe("0.5")
       await review.getByRole("button", { name: "Apply these changes" }).click()
@@ -116,8 +116,10 @@ test.describe("the audit trail, as an auditor reads it", () => {
       const row = page.getByTestId("audit-row").first()
       await expect(row.getByTestId("audit-operation")).toHaveText("Change approval policy")
       await expect(row.getByTestId("audit-key")).not.toContainText("cancel")
-      await expect(row.getByTestId("audit-policy-diff")).toContainText("price_tolerance_percent: 0.5 → 0.75")
-      await expect(row.getByTestId("audit-policy-diff")).toContainText("role_limits.trader.per_order.USD: 50000.00 → 40000.00")
+      await expect(row.getByTestId("audit-policy-diff")).toContainText("price_tolerance_percent: 0.5 % → 0.75 %")
+      await expect(row.getByTestId("audit-policy-diff")).toContainText("role_limits.trader.per_order.USD: 50,000.00 → 40,000.00")
+      // The only active admin on this server: applied at once, and flagged so.
+      await expect(row.getByTestId("policy-single-admin")).toContainText("Single admin")
     } finally {
       await putPolicy(admin, DEFAULT_POLICY)
       await admin.dispose()

@@ -128,9 +128,18 @@ test("a withdrawn invitation's link is refused with a clear page; the last admin
   await expect(visitor.getByRole("heading", { name: "Invitation withdrawn" })).toBeVisible()
   await expect(visitor.getByTestId("invitation-unusable")).toContainText("Nothing was changed.")
 
-  await row(admin, "admin@example.com").getByTestId("member-role").selectOption("trader")
-  await row(admin, "admin@example.com").getByTestId("member-save-role").click()
-  await expect(row(admin, "admin@example.com").getByRole("alert")).toContainText("is the last active admin")
-  await admin.reload()
-  await expect(row(admin, "admin@example.com")).toHaveAttribute("data-role", "admin")
+  // This server has a second admin (admin2@example.com, for e2e/policy-four-eyes.spec.ts): disabled
+  // for this check, so the demo admin is the last active one, and enabled again after.
+  const admin2 = (status: "active" | "disabled") => admin.request.patch("/api/admin/staff/admin2%40example.com", { headers: { origin }, data: { status } })
+  expect((await admin2("disabled")).status()).toBe(200)
+  try {
+    await admin.reload()
+    await row(admin, "admin@example.com").getByTestId("member-role").selectOption("trader")
+    await row(admin, "admin@example.com").getByTestId("member-save-role").click()
+    await expect(row(admin, "admin@example.com").getByRole("alert")).toContainText("is the last active admin")
+    await admin.reload()
+    await expect(row(admin, "admin@example.com")).toHaveAttribute("data-role", "admin")
+  } finally {
+    expect((await admin2("active")).status()).toBe(200)
+  }
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPrice, formatUsd, normaliseAmountInput, tickDecimals } from "@/lib/format"
+import { CONVERSION_DECIMALS, csvAmount, csvPrice, formatAmount, formatAxisPrice, formatCount, formatPercent, formatPolicyValue, formatPrice, formatUsd, normaliseAmountInput, tickDecimals } from "@/lib/format"
 
 describe("formatAmount: separators and the asset's fixed decimals", () => {
   it.each<[string, string, string]>([
@@ -131,5 +131,26 @@ describe("normaliseAmountInput: what a person pastes", () => {
     ["1,0000", "1,0000"],
   ])("%j → %j", (value, expected) => {
     expect(normaliseAmountInput(value)).toBe(expected)
+  })
+})
+
+describe("formatPolicyValue (a policy diff's values)", () => {
+  it("an amount in its currency with separators and two decimals, wherever the path puts it", () => {
+    expect(formatPolicyValue("role_limits.trader.per_order.USD", "50000.00")).toBe("50,000.00")
+    expect(formatPolicyValue("role_limits.trader.per_order.USD", "40000")).toBe("40,000.00")
+    expect(formatPolicyValue("approval_thresholds.execution.EUR", "9000.5")).toBe("9,000.50")
+    expect(formatPolicyValue("approval_tiers.0.at_or_over.SGD", "1300000.00")).toBe("1,300,000.00")
+    // A staff member's email has dots: the currency is the path's last part.
+    expect(formatPolicyValue("staff_limits.desk.ops@example.com.per_day.USD", "1234567.89")).toBe("1,234,567.89")
+  })
+
+  it("the tolerance as a percentage as written, the lifetime in minutes, approvers as a count, roles as listed, unset as such", () => {
+    expect(formatPolicyValue("price_tolerance_percent", "0.5")).toBe("0.5 %")
+    expect(formatPolicyValue("price_tolerance_percent", "0.125")).toBe("0.125 %")
+    expect(formatPolicyValue("request_ttl_minutes", "1440")).toBe("1,440 minutes")
+    expect(formatPolicyValue("request_ttl_minutes", "1")).toBe("1 minute")
+    expect(formatPolicyValue("approval_tiers.1.approvers", "2")).toBe("2")
+    expect(formatPolicyValue("approval_tiers.1.roles", "trader, admin")).toBe("trader, admin")
+    expect(formatPolicyValue("step_up_over.USD", null)).toBe("not set")
   })
 })

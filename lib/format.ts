@@ -121,6 +121,30 @@ export function formatCount(value: number): string {
   return Number.isSafeInteger(value) ? group(String(value)) : String(value)
 }
 
+/**
+ * One value of the approval policy as its diff shows it (the policy page's pending change,
+ * the audit table, an intent's page): `field` is its dotted path (lib/schemas/policy-diff.ts).
+ * An amount in a currency with separators and its currency's decimals ("50,000.00"); the
+ * tolerance as a percentage ("0.5 %"); the expiry in minutes ("1,440 minutes"); a count of
+ * approvers ("2"); roles as listed; null (not set) as "not set".
+ */
+export function formatPolicyValue(field: string, value: string | null): string {
+  if (value === null) return "not set"
+  const last = field.slice(field.lastIndexOf(".") + 1)
+  if (field === "price_tolerance_percent") return `${formatPercent(value, { places: written(value) })} %`
+  if (field === "request_ttl_minutes") {
+    const minutes = Number(value)
+    return Number.isSafeInteger(minutes) ? `${formatCount(minutes)} ${minutes === 1 ? "minute" : "minutes"}` : value
+  }
+  if (/^approval_tiers\.\d+\.approvers$/.test(field)) {
+    const approvers = Number(value)
+    return Number.isSafeInteger(approvers) ? formatCount(approvers) : value
+  }
+  // Thresholds, tier starts, step-up and retype sizes, limits: the path ends in the currency.
+  if (/^[A-Z]{3,5}$/.test(last) && decimalOf(value) !== null) return formatAmount(value, last, 2)
+  return value
+}
+
 /** A chart axis or drawing value that was a JS number (never money arithmetic): as a price like `like`. */
 export function formatAxisPrice(value: number, like: Value, tick?: Value): string {
   if (!Number.isFinite(value)) return "—"

@@ -236,6 +236,21 @@ export function lastAdmin(detail: string): HttpProblem {
   return consoleProblem("last_admin", detail)
 }
 
+/** 409: a policy change made against a version that is no longer the one in force (it ends STALE). Nothing else changed. */
+export function policyStale(detail: string, meta: Record<string, unknown>): HttpProblem {
+  return consoleProblem("policy_stale", detail, { meta })
+}
+
+/** 409: another policy change is waiting for a second admin; one at a time. Nothing changed. */
+export function policyChangePending(detail: string, meta: Record<string, unknown>): HttpProblem {
+  return consoleProblem("policy_change_pending", detail, { meta })
+}
+
+/** 409: the policy change expired before a second admin decided on it (it ends EXPIRED). Nothing else changed. */
+export function policyChangeExpired(detail: string, meta: Record<string, unknown>): HttpProblem {
+  return consoleProblem("policy_change_expired", detail, { meta })
+}
+
 /** 409: an invitation for someone already on the staff. Nothing changed. */
 export function staffExists(detail: string): HttpProblem {
   return consoleProblem("staff_exists", detail)

@@ -141,6 +141,21 @@ async function pendingRequestId(maker?: string): Promise<string> {
   return submission.request.id
 }
 
+/** A policy change waiting for a second admin, proposed by `maker` (another admin unless given); any other pending one is withdrawn first (one waits at a time). */
+async function pendingPolicyChangeId(maker = "admin2@example.com"): Promise<string> {
+  const { consolePolicyChanges } = await import("@/lib/db/schema")
+  const { readPolicy } = await import("@/lib/console/policy")
+  const { policyDigest } = await import("@/lib/console/policy-changes")
+  await runtime.db.update(consolePolicyChanges).set({ state: "WITHDRAWN" }).where(eq(consolePolicyChanges.state, "PENDING"))
+  const { policy, version } = await readPolicy(runtime.db)
+  const proposed = { ...policy, request_ttl_minutes: policy.request_ttl_minutes === 240 ? 241 : 240 }
+  const [row] = await runtime.db
+    .insert(consolePolicyChanges)
+    .values({ state: "PENDING", policy: proposed, policyDigest: policyDigest(proposed), baseVersion: version, proposedBy: maker, proposedAt: new Date(), expiresAt: new Date(Date.now() + 3600_000) })
+    .returning({ id: consolePolicyChanges.id })
+  return row!.id
+}
+
 /** A team channel to remove. */
 async function channelId(): Promise<string> {
   const { addChannel } = await import("@/lib/console/notify/inbox")
@@ -217,6 +232,12 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     call: async () => ({ params: {}, body: (await import("@/lib/schemas/approvals")).DEFAULT_POLICY }),
   },
   "GET /api/policy/versions": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  "GET /api/policy/changes": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
+  // Another admin's change; the role is checked inside, so a non-admin's attempt is on the decision trail.
+  "POST /api/policy/changes/[id]/approve": { minimum: "admin", call: async () => ({ params: { id: await pendingPolicyChangeId() }, body: {} }) },
+  "POST /api/policy/changes/[id]/reject": { minimum: "admin", call: async () => ({ params: { id: await pendingPolicyChangeId() }, body: { reason: "not now" } }) },
+  // Only the maker withdraws: the change is the caller's own.
+  "POST /api/policy/changes/[id]/withdraw": { minimum: "admin", call: async (role) => ({ params: { id: await pendingPolicyChangeId(role && `${role}@example.com`) }, body: {} }) },
   "GET /api/audit": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "limit=5" }) },
   "POST /api/audit/reconcile": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
   "GET /api/audit/export": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=SUCCEEDED" }) },

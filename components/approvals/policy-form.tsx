@@ -4,8 +4,9 @@ import { useId, useState } from "react"
 import { Alert } from "@/components/ui/alert"
 import { Button } from "@/components/ui/button"
 import { ProblemAlert } from "@/components/ui/problem-alert"
-import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
+import { PolicyChangesTable } from "@/components/approvals/policy-changes-table"
 import { LIMIT_ROLES, type LimitsDraft, type PolicyDraft, type TierDraft, draftOf, formPath, newStaffRow, newTierRow, policyFromDraft } from "@/components/approvals/policy-draft"
+import { formatCount } from "@/lib/format"
 import { ApiProblemError } from "@/lib/queries/api"
 import { useSavePolicyMutation } from "@/lib/queries/approvals"
 import { APPROVER_ROLES, type Policy, POLICY_CURRENCIES } from "@/lib/schemas/approvals"
@@ -99,32 +100,6 @@ function LimitsInputs({ who, path, limits, onChange, errors }: { who: string; pa
   )
 }
 
-/** The changes, field by field, before they apply. */
-function ChangesTable({ changes }: { changes: PolicyChange[] }) {
-  return (
-    <Table caption="What this change changes" testId="policy-diff">
-      <TableHead>
-        <tr>
-          <Th>Field</Th>
-          <Th>Now</Th>
-          <Th>After the change</Th>
-        </tr>
-      </TableHead>
-      <TableBody>
-        {changes.map((c) => (
-          <Tr key={c.field} data-testid="policy-change">
-            <Td>
-              <code className="font-mono text-xs">{c.field}</code>
-            </Td>
-            <Td>{c.before ?? <span className="text-slate-500">not set</span>}</Td>
-            <Td className="font-semibold">{c.after ?? <span className="text-slate-500">not set</span>}</Td>
-          </Tr>
-        ))}
-      </TableBody>
-    </Table>
-  )
-}
-
 /**
  * The approval policy as a form: each threshold, limit and setting its own input, checked
  * by the API's schema as it is reviewed (each error names its field and rule). Review
@@ -163,10 +138,11 @@ export function PolicyForm({ policy, onDone }: { policy: Policy; onDone: () => v
         ) : (
           <>
             <p className="text-sm">
-              {review.changes.length === 1 ? "1 field changes" : `${review.changes.length} fields change`}. The change applies to orders from the moment
-              it is saved and goes on the audit trail with the policy before and after.
+              {review.changes.length === 1 ? "1 field changes" : `${formatCount(review.changes.length)} fields change`}. With another active admin the change
+              waits for their approval (with their passkey); if you are the only one, it applies at once (with your passkey) and is flagged on the audit
+              trail. Either way it goes on the audit trail with the policy before and after.
             </p>
-            <ChangesTable changes={review.changes} />
+            <PolicyChangesTable changes={review.changes} caption="What this change changes" testId="policy-diff" />
           </>
         )}
         {save.error ? <ProblemAlert error={save.error} /> : null}

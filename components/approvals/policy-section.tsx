@@ -9,7 +9,8 @@ import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
 import { PolicyForm } from "@/components/approvals/policy-form"
 import { formatCount } from "@/lib/format"
-import { usePolicyQuery } from "@/lib/queries/approvals"
+import { PendingPolicyChange, RecentPolicyChanges } from "@/components/approvals/pending-policy-change"
+import { usePolicyChangesQuery, usePolicyQuery } from "@/lib/queries/approvals"
 
 function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
   const entries = Object.entries(values)
@@ -25,12 +26,15 @@ function PerCurrency({ values }: { values: Partial<Record<string, string>> }) {
 
 /**
  * The approval policy for admins: thresholds, limits, and each trader's usage of the UTC
- * day. It is edited in a form, field by field (each error names its field and rule), and a
- * change applies only after its diff is reviewed; every change goes on the audit trail
- * with before and after.
+ * day. It is edited in a form, field by field (each error names its field and rule); a
+ * change, once its diff is reviewed, waits for another active admin's approval (shown here
+ * as a diff, with Approve/Reject, or Withdraw for its maker), or applies at once when this
+ * admin is the only one; every change goes on the audit trail with before and after.
  */
-export function PolicySection() {
+export function PolicySection({ me }: { me: string }) {
   const query = usePolicyQuery()
+  const changes = usePolicyChangesQuery()
+  const pending = changes.data?.pending ?? null
   const [editing, setEditing] = useState(false)
   const view = query.data
   const policy = view?.policy
@@ -137,14 +141,21 @@ export function PolicySection() {
               </Table>
             )}
           </Card>
+          {changes.data ? <PendingPolicyChange page={changes.data} me={me} /> : null}
           <Card title="Change the policy">
-            {editing ? (
+            {pending ? (
+              <p className="text-sm text-slate-700">One change waits at a time: the one above must be approved, rejected, withdrawn or expire before another is proposed.</p>
+            ) : editing ? (
               <PolicyForm policy={policy} onDone={() => setEditing(false)} />
             ) : (
-              <Button variant="secondary" onClick={() => setEditing(true)} data-testid="edit-policy">
-                Edit
-              </Button>
+              <div className="space-y-2">
+                <p className="text-sm text-slate-700">A change waits for another active admin to approve it (with their passkey); with no other active admin it applies at once and is flagged on the audit trail.</p>
+                <Button variant="secondary" onClick={() => setEditing(true)} data-testid="edit-policy">
+                  Edit
+                </Button>
+              </div>
             )}
+            {changes.data ? <RecentPolicyChanges items={changes.data.items} /> : null}
           </Card>
         </>
       ) : query.isPending ? (

@@ -11,6 +11,7 @@ import { Timestamp } from "@/components/ui/timestamp"
 import { CONVERSIONS_API_LABELS, type ConversionsApi } from "@/lib/schemas/constants"
 import type { AuditEntry } from "@/lib/queries/audit"
 import { policyDiff } from "@/lib/schemas/policy-diff"
+import { PolicyChangeLines, PolicyChangeWho } from "@/components/approvals/policy-changes-table"
 
 const STATE_TONES: Record<string, BadgeTone> = {
   PENDING: "info",
@@ -29,19 +30,13 @@ export function IntentStateBadge({ state }: { state: string }) {
   )
 }
 
-/** What a policy change changed, one field a line (the first few; the intent page has the rest). */
+/** What a policy change changed, one field a line (the first few; the intent page has the rest), and who approved it or that a single admin applied it. */
 function PolicyChanges({ request }: { request: Record<string, unknown> }) {
-  const changes = policyDiff(request.before, request.after)
-  if (changes.length === 0) return <span className="text-xs text-slate-600">no field changed</span>
   return (
-    <ul className="space-y-0.5 text-xs" data-testid="audit-policy-diff">
-      {changes.slice(0, 4).map((c) => (
-        <li key={c.field}>
-          <span className="font-mono">{c.field}</span>: {c.before ?? "not set"} → <strong>{c.after ?? "not set"}</strong>
-        </li>
-      ))}
-      {changes.length > 4 ? <li className="text-slate-600">and {changes.length - 4} more</li> : null}
-    </ul>
+    <span className="flex flex-col gap-1 text-xs">
+      <PolicyChangeLines changes={policyDiff(request.before, request.after)} max={4} testId="audit-policy-diff" />
+      <PolicyChangeWho request={request} />
+    </span>
   )
 }
 

@@ -16,13 +16,27 @@ const OUTCOMES: Record<string, string> = {
   step_up_invalid: "Refused: assertion invalid",
   state_conflict: "Refused: not pending",
   not_allowed: "Refused: not allowed",
+  policy_stale: "Refused: policy changed since",
+  policy_change_pending: "Refused: another change waits",
+  policy_change_expired: "Refused: change expired",
+  not_found: "Refused: not found",
   role_required: "Refused: role",
   limit_exceeded: "Refused: maker's limit",
   validation_failed: "Refused: bad input",
 }
 
+const ACTIONS: Record<string, string> = {
+  approve: "Approve",
+  reject: "Reject",
+  policy_propose: "Propose a policy change",
+  policy_apply: "Apply a policy change (single admin)",
+  policy_approve: "Approve a policy change",
+  policy_reject: "Reject a policy change",
+  policy_withdraw: "Withdraw a policy change",
+}
+
 /**
- * The decision trail (console_approval_decisions): every approve and reject attempt,
+ * The decision trail (console_approval_decisions): every approve and reject attempt (on requests and on policy changes),
  * refused ones too, with the passkey credential, whether the user was verified and the
  * digest of what was signed.
  */
@@ -46,14 +60,17 @@ export function DecisionTrail({ entries }: { entries: DecisionEntry[] }) {
             <Td className="whitespace-nowrap">
               <Timestamp value={e.at} />
             </Td>
-            <Td>{e.action === "approve" ? "Approve" : "Reject"}</Td>
+            <Td data-testid="decision-action" data-action={e.action}>
+              {ACTIONS[e.action] ?? e.action}
+            </Td>
             <Td>
               {e.staff_email} <span className="text-slate-600">({e.staff_role})</span>
             </Td>
             <Td>
               <span className="flex flex-col gap-0.5">
                 {e.request_ids.map((id) => (
-                  <IdChip key={id} value={id} label="request" href={`/intents/${id}`} />
+                  // A policy change's id: its page is the policy section of /approvals.
+                  <IdChip key={id} value={id} label={e.action.startsWith("policy_") ? "policy change" : "request"} href={e.action.startsWith("policy_") ? "/approvals#policy-heading" : `/intents/${id}`} />
                 ))}
               </span>
             </Td>

@@ -15,6 +15,7 @@ import { RequestAsSent, Timeline } from "./intent-story"
 import { RecordLinks } from "./record-links"
 import { conversionPath, executionPath } from "@/lib/record-paths"
 import { policyDiff } from "@/lib/schemas/policy-diff"
+import { PolicyChangeLines, PolicyChangeWho } from "@/components/approvals/policy-changes-table"
 
 const OPERATIONS: Record<string, string> = {
   create_execution: "Quote execution",
@@ -25,18 +26,13 @@ const OPERATIONS: Record<string, string> = {
   take_snapshot: "Balance snapshot",
 }
 
-/** A policy change, field by field. */
+/** A policy change, field by field, and who approved it (or that a single admin applied it). */
 function PolicyChangeList({ request }: { request: Record<string, unknown> }) {
-  const changes = policyDiff(request.before, request.after)
-  if (changes.length === 0) return <span>no field changed</span>
   return (
-    <ul className="space-y-0.5" data-testid="intent-policy-diff">
-      {changes.map((c) => (
-        <li key={c.field}>
-          <code className="font-mono text-xs">{c.field}</code>: {c.before ?? "not set"} → <strong>{c.after ?? "not set"}</strong>
-        </li>
-      ))}
-    </ul>
+    <div className="space-y-1">
+      <PolicyChangeLines changes={policyDiff(request.before, request.after)} testId="intent-policy-diff" />
+      <PolicyChangeWho request={request} />
+    </div>
   )
 }
 

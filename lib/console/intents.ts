@@ -155,9 +155,9 @@ async function insertRefusal(db: Db, input: Refusal): Promise<ConsoleIntent> {
 }
 
 /** A policy change on the audit trail, written SUCCEEDED in the transaction that saves it. */
-export async function recordPolicyChange(tx: Db, staff: Staff, change: { before: unknown; after: unknown; version: number }, at: Date): Promise<void> {
+export async function recordPolicyChange(tx: Db, staff: Staff, change: { before: unknown; after: unknown; version: number } & Record<string, unknown>, at: Date): Promise<void> {
   await tx.insert(consoleIntents).values({
-    ...newRow({ staff, operation: "update_policy", profileId: null, request: { before: change.before, after: change.after, version: change.version } }),
+    ...newRow({ staff, operation: "update_policy", profileId: null, request: { ...change } }),
     targetId: "policy",
     state: "SUCCEEDED",
     attempts: 0,

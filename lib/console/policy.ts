@@ -48,29 +48,43 @@ export function policyFromJson(json: unknown): Policy {
   return policySchema.parse(typeof json === "string" ? JSON.parse(json) : json)
 }
 
+/** What the audit entry of a policy change carries besides before, after and version (who proposed, who approved, a single admin's change). */
+export type PolicyChangeFacts = Record<string, unknown>
+
 /**
  * Saves the policy as its next version (kept in console_policy_versions, numbered from 1);
- * the change goes on the audit trail with the policy before and after.
+ * the change goes on the audit trail with the policy before and after (and `facts`).
+ * The lower level of a change: PUT /api/policy goes through lib/console/policy-changes.ts
+ * (four eyes); tests and the sandbox's set-ups save directly.
  */
-export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Clock = () => new Date()): Promise<StoredPolicy> {
+export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Clock = () => new Date(), facts: PolicyChangeFacts = {}): Promise<StoredPolicy> {
   const at = now()
   return boundedTransaction(db, async (tx) => {
-    // One writer at a time, so each audit entry's "before" is the policy it replaced.
-    // Stryker disable next-line all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
-    const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
-    const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
-    // The next number after every version kept (a row saved before versions is version 1).
-    const [last] = await tx.select({ version: sql<number | null>`max(${consolePolicyVersions.version})` }).from(consolePolicyVersions)
-    const version = Math.max(Number(last?.version ?? 0), row?.version ?? 0) + 1
-    await tx.insert(consolePolicyVersions).values({ version, policy, createdAt: at, createdBy: staff.email })
-    await tx
-      .insert(consolePolicy)
-      .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email, version })
-      .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email, version } })
-    await recordPolicyChange(tx, staff, { before, after: policy, version }, at)
-    return { policy, version, updatedAt: at, updatedBy: staff.email }
+    await lockPolicy(tx)
+    return applyPolicy(tx, staff, policy, at, facts)
   })
+}
+
+/** One writer of the policy at a time (in the caller's transaction), so each audit entry's "before" is the policy it replaced. */
+export async function lockPolicy(tx: Db): Promise<void> {
+  // Stryker disable next-line all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
+}
+
+/** Writes `policy` as the next version, in the caller's transaction, which holds lockPolicy. */
+export async function applyPolicy(tx: Db, staff: Staff, policy: Policy, at: Date, facts: PolicyChangeFacts = {}): Promise<StoredPolicy> {
+  const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
+  const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
+  // The next number after every version kept (a row saved before versions is version 1).
+  const [last] = await tx.select({ version: sql<number | null>`max(${consolePolicyVersions.version})` }).from(consolePolicyVersions)
+  const version = Math.max(Number(last?.version ?? 0), row?.version ?? 0) + 1
+  await tx.insert(consolePolicyVersions).values({ version, policy, createdAt: at, createdBy: staff.email })
+  await tx
+    .insert(consolePolicy)
+    .values({ id: POLICY_ROW, policy: policy, updatedAt: at, updatedBy: staff.email, version })
+    .onConflictDoUpdate({ target: consolePolicy.id, set: { policy: policy, updatedAt: at, updatedBy: staff.email, version } })
+  await recordPolicyChange(tx, staff, { ...facts, before, after: policy, version }, at)
+  return { policy, version, updatedAt: at, updatedBy: staff.email }
 }
 
 /** The start and end of the UTC day `at` falls in. */

@@ -5,12 +5,14 @@ import { apiFetch, toQuery } from "@/lib/queries/api"
 import { withStepUp } from "@/lib/queries/step-up"
 import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
-import type { ApprovalPage, ApprovalRequest, Policy, PolicyView } from "@/lib/schemas/approvals"
+import type { ApprovalPage, ApprovalRequest, Policy, PolicyChangeView, PolicyChangesPage, PolicyView } from "@/lib/schemas/approvals"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
 const approvalRequestSchema = () => import("@/lib/schemas/approvals").then((m) => m.approvalRequestSchema)
 const approvalPageSchema = () => import("@/lib/schemas/approvals").then((m) => m.approvalPageSchema)
 const policyViewSchema = () => import("@/lib/schemas/approvals").then((m) => m.policyViewSchema)
+const policyChangesPageSchema = () => import("@/lib/schemas/approvals").then((m) => m.policyChangesPageSchema)
+const policyChangeSchema = () => import("@/lib/schemas/approvals").then((m) => m.policyChangeSchema)
 
 /** A create's answer is the record, or (202) the approval request it became. */
 export function isApprovalRequest(answer: unknown): answer is ApprovalRequest {
@@ -114,14 +116,58 @@ export function usePolicyQuery(options?: QueryOptions<PolicyView>) {
   })
 }
 
-export function useSavePolicyMutation(options?: MutationOptions<PolicyView, Policy>) {
+/** What saving the policy came to: applied at once (the only active admin), or a change waiting for another admin. */
+export type PolicySaved = { kind: "applied"; view: PolicyView } | { kind: "pending"; change: PolicyChangeView }
+
+/**
+ * Proposes the policy (PUT /api/policy): with another active admin it waits for their
+ * approval (202, the change); alone it applies at once, with this admin's passkey under
+ * STEP_UP=webauthn (asked for when the server wants it).
+ */
+export function useSavePolicyMutation(options?: MutationOptions<PolicySaved, Policy>) {
   const queryClient = useQueryClient()
   return useMutation({
     ...options,
-    mutationFn: (policy: Policy) => apiFetch("/api/policy", { method: "PUT", body: policy, schema: policyViewSchema }),
-    onSuccess: (view, ...rest) => {
-      queryClient.setQueryData(approvalKeys.policy(), view)
-      return options?.onSuccess?.(view, ...rest)
+    mutationFn: async (policy: Policy): Promise<PolicySaved> => {
+      const answer = await withStepUp((stepUp) => apiFetch<unknown>("/api/policy", { method: "PUT", body: stepUp ? { ...policy, step_up: stepUp } : policy }))
+      const { policyChangeAnswerSchema, policyViewSchema } = await import("@/lib/schemas/approvals")
+      const pending = policyChangeAnswerSchema.safeParse(answer)
+      if (pending.success && pending.data.change.state === "PENDING") return { kind: "pending", change: pending.data.change }
+      return { kind: "applied", view: policyViewSchema.parse(answer) }
+    },
+    onSuccess: (saved, ...rest) => {
+      if (saved.kind === "applied") queryClient.setQueryData(approvalKeys.policy(), saved.view)
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.policyChanges() })
+      return options?.onSuccess?.(saved, ...rest)
+    },
+  })
+}
+
+/** The policy change waiting for a second admin (with the policy it was made against) and the recent ones; polled every 3 s. */
+export function usePolicyChangesQuery(options?: QueryOptions<PolicyChangesPage>) {
+  return useQuery({
+    refetchInterval: 3_000,
+    ...options,
+    queryKey: approvalKeys.policyChanges(),
+    queryFn: ({ signal }) => apiFetch("/api/policy/changes?limit=10", { signal, schema: policyChangesPageSchema }),
+    enabled: gated(true, options?.enabled),
+  })
+}
+
+export type PolicyChangeDecision = { id: string; action: "approve" } | { id: string; action: "reject"; reason: string } | { id: string; action: "withdraw" }
+
+/** Approve or reject another admin's policy change (with the passkey when the server asks), or withdraw one's own. */
+export function useDecidePolicyChangeMutation(options?: MutationOptions<PolicyChangeView, PolicyChangeDecision>) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    ...options,
+    mutationFn: ({ id, action, ...body }: PolicyChangeDecision) =>
+      withStepUp((stepUp) =>
+        apiFetch(`/api/policy/changes/${encodeURIComponent(id)}/${action}`, { method: "POST", body: stepUp ? { ...body, step_up: stepUp } : body, schema: policyChangeSchema }),
+      ),
+    onSettled: () => {
+      // Applied, refused as stale, or decided by someone else first: the policy and the change as they now stand.
+      void queryClient.invalidateQueries({ queryKey: approvalKeys.policy() })
     },
   })
 }

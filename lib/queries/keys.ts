@@ -49,6 +49,7 @@ export const approvalKeys = {
   list: (filters: Record<string, string | undefined>) => [...approvalKeys.all, "list", filters] as const,
   detail: (id: string) => [...approvalKeys.all, "detail", id] as const,
   policy: () => [...approvalKeys.all, "policy"] as const,
+  policyChanges: () => [...approvalKeys.all, "policy", "changes"] as const,
 }
 
 export const notificationKeys = {

@@ -262,3 +262,45 @@ export const rejectBodySchema = z.strictObject({
   step_up: assertionSchema.optional(),
 })
 export const withdrawBodySchema = z.strictObject({ comment: comment.optional() })
+
+/** PUT /api/policy: the policy, and (STEP_UP=webauthn, a single admin) the passkey assertion in `step_up`. */
+export const policyPutBodySchema = z.strictObject({ ...policySchema.shape, step_up: assertionSchema.optional() })
+
+export const POLICY_CHANGE_STATES = ["PENDING", "APPLIED", "REJECTED", "WITHDRAWN", "STALE", "EXPIRED"] as const
+
+/** A policy change under four eyes (GET /api/policy/changes, PUT /api/policy's 202). */
+export const policyChangeSchema = z.object({
+  id: z.string(),
+  state: z.enum(POLICY_CHANGE_STATES),
+  policy: policySchema,
+  policy_digest: z.string(),
+  /** The version it was made against: it applies only while that is the one in force. */
+  base_version: z.number(),
+  proposed_by: z.string(),
+  proposed_at: z.string(),
+  expires_at: z.string(),
+  comment: z.string().nullable(),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  reason: z.string().nullable(),
+  applied_version: z.number().nullable(),
+  /** Applied at once by the only active admin (with their own step-up), flagged on the audit trail. */
+  single_admin: z.boolean(),
+  credential_id: z.string().nullable(),
+  user_verified: z.boolean().nullable(),
+  digest: z.string().nullable(),
+})
+export type PolicyChangeView = z.infer<typeof policyChangeSchema>
+
+export const policyChangesPageSchema = z.object({
+  pending: policyChangeSchema.nullable(),
+  /** The policy the pending change was made against (its base version's), for its diff; null with none pending. */
+  pending_before: policySchema.nullable(),
+  /** The version in force now (a pending change whose base is another one would be refused as stale). */
+  version: z.number(),
+  items: z.array(policyChangeSchema),
+})
+export type PolicyChangesPage = z.infer<typeof policyChangesPageSchema>
+
+/** PUT /api/policy's 202: the change waits for another admin. */
+export const policyChangeAnswerSchema = z.object({ change: policyChangeSchema })

@@ -26,6 +26,10 @@ export const CONSOLE_PROBLEM_CODES = {
   last_admin: 409,
   staff_exists: 409,
   invitation_unusable: 410,
+  // The policy under four eyes (issue 33).
+  policy_stale: 409,
+  policy_change_pending: 409,
+  policy_change_expired: 409,
   not_found: 404,
   not_placed: 404,
   state_conflict: 409,

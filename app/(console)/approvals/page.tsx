@@ -14,7 +14,7 @@ export default async function ApprovalsPage() {
   return (
     <div className="space-y-10">
       <ApprovalsList me={staff.email} />
-      {roleAtLeast(staff.role, "admin") ? <PolicySection /> : null}
+      {roleAtLeast(staff.role, "admin") ? <PolicySection me={staff.email} /> : null}
     </div>
   )
 }

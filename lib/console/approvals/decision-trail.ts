@@ -10,13 +10,17 @@ import { log } from "@/lib/log"
 import { HttpProblem } from "@/lib/problem"
 
 /**
- * Every decision attempt on approval requests goes on the audit trail, refused ones too:
+ * Every decision attempt on approval requests and on policy changes goes on the audit trail, refused ones too:
  * who, on what, the outcome (`done` or the problem code), and its step-up (the credential,
  * user verification, the digest signed). GET /api/audit/decisions reads it.
  */
 
+/** Decisions on approval requests, and on policy changes (lib/console/policy-changes.ts: their ids stand where request ids do). */
+export type DecisionKind = "approve" | "reject" | PolicyDecisionKind
+export type PolicyDecisionKind = "policy_propose" | "policy_apply" | "policy_approve" | "policy_reject" | "policy_withdraw"
+
 export interface DecisionAttempt {
-  action: "approve" | "reject"
+  action: DecisionKind
   intentIds: string[]
   staff: Staff
   at: Date

@@ -8,6 +8,7 @@ import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, consolePasskeys, consolePolicy } from "@/lib/db/schema"
 import { type StepUpRefusal, stepUpRefused, stepUpRequired } from "@/lib/problem"
 import type { Assertion } from "@/lib/schemas/approvals"
+import { formatCount } from "@/lib/format"
 
 /**
  * Step-up for decisions (STEP_UP=webauthn): approve and reject need a fresh passkey
@@ -70,6 +71,28 @@ export async function describeDecision(db: Db, action: DecisionAction, approvals
   return { what, digest: digestOf(what) }
 }
 
+/** What the passkey is asked for, in words, from what it authorises (an order, a session's end, a policy change, a decision on one or several requests). */
+export function whatNeedsIt(what: unknown): string {
+  const authorised = (what ?? {}) as { action?: unknown; requests?: unknown[] }
+  const count = Array.isArray(authorised.requests) ? authorised.requests.length : 1
+  switch (authorised.action) {
+    case "place_order":
+      return "This order"
+    case "end_session":
+      return "Ending this person's session"
+    case "policy_change":
+      return "This policy change"
+    case "reject_policy_change":
+      return "Rejecting this policy change"
+    case "approve":
+      return count > 1 ? `Approving these ${formatCount(count)} requests` : "Approving this request"
+    case "reject":
+      return "Rejecting this request"
+    default:
+      return "This decision"
+  }
+}
+
 const CHALLENGE_WHY: Record<"unknown" | "replayed" | "expired" | "wrong_purpose" | "not_yours", [StepUpRefusal, string]> = {
   unknown: ["step_up_invalid", "its challenge is not one this console issued"],
   replayed: ["step_up_replayed", "its challenge was already used: an assertion authorises one decision once"],
@@ -102,10 +125,11 @@ export async function checkStepUp(db: Db, staff: Staff, decision: { what: unknow
       userVerification: "required",
       timeout: 120_000,
     })
+    const needs = `${whatNeedsIt(what)} needs your passkey`
     const detail =
       passkeys.length === 0
-        ? "This decision needs your passkey, and you have none: register one on your account page (/account)."
-        : "This decision needs your passkey: sign the challenge (2 minutes) and send the assertion as step_up."
+        ? `${needs}, and you have none: register one on your account page (/account).`
+        : `${needs}: sign the challenge (2 minutes) and send the assertion as step_up.`
     throw stepUpRequired(detail, { options, digest, authorises: what, passkeys: passkeys.length })
   }
   const challenge = challengeOf(assertion.response.clientDataJSON)

@@ -111,6 +111,46 @@ export const consolePolicyVersions = pgTable("console_policy_versions", {
   createdBy: text("created_by").notNull(),
 })
 
+export const POLICY_CHANGE_STATES = ["PENDING", "APPLIED", "REJECTED", "WITHDRAWN", "STALE", "EXPIRED"] as const
+export type PolicyChangeState = (typeof POLICY_CHANGE_STATES)[number]
+
+/**
+ * A policy change under four eyes (migration 0024): proposed by one admin, applied when
+ * another approves it with step-up, as long as the version it was made against is still
+ * the one in force. At most one is PENDING at a time (a partial unique index). A change a
+ * single admin applied at once is kept here too, APPLIED with `single_admin`.
+ */
+export const consolePolicyChanges = pgTable(
+  "console_policy_changes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    state: text("state").$type<PolicyChangeState>().notNull(),
+    policy: jsonb("policy").$type<Record<string, unknown>>().notNull(),
+    /** The SHA-256 of the proposed policy's canonical JSON: what an approver's passkey signs (with the id and base version). */
+    policyDigest: text("policy_digest").notNull(),
+    /** The version in force when it was proposed: it applies only while that is still the one. */
+    baseVersion: integer("base_version").notNull(),
+    proposedBy: text("proposed_by").notNull(),
+    proposedAt: timestamp("proposed_at", { withTimezone: true, precision: 6 }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 6 }).notNull(),
+    comment: text("comment"),
+    decidedBy: text("decided_by"),
+    decidedAt: timestamp("decided_at", { withTimezone: true, precision: 6 }),
+    reason: text("reason"),
+    appliedVersion: integer("applied_version"),
+    singleAdmin: boolean("single_admin").notNull().default(false),
+    credentialId: text("credential_id"),
+    userVerified: boolean("user_verified"),
+    digest: text("digest"),
+  },
+  (t) => [
+    check("console_policy_changes_state", sql`${t.state} in ('PENDING', 'APPLIED', 'REJECTED', 'WITHDRAWN', 'STALE', 'EXPIRED')`),
+    uniqueIndex("console_policy_changes_one_pending_idx").on(t.state).where(sql`${t.state} = 'PENDING'`),
+    index("console_policy_changes_proposed_idx").on(t.proposedAt.desc()),
+  ],
+)
+export type ConsolePolicyChange = typeof consolePolicyChanges.$inferSelect
+
 /**
  * A create that waits for a second person. Its intent (same id) holds the request and,
  * once approved, its outcome; this row holds who asked, who decided, and the price rule.

@@ -52,8 +52,9 @@ export const consoleApprovalDecisions = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     at: at("at").notNull(),
-    action: text("action").$type<"approve" | "reject">().notNull(),
-    /** The request(s) decided on (several for a bulk approval). */
+    /** approve, reject; or a policy change's: policy_propose, policy_apply (a single admin's), policy_approve, policy_reject, policy_withdraw. */
+    action: text("action").$type<"approve" | "reject" | "policy_propose" | "policy_apply" | "policy_approve" | "policy_reject" | "policy_withdraw">().notNull(),
+    /** The request(s) decided on (several for a bulk approval), or the policy change. */
     intentIds: jsonb("intent_ids").$type<string[]>().notNull(),
     staffEmail: text("staff_email").notNull(),
     staffRole: text("staff_role").notNull(),
