@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import { recordNotifySettingsChange } from "@/lib/console/intents"
 import { addChannel, removeChannel, urlHint } from "@/lib/console/notify/inbox"
-import { refusalProblem } from "@/lib/console/refusals"
+import { asRequest, refusalProblem } from "@/lib/console/refusals"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { consoleNotificationChannels, consoleNotifySettings } from "@/lib/db/schema"
@@ -97,13 +97,23 @@ export async function removeTeamChannel(db: Db, staff: Staff, id: string, at = n
 /**
  * Records a refused change of the settings (a body that fails validation, a channel that
  * is not there) and hands the error back to be thrown; an error that is not a refusal is
- * handed back unrecorded. Writing the entry never turns a refusal into a fault.
+ * handed back unrecorded. What was sent is kept as the trail keeps a channel (never its
+ * URL's path or its secret), or for the large-order sizes as sent. Writing the entry never
+ * turns a refusal into a fault.
  */
-export async function refusedSettingsChange(db: Db, staff: Staff, change: { target: string; change: string; sent: Record<string, unknown> | null }, error: unknown, at = new Date()): Promise<unknown> {
+export async function refusedSettingsChange(
+  db: Db,
+  staff: Staff,
+  change: { target: string; change: "channel_add" | "channel_remove" | "large_order"; body: unknown },
+  error: unknown,
+  at = new Date(),
+): Promise<unknown> {
   const problem = refusalProblem(error)
   if (!problem) return error
+  const body = change.body
+  const sent = body === null || body === undefined ? null : change.change === "large_order" ? asRequest(body) : typeof body === "object" ? channelOnTrail(body) : null
   try {
-    await recordNotifySettingsChange(db, staff, { target: change.target, request: { change: change.change, sent: change.sent }, problem }, at)
+    await recordNotifySettingsChange(db, staff, { target: change.target.slice(0, 64), request: { change: change.change, sent }, problem }, at)
   } catch (failure) {
     log.error("refusal.unrecorded", { staff: staff.email, operation: "update_notifications", error: failure instanceof Error ? failure.name : "non-error thrown" })
   }

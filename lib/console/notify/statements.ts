@@ -50,17 +50,19 @@ export async function tieOutCutoff(deps: { db: Db; upstream: TieOutUpstream }, s
       href: statementHref(profileId, day),
     })
   }
+  // Written at the wall clock's time (`now` is the statement's: the job's, a test's).
+  const at = new Date()
   return deps.db.transaction(async (tx) => {
     const marked = await tx
       .update(consoleBalanceSnapshots)
-      .set({ tieOutCheckedAt: now })
+      .set({ tieOutCheckedAt: at })
       .where(and(eq(consoleBalanceSnapshots.id, snapshot.id), isNull(consoleBalanceSnapshots.tieOutCheckedAt)))
       .returning({ id: consoleBalanceSnapshots.id })
     if (marked.length === 0) return null
     if (differences.length === 0) return 0
     const admins = await staffAtLeast(tx, "admin")
     for (const d of differences) {
-      await notify(tx, { kind: "statement_difference", subject: d.subject, title: "A statement does not tie out", detail: d.detail, href: d.href, recipients: admins, at: now })
+      await notify(tx, { kind: "statement_difference", subject: d.subject, title: "A statement does not tie out", detail: d.detail, href: d.href, recipients: admins, at })
     }
     log.warn("statements.tie_out_difference", { day, profiles: differences.length })
     return differences.length

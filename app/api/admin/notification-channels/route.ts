@@ -1,7 +1,7 @@
 import { staffRef } from "@/lib/auth/staff-ref"
 import { readJson } from "@/lib/console/http"
 import { listChannels } from "@/lib/console/notify/inbox"
-import { addTeamChannel, channelOnTrail, refusedSettingsChange } from "@/lib/console/notify/settings"
+import { addTeamChannel, refusedSettingsChange } from "@/lib/console/notify/settings"
 import { withStaff } from "@/lib/console/with-staff"
 import { log } from "@/lib/log"
 import { channelBodySchema } from "@/lib/schemas/notify"
@@ -13,8 +13,7 @@ export const GET = withStaff("admin", async ({ runtime }) => {
 
 // POST /api/admin/notification-channels - add one: {name, type: chat|webhook, url, secret? (webhook: whsec_…), kinds}; on the audit trail (URL as a hint, never the secret), a refused one too
 export const POST = withStaff("admin", async ({ req, runtime, staff }) => {
-  const refuse = async (body: unknown, error: unknown) =>
-    refusedSettingsChange(runtime.db, staff, { target: "new_channel", change: "channel_add", sent: body && typeof body === "object" ? channelOnTrail(body) : null }, error)
+  const refuse = (body: unknown, error: unknown) => refusedSettingsChange(runtime.db, staff, { target: "new_channel", change: "channel_add", body }, error)
   let raw: unknown
   try {
     raw = await readJson(req)

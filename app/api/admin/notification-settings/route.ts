@@ -1,7 +1,6 @@
 import { staffRef } from "@/lib/auth/staff-ref"
 import { readJson } from "@/lib/console/http"
 import { LARGE_ORDER_TARGET, readNotifySettings, refusedSettingsChange, saveNotifySettings } from "@/lib/console/notify/settings"
-import { asRequest } from "@/lib/console/refusals"
 import { withStaff } from "@/lib/console/with-staff"
 import { log } from "@/lib/log"
 import { notifySettingsBodySchema } from "@/lib/schemas/notify"
@@ -13,8 +12,7 @@ export const GET = withStaff("admin", async ({ runtime }) => {
 
 // PUT /api/admin/notification-settings - replace them: {large_order: {USD?: "50000.00", EUR?: …, SGD?: …}}; on the audit trail with before and after, a refused body too
 export const PUT = withStaff("admin", async ({ req, runtime, staff }) => {
-  const refuse = async (body: unknown, error: unknown) =>
-    refusedSettingsChange(runtime.db, staff, { target: LARGE_ORDER_TARGET, change: "large_order", sent: body === null ? null : asRequest(body) }, error)
+  const refuse = (body: unknown, error: unknown) => refusedSettingsChange(runtime.db, staff, { target: LARGE_ORDER_TARGET, change: "large_order", body }, error)
   let raw: unknown
   try {
     raw = await readJson(req)

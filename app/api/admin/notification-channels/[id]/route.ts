@@ -13,7 +13,7 @@ export const DELETE = withStaff<{ id: string }>("admin", async ({ params, runtim
     if (!isUuid(id)) throw notFound(`No team channel ${id}.`)
     await removeTeamChannel(runtime.db, staff, id)
   } catch (error) {
-    throw await refusedSettingsChange(runtime.db, staff, { target: id.slice(0, 64), change: "channel_remove", sent: null }, error)
+    throw await refusedSettingsChange(runtime.db, staff, { target: id, change: "channel_remove", body: null }, error)
   }
   log.info("notify.channel_removed", { channel: id, by: staffRef(staff.email) })
   return Response.json({ id, removed: true })
