@@ -46,7 +46,7 @@ describe.skipIf(!testDatabaseUrl())("delivery proofs on Postgres", () => {
   beforeAll(async () => {
     const empty = await createEmptyPostgresDatabase()
     url = empty.url
-    drop = empty.drop
+    drop = () => empty.drop()
     database = await openDatabase({ url })
     await database.migrate()
     hook = await startHttpReceiver({ secret: WEBHOOK_SECRET, path: "/hooks/proof" })
