@@ -111,4 +111,90 @@ test.describe("the inbox", () => {
     expect((await admin.delete(`/api/admin/notification-channels/${id}`)).status()).toBe(200)
     await admin.dispose()
   })
+
+  test("the drawer is a panel from the right edge: named, focus kept inside it, Escape closes it and the focus returns to the bell", async ({ browser }) => {
+    const page = await (await browser.newContext({ baseURL: origin(), storageState: storageStateOf("admin") })).newPage()
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.goto("/notifications")
+    const bell = page.getByTestId("inbox-bell")
+    await expect(bell).toHaveAttribute("aria-expanded", "false")
+    await bell.click()
+    const panel = page.getByRole("dialog", { name: "Notifications" })
+    await expect(panel).toBeVisible()
+    await expect(panel).toHaveAttribute("data-testid", "inbox-panel")
+    await expect(bell).toHaveAttribute("aria-expanded", "true")
+    // Against the right edge, the viewport's full height, not the whole width (the page shows beside it).
+    await expect
+      .poll(async () => {
+        const box = await panel.boundingBox()
+        return box ? { right: Math.round(box.x + box.width), top: Math.round(box.y), height: Math.round(box.height), leftOfMiddle: box.x < 640 } : null
+      })
+      .toEqual({ right: 1280, top: 0, height: 800, leftOfMiddle: false })
+    // Tab and Shift+Tab cycle through the panel's own controls: the focus never leaves it.
+    const inside = () => page.evaluate(() => document.activeElement?.closest("dialog")?.getAttribute("data-testid") ?? null)
+    await expect.poll(inside).toBe("inbox-panel")
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press("Tab")
+      expect(await inside()).toBe("inbox-panel")
+    }
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press("Shift+Tab")
+      expect(await inside()).toBe("inbox-panel")
+    }
+    await page.keyboard.press("Escape")
+    await expect(panel).toBeHidden()
+    await expect(bell).toBeFocused()
+    await expect(bell).toHaveAttribute("aria-expanded", "false")
+    // The Close button too returns the focus to the bell.
+    await bell.click()
+    await panel.getByRole("button", { name: "Close" }).click()
+    await expect(panel).toBeHidden()
+    await expect(bell).toBeFocused()
+    await page.context().close()
+  })
+
+  test("large orders: an admin sets the size per currency beside the team channels (a bad value names the field and the rule), an order at or over it reaches the admins' inbox with a link to its intent, and every change is on the audit trail", async ({ browser }) => {
+    const admin = await adminApi(origin())
+    const page = await (await browser.newContext({ baseURL: origin(), storageState: storageStateOf("admin") })).newPage()
+    await page.goto("/admin/deliveries")
+    const form = page.getByTestId("large-order-form")
+    const usd = form.getByLabel("Large order in USD")
+    await usd.fill("12.345")
+    await form.getByRole("button", { name: "Save sizes" }).click()
+    await expect(usd).toHaveAttribute("aria-invalid", "true")
+    await expect(form.getByRole("alert")).toHaveText("at most 2 decimals")
+    await usd.fill("11000.00")
+    await form.getByRole("button", { name: "Save sizes" }).click()
+    await expect(form.getByTestId("large-order-saved")).toContainText("11,000.00 USD · last changed by admin@example.com")
+    expect(await (await admin.get("/api/admin/notification-settings")).json()).toMatchObject({ large_order: { USD: "11000.00" }, updated_by: "admin@example.com" })
+
+    try {
+      const trader = await traderApi()
+      const id = await askForApproval(trader)
+      await trader.dispose()
+      await page.goto("/notifications")
+      const item = page.getByTestId("inbox-item").filter({ has: page.locator(`a[href="/intents/${id}"]`) })
+      await expect(item.getByTestId("inbox-link")).toHaveText("Large order: conversion USD → USDP")
+      await expect(item).toContainText("12,000.00 USD, at or over the team's large-order size of 11,000.00 USD; it waits for approval")
+      await item.getByTestId("inbox-link").click()
+      await expect(page).toHaveURL(new RegExp(`/intents/${id}$`))
+      // Each kind can be turned off per person, the new ones too.
+      await page.goto("/notifications")
+      await expect(page.getByText("An order at or over the team's large-order size (to the admins)")).toBeVisible()
+      await expect(page.getByText("The event reader is more than 5 minutes behind (to the admins)")).toBeVisible()
+    } finally {
+      expect((await admin.put("/api/admin/notification-settings", { data: { large_order: {} } })).status()).toBe(200)
+    }
+    // The trail: who, before and after, and the refused attempt with the field and the rule.
+    const trail = (await (await admin.get("/api/audit?operation=update_notifications&limit=20")).json()) as { items: { state: string; staff_email: string; target_id: string; request: Record<string, unknown>; problem: { status: number | null } | null }[] }
+    const mine = trail.items.filter((e) => e.target_id === "large_order" && e.staff_email === "admin@example.com")
+    expect(mine.find((e) => e.state === "SUCCEEDED" && (e.request.after as { large_order: Record<string, string> }).large_order.USD === "11000.00")).toBeTruthy()
+    expect(mine.find((e) => e.state === "REFUSED" && e.problem?.status === 400)).toBeTruthy()
+    const bad = await admin.put("/api/admin/notification-settings", { data: { large_order: { USD: "-1", BTC: "1" } } })
+    expect(bad.status()).toBe(400)
+    expect(bad.headers()["content-type"]).toContain("application/problem+json")
+    expect(await bad.json()).toMatchObject({ code: "validation_failed", meta: { fields: { "large_order.USD": expect.any(String), "large_order.BTC": expect.any(String) } } })
+    await admin.dispose()
+    await page.context().close()
+  })
 })

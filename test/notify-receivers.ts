@@ -63,7 +63,11 @@ export interface HttpReceiver {
   kept: Map<string, Received>
   /** Signatures that did not verify (webhook receivers). */
   badSignatures: number
-  mode: "up" | "down" | "hang"
+  /** up: answers 204; down: 503; hang: no answer (nothing kept); hold: keeps it (dropping a repeat), then no answer, as a receiver that processed it but whose answer never got back. */
+  mode: "up" | "down" | "hang" | "hold"
+  /** Stops listening (connections refused, open ones cut), as a receiver that is down; `listen` starts again on the same port. */
+  unlisten(): Promise<void>
+  listen(): Promise<void>
   /** Resolves when the next request arrives. */
   next(): Promise<Received>
   close(): Promise<void>
@@ -82,9 +86,17 @@ export async function startHttpReceiver(options: { secret?: string; path?: strin
     close: async () => {
       for (const end of hanging) end()
       server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()))
     },
+    unlisten: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const end of hanging) end()
+      server.closeAllConnections()
+      await closed
+    },
+    listen: () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve)),
   }
+  let port = 0
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -92,9 +104,9 @@ export async function startHttpReceiver(options: { secret?: string; path?: strin
       const got: Received = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
       receiver.received.push(got)
       for (const w of waiters.splice(0)) w(got)
+      const id = String(got.headers["webhook-id"] ?? got.headers["x-delivery-id"] ?? "")
       if (receiver.mode === "hang") {
-        const end = () => res.destroy()
-        hanging.add(end)
+        hanging.add(() => res.destroy())
         return
       }
       if (receiver.mode === "down") {
@@ -110,12 +122,16 @@ export async function startHttpReceiver(options: { secret?: string; path?: strin
           return
         }
       }
-      const id = String(got.headers["webhook-id"] ?? got.headers["x-delivery-id"] ?? "")
       if (!receiver.kept.has(id)) receiver.kept.set(id, got)
+      if (receiver.mode === "hold") {
+        hanging.add(() => res.destroy())
+        return
+      }
       res.writeHead(204).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${options.path ?? "/"}`
+  port = (server.address() as AddressInfo).port
+  receiver.url = `http://127.0.0.1:${port}${options.path ?? "/"}`
   return receiver
 }

@@ -282,6 +282,8 @@ const EXPECTED: Record<string, { minimum: Role; call: (role?: Role) => Promise<C
     call: () => Promise.resolve({ params: {}, body: { name: "chat", type: "chat", url: "https://chat.example/hooks/x", kinds: ["approval_waiting"] } }),
   },
   "DELETE /api/admin/notification-channels/[id]": { minimum: "admin", call: async () => ({ params: { id: await channelId() } }) },
+  "GET /api/admin/notification-settings": { minimum: "admin", call: () => Promise.resolve({ params: {} }) },
+  "PUT /api/admin/notification-settings": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { large_order: { USD: "50000.00" } } }) },
   "GET /api/admin/deliveries": { minimum: "admin", call: () => Promise.resolve({ params: {}, query: "state=parked" }) },
   "POST /api/admin/deliveries/retry": { minimum: "admin", call: () => Promise.resolve({ params: {}, body: { ids: [randomUUID()] } }) },
   "GET /api/statements": { minimum: "support", call: () => Promise.resolve({ params: {}, query: `profile_id=${profileId}&from=${new Date().toISOString().slice(0, 10)}` }) },

@@ -7,10 +7,19 @@ import { Field, Input, Select } from "@/components/ui/field"
 import { ProblemAlert } from "@/components/ui/problem-alert"
 import { Table, TableBody, TableHead, Td, Th, Tr } from "@/components/ui/table"
 import { Timestamp } from "@/components/ui/timestamp"
-import { formatCount } from "@/lib/format"
+import { formatAmount, formatCount } from "@/lib/format"
 import { ApiProblemError } from "@/lib/queries/api"
-import { useAddChannelMutation, useChannelsQuery, useDeliveriesQuery, useRemoveChannelMutation, useRetryDeliveriesMutation } from "@/lib/queries/inbox"
-import { NOTIFY_KINDS, NOTIFY_KIND_LABELS } from "@/lib/schemas/notify"
+import {
+  useAddChannelMutation,
+  useChannelsQuery,
+  useDeliveriesQuery,
+  useNotifySettingsQuery,
+  useRemoveChannelMutation,
+  useRetryDeliveriesMutation,
+  useSaveNotifySettingsMutation,
+} from "@/lib/queries/inbox"
+import { FIAT_ASSETS } from "@/lib/schemas/assets"
+import { NOTIFY_KINDS, NOTIFY_KIND_LABELS, type NotifySettingsBody, type NotifySettingsView } from "@/lib/schemas/notify"
 
 const STATE_TONES = { pending: "warning", sent: "success", parked: "danger" } as const
 
@@ -176,5 +185,54 @@ export function DeliveriesList() {
         </TableBody>
       </Table>
     </div>
+  )
+}
+
+/** The large-order sizes per currency: an order at or over one notifies the admins. Blank: none in that currency. */
+export function LargeOrderSettings() {
+  const settings = useNotifySettingsQuery()
+  if (!settings.data) return settings.error ? <ProblemAlert error={settings.error} /> : <p className="text-sm text-slate-600">Loading…</p>
+  // Keyed by the last save: a save (here or elsewhere) starts the form from what is stored.
+  return <LargeOrderForm key={settings.data.updated_at ?? "never"} settings={settings.data} />
+}
+
+function LargeOrderForm({ settings }: { settings: NotifySettingsView }) {
+  const save = useSaveNotifySettingsMutation()
+  const [values, setValues] = useState<Record<string, string>>({ ...settings.large_order })
+  const fields = save.error instanceof ApiProblemError ? ((save.error.problem.meta?.fields as Record<string, string> | undefined) ?? {}) : {}
+  return (
+    <form
+      className="space-y-3"
+      data-testid="large-order-form"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const large_order = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== "")) as NotifySettingsBody["large_order"]
+        save.mutate({ large_order })
+      }}
+    >
+      <div className="grid gap-3 sm:grid-cols-3">
+        {FIAT_ASSETS.map((currency) => (
+          <Field key={currency} label={`Large order in ${currency}`} error={fields[`large_order.${currency}`]} hint="At or over this, the admins are told. Blank: none.">
+            {(p) => <Input {...p} inputMode="decimal" autoComplete="off" value={values[currency] ?? ""} onChange={(e) => setValues({ ...values, [currency]: e.target.value })} />}
+          </Field>
+        ))}
+      </div>
+      <div className="flex flex-wrap items-center gap-3">
+        <Button type="submit" size="sm" busy={save.isPending}>
+          Save sizes
+        </Button>
+        {settings.updated_by ? (
+          <p className="text-xs text-slate-600" data-testid="large-order-saved">
+            {Object.entries(settings.large_order).length === 0
+              ? "None set"
+              : Object.entries(settings.large_order)
+                  .map(([c, v]) => `${formatAmount(v, c)} ${c}`)
+                  .join(", ")}{" "}
+            · last changed by {settings.updated_by} <Timestamp value={settings.updated_at ?? ""} />
+          </p>
+        ) : null}
+      </div>
+      {save.error && Object.keys(fields).length === 0 ? <ProblemAlert error={save.error} /> : null}
+    </form>
   )
 }

@@ -10,6 +10,7 @@ export const OPERATION_LABELS: Record<string, string> = {
   update_policy: "Change approval policy",
   replay_event: "Replay a service event",
   take_snapshot: "Take a balance snapshot",
+  update_notifications: "Change team notifications",
 }
 
 /** One amount of a request, with its asset when the request names it. */
@@ -65,5 +66,5 @@ export function dayBoundary(day: string, end: "start" | "end"): string | undefin
 }
 
 /** The intents' operations and states (lib/db/schema/console.ts), without pulling the database schema into the browser. */
-export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot"] as const
+export const INTENT_OPERATION_VALUES = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot", "update_notifications"] as const
 export const INTENT_STATE_VALUES = ["PENDING", "SUCCEEDED", "FAILED", "UNKNOWN", "AWAITING_APPROVAL", "REFUSED"] as const

@@ -24,6 +24,7 @@ const OPERATIONS: Record<string, string> = {
   update_policy: "Approval policy change",
   replay_event: "Replay of a service event",
   take_snapshot: "Balance snapshot",
+  update_notifications: "Team notifications change",
 }
 
 /** A policy change, field by field, and who approved it (or that a single admin applied it). */

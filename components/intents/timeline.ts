@@ -27,6 +27,7 @@ const WHAT: Record<string, string> = {
   update_policy: "Policy change",
   replay_event: "Event replay",
   take_snapshot: "Balance snapshot",
+  update_notifications: "Team notifications change",
 }
 
 function attempts(n: number): string {

@@ -1,23 +1,27 @@
 "use client"
 
 import Link from "next/link"
-import { useState } from "react"
+import { useRef, useState } from "react"
 import { InboxList } from "@/components/notifications/inbox-list"
 import { Button } from "@/components/ui/button"
-import { Dialog } from "@/components/ui/dialog"
+import { SidePanel } from "@/components/ui/side-panel"
 import { formatCount } from "@/lib/format"
 import { useInboxQuery, useMarkReadMutation } from "@/lib/queries/inbox"
 
-/** The bell in the header: the unread count, and the drawer with the latest notifications. */
+/** The bell in the header: the unread count, and the drawer (a panel from the right) with the latest notifications. */
 export function InboxBell() {
   const [open, setOpen] = useState(false)
+  const bell = useRef<HTMLButtonElement>(null)
   const inbox = useInboxQuery()
   const mark = useMarkReadMutation()
   const unread = inbox.data?.unread ?? 0
   return (
     <>
       <button
+        ref={bell}
         type="button"
+        aria-haspopup="dialog"
+        aria-expanded={open}
         onClick={() => setOpen(true)}
         className="relative inline-flex h-8 w-8 items-center justify-center rounded-md border border-slate-300 bg-white text-slate-800 hover:bg-slate-100"
         aria-label={unread > 0 ? `Notifications, ${formatCount(unread)} unread` : "Notifications"}
@@ -33,10 +37,12 @@ export function InboxBell() {
           </span>
         ) : null}
       </button>
-      <Dialog
+      <SidePanel
         open={open}
         onClose={() => setOpen(false)}
         title="Notifications"
+        returnFocus={bell}
+        testId="inbox-panel"
         footer={
           <div className="flex flex-wrap items-center justify-between gap-2">
             <Link href="/notifications" className="text-sm text-blue-800 hover:underline" onClick={() => setOpen(false)} data-testid="inbox-see-all">
@@ -53,10 +59,10 @@ export function InboxBell() {
           </div>
         }
       >
-        <div className="max-h-[60vh] overflow-y-auto" data-testid="inbox-drawer">
+        <div data-testid="inbox-drawer">
           {inbox.data ? <InboxList items={inbox.data.items.slice(0, 10)} onOpen={() => setOpen(false)} /> : <p className="text-sm text-slate-600">Loading…</p>}
         </div>
-      </Dialog>
+      </SidePanel>
     </>
   )
 }

@@ -203,6 +203,31 @@ export async function recordSnapshotTaken(db: Db, staff: Staff, snapshot: { id: 
 }
 
 /**
+ * A change of the team's notification settings on the audit trail (a team channel added or
+ * removed, the large-order sizes), keyed by the channel's id or "large_order": SUCCEEDED in
+ * the transaction that makes it, with before and after, or REFUSED with the problem it was
+ * answered with. The caller hands in what may be kept: a channel's URL as scheme and host
+ * only, whether it has a secret, never the secret.
+ */
+export async function recordNotifySettingsChange(
+  db: Db,
+  staff: Staff,
+  change: { target: string; request: Record<string, unknown>; problem?: Problem | null },
+  at: Date,
+): Promise<void> {
+  await db.insert(consoleIntents).values({
+    ...newRow({ staff, operation: "update_notifications", profileId: null, request: change.request }),
+    targetId: change.target,
+    state: change.problem ? "REFUSED" : "SUCCEEDED",
+    attempts: 0,
+    ...(change.problem ? { problem: { ...change.problem } } : {}),
+    createdAt: at,
+    updatedAt: at,
+    resolvedAt: at,
+  })
+}
+
+/**
  * Records how an intent ended. Success always wins (a record exists); a failure or an
  * unknown outcome only replaces PENDING or UNKNOWN, never a known result.
  */

@@ -1,6 +1,7 @@
 import "server-only"
 import { and, asc, inArray, lt } from "drizzle-orm"
 import { type IntentOutcome, failureOutcome, settleIntent } from "@/lib/console/intents"
+import { notifyOutcomeUnknown, resolveOutcomeUnknown } from "@/lib/console/notify/orders"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { throughMillisecond } from "@/lib/db/time"
@@ -46,7 +47,14 @@ export async function reconcileIntents(
   const report: ReconcileReport = { examined: intents.length, resolved: 0, succeeded: 0, failed: 0, unresolved: 0 }
   for (const intent of intents) {
     const outcome = await learnOutcome(deps, intent)
-    await settleIntent(deps.db, intent.id, outcome)
+    // Left UNKNOWN: its maker and the admins hear of it, once, with the state it is left in;
+    // learned after all: that notification (if any) is resolved, with the state learned.
+    await deps.db.transaction(async (tx) => {
+      await settleIntent(tx, intent.id, outcome)
+      const at = new Date()
+      if (outcome.state === "UNKNOWN") await notifyOutcomeUnknown(tx, intent, at)
+      else if (intent.state === "UNKNOWN") await resolveOutcomeUnknown(tx, intent.id, outcome.state, at)
+    })
     if (outcome.state === "SUCCEEDED") report.succeeded += 1
     if (outcome.state === "FAILED") report.failed += 1
     if (outcome.state === "UNKNOWN") report.unresolved += 1
@@ -168,6 +176,7 @@ async function learnOutcome(deps: ConsoleDeps, intent: ConsoleIntent): Promise<I
       case "update_policy":
       case "replay_event":
       case "take_snapshot":
+      case "update_notifications":
         // Written SUCCEEDED (or FAILED) once done, never PENDING: nothing to learn.
         throw new Error(`${intent.operation} has no outcome to learn`)
     }

@@ -43,7 +43,7 @@ function storable(value: unknown, depth = 0): unknown {
 }
 
 /** The request as the trail keeps it: an object as sent, anything else under `body`. */
-function asRequest(body: unknown): Record<string, unknown> {
+export function asRequest(body: unknown): Record<string, unknown> {
   const value = storable(body)
   if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>
   return { body: value === undefined ? null : value }

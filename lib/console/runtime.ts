@@ -17,6 +17,8 @@ import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
 import { type SnapshotJob, createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type SharedLimiter, createSharedLimiter, createSoloLimiter } from "@/lib/console/shared-limiter"
 import { type NotificationWorker, createNotificationWorker } from "@/lib/console/notify/worker"
+import { tieOutCutoff } from "@/lib/console/notify/statements"
+import { EVENTS_LAG_CHECK_MS, checkEventsLag } from "@/lib/console/notify/events-lag"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
@@ -122,7 +124,7 @@ async function build(): Promise<ConsoleRuntime> {
           handler: consoleEventHandler({ refreshBalances: () => overview.refresh() }),
         })
       : null
-  const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo })
+  const snapshots = createSnapshotJob({ db, id: instance.id, upstream, solo, tieOut: (snapshot, at) => tieOutCutoff({ db, upstream }, snapshot, at) })
   const followed = createOrchestrationFollower({ db })
   const notifier = createNotificationWorker({
     db,
@@ -230,6 +232,12 @@ async function begin(): Promise<void> {
   runtime.events?.start()
   runtime.snapshots.start()
   runtime.notifier.start()
+  if (runtime.events) {
+    const watch = () => {
+      checkEventsLag(runtime.db).catch((error: unknown) => log.warn("events.lag_check_failed", { error: error instanceof Error ? error.name : "error" }))
+    }
+    setInterval(watch, EVENTS_LAG_CHECK_MS).unref()
+  }
   if (runtime.sandbox && runtime.events) pointSandboxWebhookHere(runtime)
   const tick = () => {
     reconcileNow().catch((error: unknown) => log.warn("reconciler.failed", { error: String(error) }))

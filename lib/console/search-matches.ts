@@ -55,6 +55,7 @@ const OPERATION_WORDS: Record<string, string> = {
   update_policy: "Approval policy change",
   replay_event: "Replay of a service event",
   take_snapshot: "Balance snapshot",
+  update_notifications: "Team notifications change",
 }
 
 /** What the intent log alone says about an intent that q names. */
@@ -112,7 +113,7 @@ export function intentMatch(intent: ConsoleIntent, q: string): SearchMatch | nul
       return { ...base, kind: "conversion", id, matched_by: id === q ? "id" : "id_prefix", href: conversionPath(id), summary: "Conversion", amount: null }
     }
     // The policy's intents all carry target "policy": not something a person pastes.
-    if (intent.operation === "update_policy" || intent.operation === "replay_event" || intent.operation === "take_snapshot") return null
+    if (intent.operation === "update_policy" || intent.operation === "replay_event" || intent.operation === "take_snapshot" || intent.operation === "update_notifications") return null
   }
   return {
     ...base,

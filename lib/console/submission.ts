@@ -22,6 +22,8 @@ import {
   usedTodaySum,
   usedTodayWhere,
 } from "@/lib/console/policy"
+import { notifyLargeOrder } from "@/lib/console/notify/orders"
+import { largeOrderFromJson, storedLargeOrderJson } from "@/lib/console/notify/settings"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
@@ -82,6 +84,7 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
         policy: storedPolicyJson,
         policyVersion: storedPolicyVersion,
         used: usedTodaySum,
+        largeOrder: storedLargeOrderJson,
       })
       .from(consoleIntents)
       .where(usedTodayWhere(gate.staff.email, gate.size.currency, at))
@@ -105,6 +108,13 @@ async function admit(db: Db, gate: Gate, at: Date): Promise<{ admitted: "send"; 
       quote: gate.quote,
     })
     if (!intent) return { admitted: "exists" }
+    // At or over the team's large-order size: the admins hear of it with the intent, whatever comes of it.
+    await notifyLargeOrder(
+      tx,
+      { intentId: intent.id, operation: gate.operation, makerEmail: gate.staff.email, market: intent.market, side: intent.side, request: gate.request, size: gate.size, waits },
+      largeOrderFromJson(read.largeOrder),
+      at,
+    )
     if (!waits) return { admitted: "send", intent }
     await openApprovalRequest(tx, {
       intentId: intent.id,

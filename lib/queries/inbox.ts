@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { inboxKeys } from "@/lib/queries/keys"
-import type { ChannelView, DeliveryView, Inbox, Preference } from "@/lib/schemas/notify"
+import type { ChannelView, DeliveryView, Inbox, NotifySettingsBody, NotifySettingsView, Preference } from "@/lib/schemas/notify"
 
 export const INBOX_POLL_MS = 4_000
 
@@ -68,6 +68,22 @@ export function useRemoveChannelMutation() {
   return useMutation({
     mutationFn: (id: string) => apiFetch(`/api/admin/notification-channels/${encodeURIComponent(id)}`, { method: "DELETE" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: inboxKeys.channels() }),
+  })
+}
+
+/** The team's notification settings (the large-order sizes per currency). */
+export function useNotifySettingsQuery() {
+  return useQuery({
+    queryKey: inboxKeys.settings(),
+    queryFn: ({ signal }) => apiFetch<NotifySettingsView>("/api/admin/notification-settings", { signal }),
+  })
+}
+
+export function useSaveNotifySettingsMutation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (body: NotifySettingsBody) => apiFetch<NotifySettingsView>("/api/admin/notification-settings", { method: "PUT", body }),
+    onSuccess: (data) => queryClient.setQueryData(inboxKeys.settings(), data),
   })
 }
 

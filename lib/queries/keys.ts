@@ -62,6 +62,7 @@ export const inboxKeys = {
   mine: () => [...inboxKeys.all, "mine"] as const,
   preferences: () => [...inboxKeys.all, "preferences"] as const,
   channels: () => [...inboxKeys.all, "channels"] as const,
+  settings: () => [...inboxKeys.all, "settings"] as const,
   deliveries: (state: string | undefined) => [...inboxKeys.all, "deliveries", state ?? "all"] as const,
 }
 

@@ -1,19 +1,36 @@
 import { z } from "zod"
+import { FIAT_DECIMALS } from "@/lib/money"
+import { FIAT_ASSETS } from "@/lib/schemas/assets"
+import { amountSchema } from "@/lib/schemas/money"
 
 /**
  * The outbox's notifications (lib/console/notify/): the kinds, a person's inbox, their
  * preferences, the admins' team channels and the deliveries. Shared by the routes and the pages.
  */
 
-export const NOTIFY_KINDS = ["approval_waiting", "approval_decided", "passkey_added", "orchestration_failed", "deposit_completed"] as const
+export const NOTIFY_KINDS = [
+  "approval_waiting",
+  "approval_decided",
+  "passkey_added",
+  "large_order",
+  "outcome_unknown",
+  "orchestration_failed",
+  "deposit_completed",
+  "statement_difference",
+  "events_lagging",
+] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
 
 export const NOTIFY_KIND_LABELS: Record<NotifyKind, string> = {
   approval_waiting: "An approval request waits for you",
   approval_decided: "Your approval request was decided",
   passkey_added: "A passkey was added to your account",
+  large_order: "An order at or over the team's large-order size (to the admins)",
+  outcome_unknown: "An order's outcome is unknown after the reconciler tried (to its maker and the admins)",
   orchestration_failed: "A conversion placed through the Orchestrations API failed (to its maker and the admins)",
   deposit_completed: "A deposit completed (to the admins)",
+  statement_difference: "A day's statement does not tie out (to the admins)",
+  events_lagging: "The event reader is more than 5 minutes behind (to the admins)",
 }
 
 export const inboxItemSchema = z.strictObject({
@@ -109,3 +126,20 @@ export const deliveriesQuerySchema = z.strictObject({
 export const retryBodySchema = z.strictObject({
   ids: z.array(z.uuid({ error: "each must be a delivery id" })).min(1, { error: "name at least one delivery" }).max(100, { error: "at most 100 at once" }),
 })
+
+/**
+ * The team's notification settings (admins, beside the team channels): the size per
+ * currency at or over which an order placed or asked for through the console notifies the
+ * admins (`large_order`); a currency left out has none.
+ */
+export const notifySettingsBodySchema = z.strictObject({
+  large_order: z.partialRecord(z.enum(FIAT_ASSETS), amountSchema(FIAT_DECIMALS)),
+})
+export type NotifySettingsBody = z.infer<typeof notifySettingsBodySchema>
+
+export const notifySettingsViewSchema = z.strictObject({
+  large_order: z.partialRecord(z.enum(FIAT_ASSETS), z.string()),
+  updated_at: z.string().nullable(),
+  updated_by: z.string().nullable(),
+})
+export type NotifySettingsView = z.infer<typeof notifySettingsViewSchema>

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { eq } from "drizzle-orm"
+import { and, eq, sql } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
 import { admitSso, ensureStaffBootstrap } from "@/lib/auth/staff"
@@ -7,10 +7,18 @@ import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions
 import { consoleEventHandler } from "@/lib/console/event-effects"
 import { notifyPasskeyAdded } from "@/lib/console/notify/account"
 import { requestHref } from "@/lib/console/notify/approvals"
-import { addChannel, listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
+import { checkEventsLag } from "@/lib/console/notify/events-lag"
+import { listChannels, listDeliveries, markRead, readInbox, savePreferences } from "@/lib/console/notify/inbox"
+import { intentHref } from "@/lib/console/notify/orders"
+import { addTeamChannel, readNotifySettings, refusedSettingsChange, removeTeamChannel, saveNotifySettings } from "@/lib/console/notify/settings"
+import { statementHref, tieOutCutoff } from "@/lib/console/notify/statements"
+import { reconcileIntents } from "@/lib/console/reconciler"
+import { createSnapshotJob } from "@/lib/console/statements/snapshots"
 import { type NotificationWorker, createNotificationWorker, retryDeliveries } from "@/lib/console/notify/worker"
 import { submitConversion } from "@/lib/console/submission"
 import { consoleIntents, consoleNotificationChannels, consoleNotificationDeliveries, consoleNotificationRecipients, consoleNotifications } from "@/lib/db/schema"
+import { channelBodySchema, notifySettingsBodySchema } from "@/lib/schemas/notify"
+import type { UpstreamClient } from "@/lib/upstream"
 import { savePolicy } from "@/lib/console/policy"
 import { ApprovalsFixture, TEST_POLICY, checker, otherTrader } from "@/test/approvals"
 import { testDrivers } from "@/test/db"
@@ -27,6 +35,7 @@ const PUBLIC_URL = "https://console.example.test"
 const SMTP_PASSWORD = "smtp-pass-canary-0b7d2e"
 const CHAT_TOKEN = "T00CHAT/B00TOKEN/chat-token-canary-5e1a9c"
 const WEBHOOK_SECRET = canaries.NOTIFY_WEBHOOK_SECRET
+const NEW_KINDS = ["large_order", "outcome_unknown", "statement_difference", "events_lagging"] as const
 
 /** The outbox against real receivers: an SMTP server, a chat webhook, a Standard Webhooks receiver. */
 describe.each(testDrivers())("notifications on %s", (driver) => {
@@ -45,8 +54,8 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     smtp = await startSmtp({ user: "console", pass: SMTP_PASSWORD })
     chat = await startHttpReceiver({ path: `/services/${CHAT_TOKEN}` })
     hook = await startHttpReceiver({ secret: WEBHOOK_SECRET, path: "/hooks/treasury?token=hook-token-canary-44aa" })
-    await addChannel(f.h.db, checker.email, { name: "Treasury chat", type: "chat", url: chat.url, kinds: ["approval_waiting", "approval_decided"] })
-    await addChannel(f.h.db, checker.email, { name: "Ops system", type: "webhook", url: hook.url, secret: WEBHOOK_SECRET, kinds: ["approval_waiting"] })
+    await addTeamChannel(f.h.db, checker, { name: "Treasury chat", type: "chat", url: chat.url, kinds: ["approval_waiting", "approval_decided", ...NEW_KINDS] })
+    await addTeamChannel(f.h.db, checker, { name: "Ops system", type: "webhook", url: hook.url, secret: WEBHOOK_SECRET, kinds: ["approval_waiting", ...NEW_KINDS] })
   })
   afterAll(async () => {
     for (const w of workers) w.abandon()
@@ -261,8 +270,179 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
     }
   })
 
+  /** The team-notification entries of the audit trail, newest first. */
+  async function trail(target?: string) {
+    return f.h.db
+      .select()
+      .from(consoleIntents)
+      .where(and(eq(consoleIntents.operation, "update_notifications"), target ? eq(consoleIntents.targetId, target) : undefined))
+      .orderBy(sql`${consoleIntents.createdAt} desc`)
+  }
+
+  it("an order at or over the team's large-order size is told to the admins once, with a link to its intent; under it, or in another currency, nothing", async () => {
+    expect(await readNotifySettings(f.h.db)).toMatchObject({ large_order: {} })
+    await saveNotifySettings(f.h.db, checker, { large_order: { USD: "90.00", EUR: "50000.00" } })
+    try {
+      const asked = async (amount: string, refId = randomUUID()) => submitConversion(f.h, f.me, { profile_id: f.profileId, amount, source_asset: "USD", target_asset: "PYUSD", ref_id: refId })
+      // Placed at once (under the approval threshold of 100.00) and at the size: told.
+      const placedRef = randomUUID()
+      const placed = await asked("90.00", placedRef)
+      expect(placed.kind).toBe("placed")
+      const [placedIntent] = await f.h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, placedRef))
+      // A request that waits for approval, over it: told too, saying it waits.
+      const waiting = await ask("250.00")
+      // Under it: nothing.
+      const smallRef = randomUUID()
+      await asked("89.99", smallRef)
+      const [small] = await f.h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, smallRef))
+      // The same submission again (a retry under its ref_id) writes no second one.
+      await asked("90.00", placedRef)
+
+      const admin = (await readInbox(f.h.db, checker.email)).items.filter((i) => i.kind === "large_order")
+      const forPlaced = admin.filter((i) => i.href === intentHref(placedIntent!.id))
+      expect(forPlaced).toHaveLength(1)
+      expect(forPlaced[0]).toMatchObject({ title: "Large order: conversion USD → PYUSD" })
+      expect(forPlaced[0]!.detail).toBe(`${f.me.email} placed a conversion USD → PYUSD of 90.00 USD, at or over the team's large-order size of 90.00 USD.`)
+      expect(admin.find((i) => i.href === intentHref(waiting))?.detail).toContain("of 250.00 USD, at or over the team's large-order size of 90.00 USD; it waits for approval.")
+      expect(admin.some((i) => i.href === intentHref(small!.id))).toBe(false)
+      // The admins only, never the maker or another trader.
+      for (const who of [f.me.email, otherTrader.email]) expect((await readInbox(f.h.db, who)).items.some((i) => i.kind === "large_order")).toBe(false)
+      // Titles are email subjects: no amount.
+      for (const item of admin) expect(item.title).not.toMatch(/\d/)
+    } finally {
+      await saveNotifySettings(f.h.db, checker, { large_order: {} })
+    }
+    // Each change on the audit trail with before and after, and who.
+    const [last, first] = await trail("large_order")
+    expect(first).toMatchObject({ staffEmail: checker.email, state: "SUCCEEDED", request: { change: "large_order", before: { large_order: {} }, after: { large_order: { USD: "90.00", EUR: "50000.00" } } } })
+    expect(last).toMatchObject({ request: { before: { large_order: { USD: "90.00", EUR: "50000.00" } }, after: { large_order: {} } } })
+  })
+
+  it("the large-order sizes are checked field by field, and a refused change is on the audit trail too", async () => {
+    const bad = notifySettingsBodySchema.safeParse({ large_order: { USD: "-5", BTC: "1.00" } })
+    expect(bad.success).toBe(false)
+    const issues = bad.error!.issues.map((i) => [i.path.join("."), i.message])
+    expect(issues).toContainEqual(["large_order.USD", "must be more than 0"])
+    expect(issues.some(([path]) => path === "large_order" || path === "large_order.BTC")).toBe(true)
+    await refusedSettingsChange(f.h.db, otherTrader, { target: "large_order", change: "large_order", body: { large_order: { USD: "-5" } } }, bad.error)
+    const [refused] = await trail("large_order")
+    expect(refused).toMatchObject({ staffEmail: otherTrader.email, state: "REFUSED", request: { change: "large_order", sent: { large_order: { USD: "-5" } } }, problem: { code: "validation_failed" } })
+    expect(await readNotifySettings(f.h.db)).toMatchObject({ large_order: {} })
+  })
+
+  it("team channels added and removed are on the audit trail with who, before and after: the URL as scheme and host, never its token or the secret; refused attempts too", async () => {
+    const url = `${hook.url.split("/hooks")[0]}/other/hook-token-canary-44aa`
+    const channel = await addTeamChannel(f.h.db, checker, { name: "Spare hook", type: "webhook", url, secret: WEBHOOK_SECRET, kinds: ["large_order"] })
+    await removeTeamChannel(f.h.db, checker, channel.id)
+    const [removed, added] = await trail(channel.id)
+    const hint = `${new URL(url).protocol}//${new URL(url).host}/…`
+    expect(added).toMatchObject({ staffEmail: checker.email, state: "SUCCEEDED", request: { change: "channel_added", before: null, after: { name: "Spare hook", type: "webhook", url_hint: hint, has_secret: true, kinds: ["large_order"] } } })
+    expect(removed).toMatchObject({ staffEmail: checker.email, state: "SUCCEEDED", request: { change: "channel_removed", before: { name: "Spare hook", url_hint: hint, has_secret: true }, after: null } })
+    // A body that fails (a webhook with no secret) and a removal of a channel that is not there: refused, on the trail.
+    const body = { name: "No secret", type: "webhook", url, kinds: ["large_order"] }
+    const parsed = channelBodySchema.safeParse(body)
+    await refusedSettingsChange(f.h.db, checker, { target: "new_channel", change: "channel_add", body }, parsed.error)
+    const missing = randomUUID()
+    const error = await removeTeamChannel(f.h.db, checker, missing).catch((e: unknown) => e)
+    await refusedSettingsChange(f.h.db, checker, { target: missing, change: "channel_remove", body: null }, error)
+    const [refusedAdd] = await trail("new_channel")
+    expect(refusedAdd).toMatchObject({ state: "REFUSED", request: { change: "channel_add", sent: { name: "No secret", url_hint: hint, has_secret: false } }, problem: { code: "validation_failed", meta: { fields: { secret: "a webhook channel needs a signing secret" } } } })
+    expect((await trail(missing))[0]).toMatchObject({ state: "REFUSED", problem: { status: 404 } })
+    const kept = JSON.stringify(await trail())
+    expect(kept).not.toContain("hook-token-canary-44aa")
+    expect(kept).not.toContain(WEBHOOK_SECRET)
+    expect(kept).not.toContain(CHAT_TOKEN)
+  })
+
+  it("an order whose outcome the reconciler could not learn is told to its maker and the admins once; a later run that learns it resolves it", async () => {
+    const refId = randomUUID()
+    const [intent] = await f.h.db
+      .insert(consoleIntents)
+      .values({
+        staffEmail: f.me.email,
+        staffRole: "trader",
+        operation: "create_conversion",
+        profileId: f.profileId,
+        refId,
+        request: { profile_id: f.profileId, amount: "5.00", source_asset: "USD", target_asset: "PYUSD", ref_id: refId },
+        state: "UNKNOWN",
+        sizeAmount: "5.00",
+        sizeCurrency: "USD",
+        upstreamApi: "stablecoin-conversions",
+        createdAt: new Date(Date.now() - 120_000),
+        updatedAt: new Date(Date.now() - 120_000),
+      })
+      .returning()
+    // The service cannot be asked: the look-up fails, the intent stays UNKNOWN, twice.
+    const down = {
+      ...f.h,
+      upstream: { ...f.h.upstream, conversionsVia: () => ({ listConversions: () => Promise.reject(new Error("connect ECONNREFUSED")) }) } as unknown as UpstreamClient,
+    }
+    for (let run = 0; run < 2; run++) expect((await reconcileIntents(down, { olderThanMs: 0 })).unresolved).toBeGreaterThanOrEqual(1)
+    const [notification, ...more] = await f.h.db.select().from(consoleNotifications).where(and(eq(consoleNotifications.kind, "outcome_unknown"), eq(consoleNotifications.subject, intent!.id)))
+    expect(more).toHaveLength(0)
+    expect(notification).toMatchObject({ title: "Outcome unknown: conversion USD → PYUSD", href: intentHref(intent!.id), resolvedAt: null })
+    expect(notification!.detail).toContain(`of 5.00 USD (ref_id ${refId}) sent by ${f.me.email}`)
+    for (const who of [f.me.email, checker.email]) expect((await readInbox(f.h.db, who)).items.find((i) => i.id === notification!.id)).toMatchObject({ kind: "outcome_unknown", read: false })
+    expect((await readInbox(f.h.db, otherTrader.email)).items.some((i) => i.id === notification!.id)).toBe(false)
+    // The service answers again: the create is found (or sent again under its ref_id) and the item resolves for everyone.
+    await reconcileIntents(f.h, { olderThanMs: 0 })
+    expect((await f.h.db.select().from(consoleIntents).where(eq(consoleIntents.id, intent!.id)))[0]?.state).toBe("SUCCEEDED")
+    expect((await readInbox(f.h.db, checker.email)).items.find((i) => i.id === notification!.id)?.resolved).toMatchObject({ by: "the reconciler", what: "found placed" })
+  })
+
+  it("a day whose statement does not tie out is told to the admins when its closing cutoff's snapshot is taken, with the asset, the size and the window; once", async () => {
+    const profiles = (await f.h.upstream.listProfiles()).items
+    const moved = profiles[profiles.length - 1]!.id
+    // Two cutoffs far from today, so no record of the service falls in the day between them:
+    // only a change no record explains can move a balance there.
+    let now = Date.parse("2030-01-01T00:00:05Z")
+    const job = createSnapshotJob({ db: f.h.db, id: `snapshots-${randomUUID().slice(0, 8)}`, upstream: f.h.upstream, solo: driver === "pglite", now: () => now, tieOut: (snapshot, at) => tieOutCutoff(f.h, snapshot, at) })
+    expect((await job.tick())?.cutoff?.toISOString()).toBe("2030-01-01T00:00:00.000Z")
+    await f.h.upstream.sandboxSilentMovement({ profile_id: moved, asset: "USD", amount: "3.50" })
+    now = Date.parse("2030-01-02T00:00:05Z")
+    const closing = await job.tick()
+    expect(closing?.cutoff?.toISOString()).toBe("2030-01-02T00:00:00.000Z")
+    expect(await job.tick()).toBeNull()
+    await job.stop()
+    const told = await f.h.db.select().from(consoleNotifications).where(eq(consoleNotifications.kind, "statement_difference"))
+    // The profile that moved, only: the others tie out.
+    expect(told.map((n) => n.subject)).toEqual([`${moved}:2030-01-01`])
+    expect(told[0]).toMatchObject({ title: "A statement does not tie out", href: statementHref(moved, "2030-01-01") })
+    expect(told[0]!.detail).toContain(`The statement of profile ${moved} for 2030-01-01 (00:00 to 24:00 UTC) does not tie out`)
+    expect(told[0]!.detail).toContain("differs on USD by 3.50 USD")
+    expect(told[0]!.detail).toMatch(/A change no record explains: 3\.50 USD between 2030-01-01 00:00 and 2030-01-02 00:00 UTC\./)
+    expect((await readInbox(f.h.db, checker.email)).items.some((i) => i.id === told[0]!.id)).toBe(true)
+    expect((await readInbox(f.h.db, "trader@example.com")).items.some((i) => i.id === told[0]!.id)).toBe(false)
+    // Checked once: asked again, nothing more.
+    expect(await tieOutCutoff(f.h, closing!, new Date(now))).toBeNull()
+  })
+
+  it("the event reader lagging more than 5 minutes is told to the admins once per episode, and resolves itself when it catches up", async () => {
+    const lastRead = (ago: string) => f.h.db.execute(sql`update console_event_reader set last_read_at = clock_timestamp() - ${ago}::interval where id = 1`)
+    const lagging = () => f.h.db.select().from(consoleNotifications).where(eq(consoleNotifications.kind, "events_lagging")).orderBy(consoleNotifications.createdAt)
+    await lastRead("4 minutes")
+    expect(await checkEventsLag(f.h.db)).toBe("caught_up")
+    expect(await lagging()).toHaveLength(0)
+    await lastRead("6 minutes")
+    expect(await checkEventsLag(f.h.db)).toBe("lagging")
+    expect(await checkEventsLag(f.h.db)).toBe("lagging")
+    const [episode, ...more] = await lagging()
+    expect(more).toHaveLength(0)
+    expect(episode).toMatchObject({ title: "The event reader is behind", href: "/events", resolvedAt: null })
+    expect((await readInbox(f.h.db, checker.email)).items.find((i) => i.id === episode!.id)).toMatchObject({ kind: "events_lagging", resolved: null })
+    // A read comes through: resolved for everyone it went to.
+    await lastRead("1 second")
+    expect(await checkEventsLag(f.h.db)).toBe("caught_up")
+    expect((await readInbox(f.h.db, checker.email)).items.find((i) => i.id === episode!.id)?.resolved).toMatchObject({ by: "the event reader", what: "caught up" })
+    // Behind again: a new episode, a new notification.
+    await lastRead("10 minutes")
+    expect(await checkEventsLag(f.h.db)).toBe("lagging")
+    expect(await lagging()).toHaveLength(2)
+  })
+
   it("no delivered payload and no listed channel carries a secret, token or password", async () => {
-    await drain(await worker())
+    expect(await drain(await worker())).toBe(0)
     const secrets = [SMTP_PASSWORD, CHAT_TOKEN, "chat-token-canary-5e1a9c", "hook-token-canary-44aa", WEBHOOK_SECRET, WEBHOOK_SECRET.slice(6), ...Object.values(canaries)]
     const payloads = [
       ...smtp.mails.map((m) => m.raw),
@@ -270,9 +450,20 @@ describe.each(testDrivers())("notifications on %s", (driver) => {
       ...hook.received.map((r) => r.body + JSON.stringify(r.headers)),
       JSON.stringify(await listChannels(f.h.db)),
       JSON.stringify(await listDeliveries(f.h.db)),
+      JSON.stringify(await trail()),
     ]
     expect(smtp.mails.length).toBeGreaterThan(0)
     expect(hook.received.length).toBeGreaterThan(0)
+    // The new kinds went out too, by email, to chat and to the signed webhook: what is checked here.
+    const sent = await f.h.db
+      .select({ kind: consoleNotifications.kind, channel: consoleNotificationDeliveries.channel })
+      .from(consoleNotificationDeliveries)
+      .innerJoin(consoleNotifications, eq(consoleNotifications.id, consoleNotificationDeliveries.notificationId))
+      .where(eq(consoleNotificationDeliveries.state, "sent"))
+    for (const kind of NEW_KINDS) {
+      expect(hook.received.some((r) => r.body.includes(`"notification.${kind}"`)), kind).toBe(true)
+      for (const channel of ["email", "chat", "webhook"]) expect(sent.some((d) => d.kind === kind && d.channel === channel), `${kind} by ${channel}`).toBe(true)
+    }
     for (const payload of payloads) for (const secret of secrets) expect(payload.includes(secret), `a secret in ${payload.slice(0, 80)}`).toBe(false)
     // The stored channel keeps them (the worker needs them), the list never shows them.
     const [stored] = await f.h.db.select().from(consoleNotificationChannels).where(eq(consoleNotificationChannels.type, "webhook"))

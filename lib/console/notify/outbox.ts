@@ -79,6 +79,16 @@ export async function resolveNotification(tx: Db, input: { kind: NotifyKind; sub
     .where(and(eq(consoleNotifications.kind, input.kind), eq(consoleNotifications.subject, input.subject), isNull(consoleNotifications.resolvedAt)))
 }
 
+/** What resolves itself, whatever its subject (the event reader caught up): every open notification of `kind` is resolved. */
+export async function resolveOpenOfKind(tx: Db, input: { kind: NotifyKind; by: string; what: string; at: Date }): Promise<number> {
+  const rows = await tx
+    .update(consoleNotifications)
+    .set({ resolvedAt: input.at, resolvedBy: input.by, resolution: input.what })
+    .where(and(eq(consoleNotifications.kind, input.kind), isNull(consoleNotifications.resolvedAt)))
+    .returning({ id: consoleNotifications.id })
+  return rows.length
+}
+
 /**
  * Everyone who may approve a request of `makerEmail`: the active staff (CONSOLE_USERS and
  * the demo users as bootstrapped, those invited, and single sign-on users since their

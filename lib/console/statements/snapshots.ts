@@ -1,5 +1,5 @@
 import "server-only"
-import { and, asc, gte, isNotNull, lte, sql } from "drizzle-orm"
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type BalanceSnapshotRow, type SnapshotBalance, consoleBalanceSnapshots } from "@/lib/db/schema"
 import { queryRows } from "@/lib/db/rows"
@@ -62,16 +62,6 @@ export function snapshotsBetween(db: Db, from: Date, to: Date): Promise<BalanceS
   return db.select().from(s).where(and(gte(s.takenAt, from), lte(s.takenAt, to))).orderBy(asc(s.takenAt), asc(s.id))
 }
 
-/** The cutoffs in [from, to] that have a scheduled snapshot. */
-export async function cutoffsTaken(db: Db, from: Date, to: Date): Promise<Date[]> {
-  const s = consoleBalanceSnapshots
-  const rows = await db
-    .select({ cutoff: s.cutoff })
-    .from(s)
-    .where(and(isNotNull(s.cutoff), gte(s.cutoff, from), lte(s.cutoff, to)))
-  return rows.flatMap((r) => (r.cutoff ? [r.cutoff] : []))
-}
-
 export interface SnapshotJob {
   start(): void
   /** One tick now (tests, and the first tick at start): takes the latest cutoff's snapshot if this instance holds the lease and it is missing. */
@@ -92,6 +82,8 @@ export const SNAPSHOT_JOB_DEFAULTS = {
  * lost after `leaseMs`). Each tick, the holder takes the latest cutoff's snapshot when the
  * database has none, so the first tick after a start catches up on a cutoff that passed
  * while no instance ran. Alone on its database (PGlite), the instance takes them with no lease.
+ * Once the cutoff's snapshot is stored, `tieOut` checks the day it closes (a difference
+ * notifies the admins), until it has been checked once.
  */
 export function createSnapshotJob(options: {
   db: Db
@@ -101,6 +93,8 @@ export function createSnapshotJob(options: {
   tickMs?: number
   leaseMs?: number
   now?: () => number
+  /** Ties out the day a cutoff's snapshot closes (lib/console/notify/statements.ts), once it is stored. */
+  tieOut?: (snapshot: BalanceSnapshotRow, now: Date) => Promise<unknown>
 }): SnapshotJob {
   const tickMs = options.tickMs ?? SNAPSHOT_JOB_DEFAULTS.tickMs
   const leaseMs = options.leaseMs ?? SNAPSHOT_JOB_DEFAULTS.leaseMs
@@ -128,10 +122,14 @@ export function createSnapshotJob(options: {
   async function tickOnce(): Promise<BalanceSnapshotRow | null> {
     if (!(await lease())) return null
     const cutoff = cutoffAtOrBefore(now())
-    const taken = await cutoffsTaken(db, cutoff, cutoff)
-    if (taken.length > 0) return null
-    const row = await takeSnapshot(db, upstream, { cutoff, takenBy: `job:${id}`, now: () => new Date(now()) })
+    const [existing] = await db.select().from(consoleBalanceSnapshots).where(eq(consoleBalanceSnapshots.cutoff, cutoff)).limit(1)
+    const row = existing ? null : await takeSnapshot(db, upstream, { cutoff, takenBy: `job:${id}`, now: () => new Date(now()) })
     if (row) log.info("snapshots.taken", { cutoff: cutoff.toISOString(), takenAt: row.takenAt.toISOString(), profiles: Object.keys(row.balances).length })
+    // The day the cutoff closes is tied out once its snapshot is stored; a check that failed is tried again next tick.
+    const stored = existing ?? row
+    if (options.tieOut && stored && !stored.tieOutCheckedAt) {
+      await options.tieOut(stored, new Date(now())).catch((error: unknown) => log.warn("snapshots.tie_out_failed", { error: error instanceof Error ? error.name : "error" }))
+    }
     return row
   }
 

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm"
 import type { ApprovalState } from "@/lib/schemas/approvals"
 import { boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
-export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot"] as const
+export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot", "update_notifications"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
 /**
  * AWAITING_APPROVAL: a create held for a second person; nothing is sent until it is approved.
@@ -64,11 +64,12 @@ export const consoleIntents = pgTable(
       .where(sql`${t.state} in ('PENDING', 'UNKNOWN')`),
     index("console_intents_staff_idx").on(t.staffEmail, t.createdAt.desc()),
     // A create is keyed by its ref_id, a cancel by the record it cancels (a policy change by
-    // "policy", an event's replay by the event's id, a balance snapshot by its id): never both, never
+    // "policy", an event's replay by the event's id, a balance snapshot by its id, a change of the
+    // team's notification settings by the channel's id or "large_order"): never both, never
     // neither. A refused create holds no ref_id, so the ref_id stays free for a corrected order.
     check(
       "console_intents_key_check",
-      sql`(${t.operation} in ('cancel_conversion', 'update_policy', 'replay_event', 'take_snapshot') and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} not in ('cancel_conversion', 'update_policy', 'replay_event', 'take_snapshot') and ${t.targetId} is null and (${t.refId} is not null or ${t.state} = 'REFUSED'))`,
+      sql`(${t.operation} in ('cancel_conversion', 'update_policy', 'replay_event', 'take_snapshot', 'update_notifications') and ${t.targetId} is not null and ${t.refId} is null) or (${t.operation} not in ('cancel_conversion', 'update_policy', 'replay_event', 'take_snapshot', 'update_notifications') and ${t.targetId} is null and (${t.refId} is not null or ${t.state} = 'REFUSED'))`,
     ),
     // One intent per create and ref_id: concurrent identical submissions meet here.
     uniqueIndex("console_intents_create_ref_idx")

@@ -103,3 +103,11 @@ export const consoleNotificationWorker = pgTable("console_notification_worker", 
   holder: text("holder"),
   leaseUntil: bigint("lease_until", { mode: "number" }).notNull().default(0),
 })
+
+/** The team's notification settings (id 1): the size per currency at or over which an order notifies the admins (`large_order`). */
+export const consoleNotifySettings = pgTable("console_notify_settings", {
+  id: integer("id").primaryKey(),
+  largeOrder: jsonb("large_order").$type<Record<string, string>>().notNull().default({}),
+  updatedAt: at("updated_at"),
+  updatedBy: text("updated_by"),
+})

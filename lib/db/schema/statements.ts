@@ -25,6 +25,8 @@ export const consoleBalanceSnapshots = pgTable(
     takenBy: text("taken_by").notNull(),
     /** Profile id → that profile's balances. */
     balances: jsonb("balances").$type<Record<string, SnapshotBalance[]>>().notNull(),
+    /** A cutoff's snapshot: when the day it closes was tied out (and a difference notified); null until then. */
+    tieOutCheckedAt: timestamp("tie_out_checked_at", { withTimezone: true, precision: 6 }),
   },
   (t) => [
     uniqueIndex("console_balance_snapshots_cutoff_idx").on(t.cutoff).where(sql`${t.cutoff} is not null`),

@@ -1,5 +1,5 @@
 import type { Metadata } from "next"
-import { DeliveriesList, TeamChannels } from "@/components/admin/deliveries"
+import { DeliveriesList, LargeOrderSettings, TeamChannels } from "@/components/admin/deliveries"
 import { NotAllowed } from "@/components/layout/role-gates"
 import { roleAtLeast } from "@/lib/auth/roles"
 import { currentStaff } from "@/lib/auth/session"
@@ -22,6 +22,13 @@ export default async function DeliveriesPage() {
       <section className="space-y-3" aria-labelledby="channels-heading">
         <h2 id="channels-heading" className="text-lg font-semibold">Team channels</h2>
         <TeamChannels />
+      </section>
+      <section className="space-y-3" aria-labelledby="large-order-heading">
+        <h2 id="large-order-heading" className="text-lg font-semibold">Large orders</h2>
+        <p className="text-sm text-slate-700">
+          An execution or conversion placed or asked for through the console at or over its currency&apos;s size tells the admins (in the inbox, by email, and on the team channels that carry large orders). Every change is on the audit trail.
+        </p>
+        <LargeOrderSettings />
       </section>
     </div>
   )

@@ -1,7 +1,8 @@
-import { readJson } from "@/lib/console/http"
-import { addChannel, listChannels } from "@/lib/console/notify/inbox"
-import { withStaff } from "@/lib/console/with-staff"
 import { staffRef } from "@/lib/auth/staff-ref"
+import { readJson } from "@/lib/console/http"
+import { listChannels } from "@/lib/console/notify/inbox"
+import { addTeamChannel, refusedSettingsChange } from "@/lib/console/notify/settings"
+import { withStaff } from "@/lib/console/with-staff"
 import { log } from "@/lib/log"
 import { channelBodySchema } from "@/lib/schemas/notify"
 
@@ -10,10 +11,18 @@ export const GET = withStaff("admin", async ({ runtime }) => {
   return Response.json({ items: await listChannels(runtime.db) })
 })
 
-// POST /api/admin/notification-channels - add one: {name, type: chat|webhook, url, secret? (webhook: whsec_…), kinds}
+// POST /api/admin/notification-channels - add one: {name, type: chat|webhook, url, secret? (webhook: whsec_…), kinds}; on the audit trail (URL as a hint, never the secret), a refused one too
 export const POST = withStaff("admin", async ({ req, runtime, staff }) => {
-  const body = channelBodySchema.parse(await readJson(req))
-  const channel = await addChannel(runtime.db, staff.email, body)
+  const refuse = (body: unknown, error: unknown) => refusedSettingsChange(runtime.db, staff, { target: "new_channel", change: "channel_add", body }, error)
+  let raw: unknown
+  try {
+    raw = await readJson(req)
+  } catch (error) {
+    throw await refuse(null, error)
+  }
+  const parsed = channelBodySchema.safeParse(raw)
+  if (!parsed.success) throw await refuse(raw, parsed.error)
+  const channel = await addTeamChannel(runtime.db, staff, parsed.data)
   log.info("notify.channel_added", { channel: channel.id, type: channel.type, by: staffRef(staff.email) })
   return Response.json(channel, { status: 201 })
 })
