@@ -16,6 +16,9 @@ const ssoPort = port + 60
 const ssoURL = `http://127.0.0.1:${ssoPort}`
 const oidcProviderPort = port + 70
 const oidcProviderURL = `http://127.0.0.1:${oidcProviderPort}`
+// Two instances on one Postgres database behind a proxy, started by e2e/stream-failover.spec.ts
+// itself (the proxy on port+90, the instances on +91 and +92).
+const failoverURL = `http://127.0.0.1:${port + 90}`
 // The standalone server started as the image starts it (e2e/standalone.spec.ts).
 const standalonePort = port + 80
 const standaloneURL = `http://127.0.0.1:${standalonePort}`
@@ -57,11 +60,13 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone)\.spec\.ts/ },
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
     { name: "orchestrations", testMatch: /(orchestrations|step-up|staff|policy-four-eyes)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
     { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
     { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
+    // Starts its own two instances on a fresh Postgres database (the server of TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432) and the proxy in front.
+    { name: "failover", testMatch: /stream-failover\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: failoverURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
     { name: "secrets", testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
   ],

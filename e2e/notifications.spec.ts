@@ -21,11 +21,25 @@ async function setSettleDelay(admin: APIRequestContext, ms: number): Promise<num
   return before.settle_delay_ms
 }
 
-/** Resolves after the page's next `count` notification polls have been answered. */
-async function polls(page: Page, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    await page.waitForResponse((r) => r.url().includes("/api/notifications") && r.status() === 200, { timeout: 15_000 })
-  }
+/** Counts the page's reads of GET /api/notifications from now on: asked, and answered or failed. */
+function notificationReads(page: Page): { asked: () => number; done: () => number } {
+  let asked = 0
+  let done = 0
+  const mine = (url: string) => new URL(url).pathname === "/api/notifications"
+  page.on("request", (r) => void (mine(r.url()) && asked++))
+  page.on("requestfinished", (r) => void (mine(r.url()) && done++))
+  page.on("requestfailed", (r) => void (mine(r.url()) && done++))
+  return { asked: () => asked, done: () => done }
+}
+
+/**
+ * Resolves once the page has caught up with its notifications: its stream carries them
+ * (pushed from then on; the page reads once what came before) and every read it asked for
+ * is answered.
+ */
+async function caughtUp(page: Page, reads: ReturnType<typeof notificationReads>): Promise<void> {
+  await expect(page.getByTestId("console-stream")).toHaveAttribute("data-topics", /(^|,)notifications(,|$)/)
+  await expect.poll(() => reads.asked() > 0 && reads.done() === reads.asked()).toBe(true)
 }
 
 test.describe("trader", () => {
@@ -75,13 +89,15 @@ test.describe("trader", () => {
 
       // Another tab of the same browser, and then the first one reloaded: neither announces it again.
       const second = await context.newPage()
+      const secondReads = notificationReads(second)
       await second.goto("/executions")
-      await polls(second, 3)
+      await caughtUp(second, secondReads)
       await expect(second.getByTestId("notification-toast").filter({ hasText: id })).toHaveCount(0)
       await second.close()
 
+      const reads = notificationReads(page)
       await page.reload()
-      await polls(page, 3)
+      await caughtUp(page, reads)
       await expect(page.getByTestId("notification-toast").filter({ hasText: id })).toHaveCount(0)
     } finally {
       await setSettleDelay(admin, before)

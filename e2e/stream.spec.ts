@@ -1,6 +1,8 @@
-import { type Page, expect, test } from "@playwright/test"
+import { type APIRequestContext, type Page, request as playwrightRequest, expect, test } from "@playwright/test"
+import canaries from "./canaries.json" with { type: "json" }
 import { openDesk, review, startTrade } from "./desk"
 import { DEMO_PASSWORD, emailOf, signIn, storageStateOf } from "./helpers"
+import { adminApi, putPolicy } from "./policy"
 
 // GET /api/stream (issue 37): an open page is pushed what it used to poll for. Against the
 // embedded sandbox; nothing is mocked.
@@ -90,4 +92,109 @@ test("a session revoked while its stream is open: the stream closes within 30 s"
   expect(again.status()).toBe(401)
   await admin.close()
   await context.close()
+})
+
+// The topics (the inbox, the approvals count, the overview, notifications): pushed while the
+// stream carries them, their polls off. An absence of polls can only be seen over a window:
+// each window below is longer than the poll it watches for.
+
+const CHECKER2 = { email: "checker2@example.com", password: "demo-password-checker2" }
+
+/** The trader asks for a 12,000 USD conversion (over the default policy's threshold): a request waiting for checker2. */
+async function askForApproval(baseURL: string): Promise<void> {
+  const api: APIRequestContext = await playwrightRequest.newContext({ baseURL, storageState: storageStateOf("trader"), extraHTTPHeaders: { origin: baseURL } })
+  try {
+    const profiles = (await (await api.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
+    const profile = profiles.items.find((p) => p.nickname === "Treasury") ?? profiles.items[0]
+    const res = await api.post("/api/conversions", {
+      data: { profile_id: profile!.id, amount: "12000.00", source_asset: "USD", target_asset: "USDP", ref_id: crypto.randomUUID() },
+    })
+    expect(res.status(), await res.text()).toBe(202)
+  } finally {
+    await api.dispose()
+  }
+}
+
+test("a new request reaches the bell and the approvals badge by push: no inbox or approvals poll meanwhile", async ({ browser, baseURL }) => {
+  const admin = await adminApi(baseURL!)
+  const { DEFAULT_POLICY } = await import("@/lib/schemas/approvals")
+  await putPolicy(admin, DEFAULT_POLICY)
+  await admin.dispose()
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await page.goto("/sign-in")
+  await signIn(page, CHECKER2.email, CHECKER2.password)
+  await expect(page.getByTestId("staff-email")).toHaveText(CHECKER2.email)
+  const cleared = await page.request.post("/api/notifications/inbox/read", { data: {}, headers: { origin: baseURL! } })
+  expect(cleared.status()).toBe(200)
+  await page.goto("/executions")
+  await expect(stream(page)).toHaveAttribute("data-state", "live")
+  await expect(stream(page)).toHaveAttribute("data-topics", "approvals,inbox,notifications")
+  const bell = page.getByTestId("inbox-bell")
+  await expect(bell.getByTestId("inbox-count")).toHaveCount(0)
+  const badge = page.getByTestId("approvals-badge")
+  const waiting = async () => ((await badge.count()) === 0 ? 0 : Number(/(\d+)$/.exec((await badge.textContent()) ?? "")?.[1] ?? "0"))
+  const before = await waiting()
+
+  const inboxPolls = counter(page, "/api/notifications/inbox")
+  const approvalPolls = counter(page, "/api/approvals")
+  const started = Date.now()
+  await askForApproval(baseURL!)
+  await expect(bell.getByTestId("inbox-count")).toHaveText("1")
+  await expect.poll(waiting).toBe(before + 1)
+  // Polled, the inbox was asked every 4 s and the count every 5 s: watch past both.
+  await page.waitForTimeout(Math.max(0, 6_000 - (Date.now() - started)))
+  expect(inboxPolls()).toBe(0)
+  expect(approvalPolls()).toBe(0)
+  await context.close()
+})
+
+test.describe("admin", () => {
+  test.use({ storageState: storageStateOf("admin") })
+
+  test("a wire deposit made at the sandbox directly reaches the overview's live feed by push: no overview poll meanwhile", async ({ page, baseURL }) => {
+    const { items: profiles } = (await (await page.request.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
+    const treasury = profiles.find((p) => p.nickname === "Treasury") ?? profiles[0]!
+    const cents = String(Math.floor(Math.random() * 900_000) + 100_000)
+    const amount = `${cents.slice(0, -2)}.${cents.slice(-2)}`
+    const shown = `${Number(cents.slice(0, -2)).toLocaleString("en-US")}.${cents.slice(-2)} USD`
+    await page.goto("/")
+    await expect(page.getByTestId("feed")).toBeVisible()
+    await expect(stream(page)).toHaveAttribute("data-state", "live")
+    await expect(stream(page)).toHaveAttribute("data-topics", /(^|,)overview(,|$)/)
+    const overviewPolls = counter(page, "/api/overview")
+    const started = Date.now()
+
+    const api = await playwrightRequest.newContext({ baseURL })
+    try {
+      const token = await api.post("/sandbox/oauth2/token", {
+        form: { grant_type: "client_credentials", client_id: canaries.SANDBOX_CLIENT_ID, client_secret: canaries.SANDBOX_CLIENT_SECRET, scope: "transfer:write_sandbox_fiat_deposit" },
+      })
+      expect(token.status()).toBe(200)
+      const { access_token: accessToken } = (await token.json()) as { access_token: string }
+      const deposited = await api.post("/sandbox/v2/sandbox/fiat-deposits", {
+        headers: { authorization: `Bearer ${accessToken}` },
+        data: {
+          amount,
+          asset: "USD",
+          memo_id: treasury.id,
+          fiat_network_instructions: {
+            wire: {
+              account_number: "000123456789",
+              fiat_account_owner_address: { country: "US" },
+              routing_details: { routing_number_type: "ABA", routing_number: "021000021", bank_name: "E2E Bank", bank_address: { country: "US" } },
+            },
+          },
+        },
+      })
+      expect(deposited.status(), await deposited.text()).toBe(200)
+    } finally {
+      await api.dispose()
+    }
+    // The event reader reads every 5 s (no webhook in e2e); the feed is pushed once it has.
+    await expect(page.getByTestId("feed-item").filter({ hasText: `Wire deposit of ${shown}` })).toHaveCount(1, { timeout: 15_000 })
+    // Polled, the overview was asked every 3 s: watch past that.
+    await page.waitForTimeout(Math.max(0, 4_000 - (Date.now() - started)))
+    expect(overviewPolls()).toBe(0)
+  })
 })

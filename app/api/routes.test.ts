@@ -431,7 +431,7 @@ describe("routes' answers", () => {
     expect(await bad.json()).toMatchObject({ meta: { fields: { limit: "at least 1" } } })
   })
 
-  it("GET /api/stream: an event stream that opens with `ready`; a bad market or Last-Event-ID is refused naming the field", async () => {
+  it("GET /api/stream: an event stream that opens with `ready` (the topics the role may read); a bad market, topic or Last-Event-ID is refused naming the field", async () => {
     const handler = (await import("@/app/api/stream/route")).GET as unknown as Handler
     const ok = await invoke(handler, "GET", "/api/stream", { params: {}, query: "quotes=all" }, { role: "viewer" })
     expect(ok.status).toBe(200)
@@ -441,7 +441,17 @@ describe("routes' answers", () => {
     let text = ""
     while (!text.includes("event: ready")) text += new TextDecoder().decode((await reader.read()).value)
     await reader.cancel()
-    expect(text).toMatch(/event: ready\nid: \d+\ndata: \{"last_event_id":"\d+","heartbeat_ms":15000,"session_recheck_ms":20000\}/)
+    expect(text).toMatch(/event: ready\nid: \d+\ndata: \{"last_event_id":"\d+","heartbeat_ms":15000,"session_recheck_ms":20000,"topics":\[\]\}/)
+    // A viewer asking for every topic is carried those a viewer may read.
+    const topics = await invoke(handler, "GET", "/api/stream", { params: {}, query: "topics=inbox,approvals,overview,notifications" }, { role: "viewer" })
+    const topicsReader = topics.body!.getReader()
+    let topicsText = ""
+    while (!topicsText.includes("event: ready")) topicsText += new TextDecoder().decode((await topicsReader.read()).value)
+    await topicsReader.cancel()
+    expect(topicsText).toContain('"topics":["inbox","overview"]')
+    const badTopic = await invoke(handler, "GET", "/api/stream", { params: {}, query: "topics=prices" }, { role: "viewer" })
+    expect(badTopic.status).toBe(400)
+    expect(((await badTopic.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "topics.0": "each topic is one of inbox, approvals, overview, notifications" })
     const badMarket = await invoke(handler, "GET", "/api/stream", { params: {}, query: "markets=btc" }, { role: "viewer" })
     expect(badMarket.status).toBe(400)
     expect(((await badMarket.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "markets.0": "each market is like BTCUSD" })

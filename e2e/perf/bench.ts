@@ -225,7 +225,7 @@ async function main(): Promise<void> {
   if (only.has("statements")) await timed("statements", () => measureStatements(bench, client))
 
   // Push, not poll (e2e/perf/push.ts): open desks on one stream each against the polling it replaces.
-  if (only.has("push")) await timed("push", () => measurePush(bench, client, args.smoke ? PUSH_SMOKE : PUSH_FULL))
+  if (only.has("push")) await timed("push", () => measurePush(bench, client, args.smoke ? PUSH_SMOKE : { ...PUSH_FULL, desks: args.pushDesks ?? PUSH_FULL.desks }))
 
   // The sections that start their own servers share one context; each adds its settings.
   const shared = { distDir: bench.distDir, logDir, logLine, rows: bench.rows, results: bench.results, failures: bench.failures }

@@ -21,12 +21,14 @@ export interface Args {
   docs: "auto" | "write" | "skip"
   /** --traced: the latency section adds a sandbox-mode console exporting traces to a local OTLP receiver. */
   traced: boolean
+  /** --push-desks 50: the push section's counts of open desks (default 50 and 300). */
+  pushDesks: number[] | null
 }
 
 export function parseArgs(argv: string[]): Args {
   // scale, shutdown, takeover and hung-db need a Postgres server: they run by default only when one is configured.
   const only = new Set<Phase>(PHASES.filter((p) => !ON_POSTGRES.includes(p) || scaleDatabaseServer()))
-  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto", traced: false }
+  const args: Args = { smoke: false, build: "auto", dist: "", only, cpuProf: false, explain: false, rounds: 0, onlySome: false, docs: "auto", traced: false, pushDesks: null }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--smoke") args.smoke = true
@@ -42,12 +44,16 @@ export function parseArgs(argv: string[]): Args {
       if (!Number.isInteger(args.rounds) || args.rounds < 1) throw new Error("--rounds takes a whole number ≥ 1")
     }
     else if (arg === "--dist") args.dist = argv[++i] ?? ""
+    else if (arg === "--push-desks") {
+      args.pushDesks = (argv[++i] ?? "").split(",").map(Number)
+      if (args.pushDesks.length === 0 || args.pushDesks.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--push-desks takes whole numbers ≥ 1, comma-separated")
+    }
     else if (arg === "--only") {
       const names = (argv[++i] ?? "").split(",").filter(Boolean)
       for (const n of names) if (!PHASES.includes(n as Phase)) throw new Error(`--only: unknown phase ${n} (${PHASES.join(", ")})`)
       args.only = new Set(names as Phase[])
       args.onlySome = true
-    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--cpu-prof] [--explain] [--traced] [--docs|--no-docs]`)
+    } else throw new Error(`unknown option ${arg}\nusage: npm run bench -- [--smoke] [--build|--no-build] [--dist DIR] [--only ${PHASES.join(",")}] [--rounds N] [--push-desks 50,300] [--cpu-prof] [--explain] [--traced] [--docs|--no-docs]`)
   }
   // A smoke run's numbers mean nothing, and it runs in npm test: it must leave the tree clean.
   if (args.smoke && args.docs === "write") throw new Error("--docs: a smoke run never writes docs/performance.md")

@@ -4,10 +4,12 @@
 // run) and each way:
 //   polling: each desk asks what an open /trade asked before the stream, at the same
 //     intervals: /api/quotes (every market) every 1 s, /api/notifications every 2.5 s,
-//     the pending-approvals count every 5 s, the sandbox's fault status every 15 s;
-//   push: each desk holds one GET /api/stream?quotes=all (a headless stream client) and
-//     still polls what the stream does not cover: /api/notifications every 2.5 s and the
-//     pending-approvals count every 5 s.
+//     the inbox (the bell) every 4 s, the pending-approvals count every 5 s, the sandbox's
+//     fault status every 15 s;
+//   push: each desk holds one GET /api/stream?quotes=all&topics=approvals,inbox,notifications
+//     (a headless stream client) and polls nothing: the inbox, the approvals count and the
+//     notifications (with their checks of the person's placements in flight, done by the
+//     hub once per person) come on the stream.
 // Measured over a window after a warm-up: the price age at the desk (from the quote's
 // created_at at the service to the moment the desk has it: an answer's or an event's
 // arrival), p50 and p99 over every quote received; the console's CPU seconds per
@@ -15,6 +17,10 @@
 // with the streams open, less RSS before they opened, per stream); errors (non-2xx
 // answers, failed or ended streams); and the service's quotes calls per second (the
 // console's own count, GET /api/metrics). Every loop is bounded by the window.
+// Then the status latency: executions placed one after another while a stream that
+// carries notifications is open; for each SETTLED, from the moment the console wrote it on
+// the intent (the record event's `at`, stamped by the trigger in the writing transaction)
+// to the event's arrival at the stream client.
 import http from "node:http"
 import { randomBytes } from "node:crypto"
 import { type Bench, logLine } from "./context"
@@ -29,10 +35,12 @@ export interface PushSettings {
   desks: number[]
   warmupMs: number
   windowMs: number
+  /** Executions placed for the status latency. */
+  statusCount: number
 }
 
-export const PUSH_FULL: PushSettings = { desks: [50, 300], warmupMs: 5_000, windowMs: 30_000 }
-export const PUSH_SMOKE: PushSettings = { desks: [3], warmupMs: 1_000, windowMs: 3_000 }
+export const PUSH_FULL: PushSettings = { desks: [50, 300], warmupMs: 5_000, windowMs: 30_000, statusCount: 20 }
+export const PUSH_SMOKE: PushSettings = { desks: [3], warmupMs: 1_000, windowMs: 3_000, statusCount: 2 }
 
 type Way = "polling" | "push"
 
@@ -95,12 +103,21 @@ interface StreamClient {
   opened: Promise<void>
 }
 
-/** One headless stream client: reads SSE events, handing each `quotes` event's items to `onQuotes`. */
-function streamClient(origin: string, cookie: string, tally: { errors: number }, onQuotes: (items: Quote[], at: number) => void): StreamClient {
+/** The topics an open /trade carries besides its quotes: the bell, the approvals badge, the toasts. */
+const DESK_TOPICS = "approvals,inbox,notifications"
+
+/** One headless stream client: reads SSE events, handing each `quotes` event's items to `onQuotes` (and every event to `onEvent`). */
+function streamClient(
+  origin: string,
+  cookie: string,
+  tally: { errors: number },
+  onQuotes: (items: Quote[], at: number) => void,
+  options: { path?: string; onEvent?: (name: string, data: string, at: number) => void } = {},
+): StreamClient {
   let closedByUs = false
   let ready: () => void = () => undefined
   const opened = new Promise<void>((resolve) => (ready = resolve))
-  const url = new URL("/api/stream?quotes=all", origin)
+  const url = new URL(options.path ?? `/api/stream?quotes=all&topics=${DESK_TOPICS}`, origin)
   const req = http.get(url, { headers: { cookie, accept: "text/event-stream" }, agent: false }, (res) => {
     if (res.statusCode !== 200) {
       tally.errors++
@@ -118,6 +135,7 @@ function streamClient(origin: string, cookie: string, tally: { errors: number },
         buffer = buffer.slice(cut + 2)
         const name = /^event: (.*)$/m.exec(block)?.[1]
         const data = /^data: (.*)$/m.exec(block)?.[1]
+        if (name && data) options.onEvent?.(name, data, Date.now())
         if (name === "ready") ready()
         else if (name === "quotes" && data) onQuotes((JSON.parse(data) as { items: Quote[] }).items, Date.now())
         else if (name === "end") tally.errors++
@@ -169,9 +187,10 @@ async function runOnce(app: ConsoleUnderTest, metricsToken: string, way: Way, de
         }),
       )
       loops.push(poller(app.origin, "/api/sandbox/status", 15_000, end, headers, agent, tally))
+      loops.push(poller(app.origin, "/api/notifications", 2500, end, headers, agent, tally))
+      loops.push(poller(app.origin, "/api/notifications/inbox", 4000, end, headers, agent, tally))
+      loops.push(poller(app.origin, "/api/approvals?state=PENDING&limit=1", 5000, end, headers, agent, tally))
     }
-    loops.push(poller(app.origin, "/api/notifications", 2500, end, headers, agent, tally))
-    loops.push(poller(app.origin, "/api/approvals?state=PENDING&limit=1", 5000, end, headers, agent, tally))
   }
   await sleep(cfg.warmupMs)
   measuring = true
@@ -199,10 +218,77 @@ async function runOnce(app: ConsoleUnderTest, metricsToken: string, way: Way, de
   }
 }
 
+interface StatusLatency {
+  /** ms from the console writing SETTLED on the intent to its arrival on the stream, one per execution. */
+  latencies: number[]
+  placed: number
+  errors: string[]
+}
+
+/**
+ * Places `count` executions, one every ~1.2 s (within the sandbox's rate limit), with one
+ * stream open that carries the trader's notifications (so the hub checks the placements in
+ * flight, as an open desk's stream does), and times each SETTLED from the trigger's stamp
+ * to the stream client; waits at most `waitMs` for the last.
+ */
+async function measureStatusLatency(app: ConsoleUnderTest, count: number, waitMs: number): Promise<StatusLatency> {
+  const latencies: number[] = []
+  const errors: string[] = []
+  const settled = new Set<string>()
+  const tally = { errors: 0 }
+  const stream = streamClient(app.origin, app.cookie, tally, () => undefined, {
+    path: "/api/stream?topics=notifications",
+    onEvent: (name, data, at) => {
+      if (name !== "record") return
+      const event = JSON.parse(data) as { record_id: string | null; final_status: string | null; at: string }
+      if (event.final_status !== "SETTLED" || !event.record_id || settled.has(event.record_id)) return
+      settled.add(event.record_id)
+      latencies.push(at - Date.parse(event.at))
+    },
+  })
+  await stream.opened
+  const agent = keepAliveAgent(1)
+  const placed: string[] = []
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = Date.now()
+      const quotes = await send(app.origin, { path: "/api/quotes?markets=BTCUSD", headers: app.headers }, agent)
+      const quote = (JSON.parse(quotes.body.toString("utf8")) as { items: { id: string; side: string }[] }).items.find((q) => q.side === "BUY")
+      if (!quote) {
+        errors.push("no BUY quote")
+        continue
+      }
+      const res = await send(
+        app.origin,
+        {
+          method: "POST",
+          path: `/api/profiles/${app.profile}/quote-executions`,
+          headers: { ...app.headers, "content-type": "application/json" },
+          body: JSON.stringify({ quote_id: quote.id, base_amount: "0.0001", ref_id: `bench-status-${randomBytes(8).toString("hex")}` }),
+        },
+        agent,
+      )
+      if (res.status >= 200 && res.status < 300) placed.push((JSON.parse(res.body.toString("utf8")) as { id: string }).id)
+      else errors.push(`HTTP ${res.status}: ${res.body.toString("utf8").slice(0, 120)}`)
+      await sleep(Math.max(0, 1200 - (Date.now() - started)))
+    }
+    const deadline = Date.now() + waitMs
+    while (placed.some((id) => !settled.has(id)) && Date.now() < deadline) await sleep(200)
+  } finally {
+    stream.close()
+    agent.destroy()
+  }
+  const missing = placed.filter((id) => !settled.has(id))
+  if (missing.length > 0) errors.push(`${missing.length} of ${placed.length} never pushed SETTLED within ${waitMs / 1000} s`)
+  if (tally.errors > 0) errors.push(`${tally.errors} stream errors`)
+  return { latencies, placed: placed.length, errors }
+}
+
 export async function measurePush(bench: Bench, client: BenchClient, cfg: PushSettings): Promise<void> {
   const metricsToken = randomBytes(24).toString("base64url")
   const app = await startConsoleUnderTest(bench, client, { name: "console-push", label: "sandbox mode (push)", env: { METRICS_TOKEN: metricsToken } })
   const outcomes: Outcome[] = []
+  let status: StatusLatency | null = null
   try {
     for (const desks of cfg.desks) {
       for (const way of ["polling", "push"] as const) {
@@ -210,8 +296,23 @@ export async function measurePush(bench: Bench, client: BenchClient, cfg: PushSe
         outcomes.push(await runOnce(app, metricsToken, way, desks, cfg))
       }
     }
+    logLine(`push: status latency, ${cfg.statusCount} executions`)
+    status = await measureStatusLatency(app, cfg.statusCount, 60_000)
   } finally {
     await app.server.stop(20_000)
+  }
+  if (status) {
+    const l = status.latencies
+    bench.results.pushStatus = { placed: status.placed, pushed: l.length, p50Ms: percentile(l, 50), p99Ms: percentile(l, 99), maxMs: l.length ? Math.max(...l) : null, errors: status.errors }
+    bench.rows.push({
+      group: GROUP,
+      what: "status latency: SETTLED written by the console → on the stream, p50 / p99 / max",
+      console: l.length ? `${Math.round(percentile(l, 50))} / ${Math.round(percentile(l, 99))} / ${Math.round(Math.max(...l))} ms` : "none",
+      baseline: "polling: up to the next poll (1 s on a record page, 2.5 s for a toast)",
+      value: `${l.length} of ${status.placed} executions${status.errors.length ? `; ${status.errors.join("; ")}` : ""}`,
+      goal: "≤ 1 s",
+      ok: l.length > 0 && l.length === status.placed && Math.max(...l) <= 1000 && status.errors.length === 0,
+    })
   }
   bench.results.push = outcomes.map((o) => ({ ...o, ages: undefined, ageP50Ms: percentile(o.ages, 50), ageP99Ms: percentile(o.ages, 99), samples: o.ages.length }))
   for (const desks of cfg.desks) {

@@ -1,6 +1,7 @@
 import "server-only"
 import path from "node:path"
 import { ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
+import { listApprovals } from "@/lib/console/approvals/reads"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
@@ -10,7 +11,9 @@ import { type OrchestrationFollower, createOrchestrationFollower } from "@/lib/c
 import { type InstanceRegistry, createInstanceRegistry, createSoloInstance } from "@/lib/console/instances"
 import { type MarketDataCache, createMarketData } from "@/lib/console/market-data"
 import { registerConsoleMetrics } from "@/lib/console/metrics-sources"
-import { type OverviewSource, createOverviewSource } from "@/lib/console/overview"
+import { pollNotifications } from "@/lib/console/notifications"
+import { readInbox } from "@/lib/console/notify/inbox"
+import { type OverviewSource, buildOverview, createOverviewSource } from "@/lib/console/overview"
 import { createQuoteCache } from "@/lib/console/quote-cache"
 import { type QuoteSource, createQuoteFeed, createSoloQuoteFeed } from "@/lib/console/quote-feed"
 import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
@@ -23,6 +26,7 @@ import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
+import { approvalListQuerySchema } from "@/lib/schemas/approvals"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
 import { faultsStatusOf } from "@/lib/schemas/sandbox-tools"
 import type { ConversionsApi } from "@/lib/schemas/constants"
@@ -139,6 +143,13 @@ async function build(): Promise<ConsoleRuntime> {
     quotes,
     listen: (channel, onNotify, onLost) => opened.listen(channel, onNotify, onLost),
     sandboxStatus: sandbox ? async () => faultsStatusOf(await upstream.getFaults()) : null,
+    topics: {
+      inbox: (email) => readInbox(db, email),
+      approvals: (staff) => listApprovals(db, approvalListQuerySchema.parse({ state: "PENDING", limit: 1 }), new Date(), staff),
+      overview: (staff) => buildOverview({ db, staff, source: overview, quotes, marketData }),
+      overviewChanged: () => overview.refresh(),
+      notifications: (staff, since) => pollNotifications({ db, upstream }, staff, since, { eventsCoverOrchestrations: events?.covering() ?? false }),
+    },
   })
   const runtime: ConsoleRuntime = { db, upstream, quotes, marketData, overview, limiter, instance, sandbox, events, snapshots, followed, notifier, stream }
   registerConsoleMetrics(runtime)

@@ -2,11 +2,13 @@ import "server-only"
 import { sql } from "drizzle-orm"
 import type { QuoteSnapshot } from "@/lib/console/quote-cache"
 import type { QuoteSource } from "@/lib/console/quote-feed"
+import { TOPIC_CHANNEL, type TopicSources, type TopicSubscriber, createTopicPump } from "@/lib/console/stream-topics"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { log } from "@/lib/log"
 import { type RecordStatusEvent, recordStatusEventSchema } from "@/lib/schemas/stream"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
+import type { StreamTopic } from "@/lib/schemas/stream"
 
 /**
  * One hub per console instance behind every open GET /api/stream (issue 37): the streams
@@ -21,7 +23,10 @@ import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
  *   reads the rows past its cursor, in id order, handing each to the streams it concerns.
  *   A catch-up read every `tailMs` covers a notification lost while the listening
  *   connection was down;
- * - the sandbox's fault status, every `sandboxMs` while anyone listens, sent when it changes.
+ * - the sandbox's fault status, every `sandboxMs` while anyone listens, sent when it changes;
+ * - the topics (the inbox, the approvals count, the overview, notifications): triggers NOTIFY
+ *   `console_topics` when what they show changes (migration 0026); the hub LISTENs and reads
+ *   each again once per person for all their streams (lib/console/stream-topics.ts).
  *
  * Nothing runs while no stream is open: the timers start with the first subscriber and stop
  * with the last.
@@ -35,7 +40,7 @@ export interface StreamRecordEvent {
   data: RecordStatusEvent
 }
 
-export interface StreamSubscriber {
+export interface StreamSubscriber extends TopicSubscriber {
   /** The signed-in person: their own placements' changes are theirs. */
   email: string
   /** Markets whose quotes the stream wants (empty and not `allMarkets`: no quotes). */
@@ -58,6 +63,10 @@ export interface StreamHubOptions {
   listen?: (channel: string, onNotify: (payload: string) => void, onLost?: () => void) => Promise<() => Promise<void>>
   /** The sandbox's fault status, in sandbox mode; null elsewhere. */
   sandboxStatus?: (() => Promise<SandboxFaultsStatus>) | null
+  /** What the topics are read from; without it no stream carries a topic. */
+  topics?: TopicSources | null
+  /** How often each topic is read while carried, besides when it changed (tests). */
+  topicPaceMs?: Partial<Record<StreamTopic, number>>
   quotePaceMs?: number
   tailMs?: number
   sandboxMs?: number
@@ -117,6 +126,11 @@ export function createStreamHub(options: StreamHubOptions) {
   let sandboxNow: SandboxFaultsStatus | null = null
   let purgedAt = 0
   let stopped = false
+  const topics = options.topics
+    ? createTopicPump({ sources: options.topics, subscribers: () => subscribers, paceMs: options.topicPaceMs })
+    : null
+  let unlistenTopics: (() => Promise<void>) | null = null
+  let listeningTopics: Promise<void> | null = null
 
   async function newestId(): Promise<number> {
     const [row] = await queryRows<{ id: string | number | null }>(db, sql`select max(id) as id from console_stream_events`)
@@ -223,12 +237,26 @@ export function createStreamHub(options: StreamHubOptions) {
             log.warn("stream.listen_failed", { error: error instanceof Error ? error.message : String(error) })
           })
       }
+      if (options.listen && topics && !listeningTopics) {
+        listeningTopics = options
+          .listen(TOPIC_CHANNEL, (payload) => topics.notify(payload), () => topics.notify("*"))
+          .then((stop) => {
+            if (stopped) void stop()
+            else unlistenTopics = stop
+          })
+          .catch((error: unknown) => {
+            listeningTopics = null
+            log.warn("stream.listen_failed", { channel: TOPIC_CHANNEL, error: error instanceof Error ? error.message : String(error) })
+          })
+      }
       await listening
+      await listeningTopics
       // Everything committed before now is history: a resume reads it from the table.
       cursor = Math.max(cursor, await newestId())
       if (mine !== generation || subscribers.size === 0 || stopped) return
       timers = [setInterval(() => void pumpQuotes(), quotePaceMs), setInterval(() => void tail().then(purge), tailMs)]
       if (options.sandboxStatus) timers.push(setInterval(() => void pumpSandbox(), sandboxMs))
+      topics?.start()
       for (const t of timers) t.unref?.()
       void pumpQuotes()
       void pumpSandbox()
@@ -244,6 +272,7 @@ export function createStreamHub(options: StreamHubOptions) {
     generation++
     for (const t of timers) clearInterval(t)
     timers = []
+    topics?.stop()
     started = null
     lastQuotesAt = null
     latestQuotes = null
@@ -264,6 +293,7 @@ export function createStreamHub(options: StreamHubOptions) {
       const leave = () => {
         if (left) return
         left = true
+        topics?.left(sub)
         subscribers.delete(sub)
         if (subscribers.size === 0) idle()
       }
@@ -277,6 +307,8 @@ export function createStreamHub(options: StreamHubOptions) {
       if (!left && sandboxNow) sub.sandbox(sandboxNow)
       // As do the quotes last pushed, when they cover its markets (the next ones follow within a second).
       if (!left && latestQuotes && wantsQuotes(sub)) sub.quotes(latestQuotes)
+      // Its topics: what this instance holds goes at once, the rest is read now.
+      if (!left) topics?.joined(sub)
       return { cursor, leave }
     },
 
@@ -293,6 +325,9 @@ export function createStreamHub(options: StreamHubOptions) {
     /** Reads the record events now (a test, or a change this instance just made). */
     poke: (): Promise<void> => tail(),
 
+    /** Reads what the topics' pending changes ask for now and waits (tests). */
+    settleTopics: (): Promise<void> => topics?.settle() ?? Promise.resolve(),
+
     stats(): { subscribers: number; timers: number; cursor: number } {
       return { subscribers: subscribers.size, timers: timers.length, cursor }
     },
@@ -306,6 +341,9 @@ export function createStreamHub(options: StreamHubOptions) {
       await listening?.catch(() => undefined)
       await unlisten?.()
       unlisten = null
+      await listeningTopics?.catch(() => undefined)
+      await unlistenTopics?.()
+      unlistenTopics = null
     },
   }
 }

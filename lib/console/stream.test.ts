@@ -2,12 +2,16 @@ import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { recordFinalStatus } from "@/lib/console/intents"
+import { pollNotifications } from "@/lib/console/notifications"
+import { readInbox } from "@/lib/console/notify/inbox"
+import type { ConsoleDeps } from "@/lib/console/operations"
 import type { QuoteSnapshot } from "@/lib/console/quote-cache"
 import { openStream } from "@/lib/console/stream"
 import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
 import { type Database, openDatabase } from "@/lib/db/client"
-import { consoleIntents } from "@/lib/db/schema"
-import { STREAM_EVENT_SCHEMAS, type StreamEventName } from "@/lib/schemas/stream"
+import { consoleIntents, consoleNotificationRecipients, consoleNotifications } from "@/lib/db/schema"
+import type { Overview } from "@/lib/schemas/overview"
+import { STREAM_EVENT_SCHEMAS, type StreamEventName, type StreamTopic } from "@/lib/schemas/stream"
 import { createTestDatabase, testDrivers } from "@/test/db"
 import { insertIntentRows } from "@/test/intents"
 
@@ -280,6 +284,161 @@ describe.each(testDrivers())("the stream (%s)", (driver) => {
   })
 })
 
+/** The overview as a fake: counts its reads, names the view it was built for. */
+function fakeOverview() {
+  let reads = 0
+  let changed = 0
+  return {
+    reads: () => reads,
+    changed: () => changed,
+    build: (staff: { role: string }): Promise<Overview> => {
+      reads++
+      return Promise.resolve({
+        total_usd: `${reads}.00`,
+        total_history: null,
+        profiles: [],
+        allocation: [],
+        changes: [],
+        activity: { since: new Date(0).toISOString(), executions: [], conversions: [] },
+        feed: [],
+        unresolved_intents: staff.role === "admin" ? 0 : null,
+        priced_at: new Date().toISOString(),
+        stale: false,
+      })
+    },
+    onChanged: () => void changed++,
+  }
+}
+
+async function notifyInbox(db: Database["db"], email: string, title: string): Promise<void> {
+  const [row] = await db
+    .insert(consoleNotifications)
+    .values({ kind: "approval_waiting", subject: randomUUID(), title, detail: "d", href: "/approvals", createdAt: new Date() })
+    .returning({ id: consoleNotifications.id })
+  await db.insert(consoleNotificationRecipients).values({ notificationId: row!.id, email })
+}
+
+describe.each(testDrivers())("the stream's topics (%s)", (driver) => {
+  let database: Database
+  let hub: StreamHub
+  const overview = fakeOverview()
+  /** What the service says of any placement in flight. */
+  let serviceSays = "PENDING"
+  let serviceCalls = 0
+  let notificationReads = 0
+
+  beforeAll(async () => {
+    database = await createTestDatabase(driver)
+    const upstream = {
+      getQuoteExecution: () => {
+        serviceCalls++
+        return Promise.resolve({ status: serviceSays })
+      },
+    }
+    const deps = { db: database.db, upstream } as unknown as ConsoleDeps
+    hub = createStreamHub({
+      db: database.db,
+      quotes: fakeQuotes().source,
+      listen: (...args) => database.listen(...args),
+      tailMs: 60_000,
+      // Only NOTIFY (or a join) reads a topic again in these tests, but for the placements in flight.
+      topicPaceMs: { inbox: 60_000, approvals: 60_000, overview: 60_000, notifications: 100 },
+      topics: {
+        inbox: (email) => readInbox(database.db, email),
+        approvals: () => Promise.resolve({ items: [], pending_count: 0, pending_for_you: 0 }),
+        overview: (staff) => overview.build(staff),
+        overviewChanged: overview.onChanged,
+        notifications: (staff, since) => {
+          notificationReads++
+          return pollNotifications(deps, staff, since)
+        },
+      },
+    })
+  })
+  afterAll(async () => {
+    await hub.stop()
+    await database.close()
+  })
+
+  function open(email: string, role: "viewer" | "trader" | "admin", topics: StreamTopic[]) {
+    const own = new AbortController()
+    const s = reader(
+      openStream({ hub, email, role, topics, markets: [], records: [], lastEventId: null, signal: own.signal, sessionValid: () => Promise.resolve(true), heartbeatMs: 60_000 }),
+    )
+    return { ...s, close: () => own.abort() }
+  }
+
+  it("carries only the topics the role may read, and says which in `ready`", async () => {
+    const viewer = open("viewer@example.com", "viewer", ["inbox", "approvals", "overview", "notifications"])
+    const trader = open("trader@example.com", "trader", ["approvals", "notifications"])
+    await until(() => viewer.of("ready").length === 1 && trader.of("ready").length === 1)
+    expect((viewer.of("ready")[0]!.data as { topics: string[] }).topics).toEqual(["inbox", "overview"])
+    expect((trader.of("ready")[0]!.data as { topics: string[] }).topics).toEqual(["approvals", "notifications"])
+    await until(() => viewer.of("inbox").length === 1 && trader.of("approvals").length === 1)
+    expect(viewer.of("approvals")).toHaveLength(0)
+    viewer.close()
+    trader.close()
+  })
+
+  it("pushes a person's inbox when a notification for them is written, and nobody else's", async () => {
+    const mine = open("inbox@example.com", "viewer", ["inbox"])
+    const theirs = open("other-inbox@example.com", "viewer", ["inbox"])
+    await until(() => mine.of("inbox").length === 1 && theirs.of("inbox").length === 1)
+    expect(mine.of("inbox")[0]!.data).toMatchObject({ items: [], unread: 0 })
+    await notifyInbox(database.db, "inbox@example.com", "Waiting for you")
+    // The topics' own reads are a minute away: only the notification brings this.
+    await until(() => mine.of("inbox").length === 2)
+    expect(mine.of("inbox")[1]!.data).toMatchObject({ unread: 1, items: [{ title: "Waiting for you", read: false }] })
+    await hub.settleTopics()
+    expect(theirs.of("inbox")).toHaveLength(1)
+    mine.close()
+    theirs.close()
+  })
+
+  it("reads the overview once per view for every stream, and again when a placement changes", async () => {
+    const before = overview.reads()
+    const streams = [1, 2, 3].map(() => open("viewer@example.com", "viewer", ["overview"]))
+    const admin = open("admin@example.com", "admin", ["overview"])
+    await until(() => streams.every((s) => s.of("overview").length >= 1) && admin.of("overview").length >= 1)
+    await hub.settleTopics()
+    // One read for the three viewers' streams (they join together or get the one already read), one for the admin's view.
+    expect(overview.reads() - before).toBeLessThanOrEqual(3)
+    expect((admin.of("overview")[0]!.data as Overview).unresolved_intents).toBe(0)
+    expect((streams[0]!.of("overview")[0]!.data as Overview).unresolved_intents).toBeNull()
+    const changedBefore = overview.changed()
+    const seen = streams[0]!.of("overview").length
+    await placement(database.db, "someone@example.com")
+    await until(() => streams[0]!.of("overview").length > seen)
+    expect(overview.changed()).toBeGreaterThan(changedBefore)
+    for (const s of [...streams, admin]) s.close()
+  })
+
+  it("asks the service about the person's placements in flight and pushes the final status once", async () => {
+    serviceSays = "PENDING"
+    const s = open("flight@example.com", "trader", ["notifications"])
+    await until(() => s.of("ready").length === 1)
+    const id = await placement(database.db, "flight@example.com")
+    await database.db.update(consoleIntents).set({ state: "SUCCEEDED", recordId: "exec-flight", recordStatus: "PENDING" }).where(eq(consoleIntents.id, id))
+    const calls = serviceCalls
+    await until(() => serviceCalls > calls)
+    expect(s.of("notifications")).toHaveLength(0)
+    serviceSays = "SETTLED"
+    await until(() => s.of("notifications").length === 1)
+    expect(s.of("notifications")[0]!.data).toMatchObject({ events: [{ kind: "execution", state: "SETTLED", record_id: "exec-flight" }] })
+    // Read again and again at its pace (the cursor trails by a minute): never pushed twice.
+    const [row] = await database.db.select({ at: consoleIntents.recordFinalAt }).from(consoleIntents).where(eq(consoleIntents.id, id))
+    expect(row?.at).not.toBeNull()
+    const after = serviceCalls
+    const reads = notificationReads
+    await until(() => notificationReads >= reads + 3)
+    await hub.settleTopics()
+    expect(s.of("notifications")).toHaveLength(1)
+    // Settled: the service is not asked about it any more.
+    expect(serviceCalls).toBe(after)
+    s.close()
+  })
+})
+
 describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)", () => {
   it("a change committed by one instance reaches a stream on another within a second", async () => {
     const { createEmptyPostgresDatabase } = await import("@/test/db")
@@ -297,6 +456,37 @@ describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)"
       await settle(a.db, await placement(a.db, "x@example.com"), "exec-x")
       await until(() => s.of("record").length === 2, 1000)
       expect(Date.now() - started).toBeLessThan(1000)
+    } finally {
+      await hubB.stop()
+      await a.close()
+      await b.close()
+      await empty.drop()
+    }
+  })
+
+  it("an inbox change committed by one instance reaches that person's stream on another", async () => {
+    const { createEmptyPostgresDatabase } = await import("@/test/db")
+    const empty = await createEmptyPostgresDatabase()
+    const a = await openDatabase({ url: empty.url })
+    await a.migrate()
+    const b = await openDatabase({ url: empty.url })
+    const never = () => Promise.reject(new Error("not in this test"))
+    const hubB = createStreamHub({
+      db: b.db,
+      quotes: fakeQuotes().source,
+      listen: (...args) => b.listen(...args),
+      tailMs: 60_000,
+      topicPaceMs: { inbox: 60_000 },
+      topics: { inbox: (email) => readInbox(b.db, email), approvals: never, overview: never, notifications: never },
+    })
+    try {
+      const s = reader(
+        openStream({ hub: hubB, email: "x@example.com", topics: ["inbox"], markets: [], records: [], lastEventId: null, signal: new AbortController().signal, sessionValid: () => Promise.resolve(true) }),
+      )
+      await until(() => s.of("inbox").length === 1)
+      await notifyInbox(a.db, "x@example.com", "From instance A")
+      await until(() => s.of("inbox").length === 2)
+      expect(s.of("inbox")[1]!.data).toMatchObject({ unread: 1, items: [{ title: "From instance A" }] })
     } finally {
       await hubB.stop()
       await a.close()

@@ -1,8 +1,13 @@
 import "server-only"
+import type { Role } from "@/lib/auth/roles"
 import type { QuoteSnapshot } from "@/lib/console/quote-cache"
+import { sseEvent } from "@/lib/console/stream-frames"
 import type { StreamHub, StreamRecordEvent, StreamSubscriber } from "@/lib/console/stream-hub"
+import { allowedTopics } from "@/lib/console/stream-topics"
 import { log } from "@/lib/log"
-import { STREAM_EVENT_SCHEMAS, type StreamEventData, type StreamEventName } from "@/lib/schemas/stream"
+import type { StreamTopic } from "@/lib/schemas/stream"
+
+export { sseEvent }
 
 /** A comment line every this often: proxies and load balancers see traffic on a quiet stream. */
 export const STREAM_HEARTBEAT_MS = 15_000
@@ -16,12 +21,6 @@ export const STREAM_HEADERS = {
   // nginx (and load balancers that honour it): pass each event on as it is written.
   "x-accel-buffering": "no",
 } as const
-
-/** One SSE event: `event:` name, optional `id:`, JSON `data:` checked against the event's schema. */
-export function sseEvent<N extends StreamEventName>(name: N, data: StreamEventData<N>, id?: number | string): string {
-  const checked = STREAM_EVENT_SCHEMAS[name].parse(data)
-  return `event: ${name}\n${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(checked)}\n\n`
-}
 
 /**
  * A snapshot's `quotes` event, checked and serialised once per set of markets, whatever the
@@ -47,6 +46,10 @@ function quotesFrame(snapshot: QuoteSnapshot, markets: ReadonlySet<string> | nul
 export interface OpenStreamOptions {
   hub: StreamHub
   email: string
+  /** The person's role: which of the asked-for topics the stream carries (default viewer). */
+  role?: Role
+  /** The inbox, the approvals count, the overview, notifications (lib/console/stream-topics.ts). */
+  topics?: readonly StreamTopic[]
   /** Markets whose quotes to push; "all" for every market. */
   markets: "all" | readonly string[]
   records: readonly string[]
@@ -127,8 +130,14 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
     close("aborted")
   }
 
+  const topics = allowedTopics(options.role ?? "viewer", options.topics ?? [])
   const subscriber: StreamSubscriber = {
     email: options.email,
+    staff: { email: options.email, role: options.role ?? "viewer" },
+    topics: new Set(topics),
+    send(frame) {
+      write(frame)
+    },
     markets,
     allMarkets,
     records: new Set(options.records),
@@ -157,7 +166,7 @@ export function openStream(options: OpenStreamOptions): ReadableStream<Uint8Arra
     leave = joined.leave
     const resumeFrom = options.lastEventId
     write(`retry: 2000\n`)
-    write(sseEvent("ready", { last_event_id: String(resumeFrom ?? joined.cursor), heartbeat_ms: heartbeatMs, session_recheck_ms: recheckMs }, resumeFrom ?? joined.cursor))
+    write(sseEvent("ready", { last_event_id: String(resumeFrom ?? joined.cursor), heartbeat_ms: heartbeatMs, session_recheck_ms: recheckMs, topics }, resumeFrom ?? joined.cursor))
     if (resumeFrom === null) sentId = joined.cursor
     else for (const event of await options.hub.replay(subscriber, resumeFrom, joined.cursor)) sendRecord(event)
     const live = held ?? []

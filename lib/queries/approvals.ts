@@ -5,6 +5,7 @@ import { apiFetch, toQuery } from "@/lib/queries/api"
 import { withStepUp } from "@/lib/queries/step-up"
 import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
+import { useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
 import type { ApprovalPage, ApprovalRequest, Policy, PolicyChangeView, PolicyChangesPage, PolicyView } from "@/lib/schemas/approvals"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
@@ -35,10 +36,12 @@ export function useApprovalsQuery(filters: { state?: string | undefined } = {}, 
   })
 }
 
-/** How many pending requests the signed-in approver may decide (everyone's but their own), polled every 5 s. */
+/** How many pending requests the signed-in approver may decide (everyone's but their own): pushed on the tab's stream, else polled every 5 s. */
 export function usePendingForYouQuery(options?: QueryOptions<ApprovalPage>) {
+  useStreamInterest([], [], options?.enabled === false ? [] : ["approvals"])
+  const interval = useStreamedInterval(5_000, "approvals")
   return useQuery({
-    refetchInterval: 5_000,
+    refetchInterval: interval,
     ...options,
     queryKey: approvalKeys.list({ state: "PENDING", limit: "1" }),
     queryFn: ({ signal }) => apiFetch("/api/approvals?state=PENDING&limit=1", { signal, schema: approvalPageSchema }),

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { inboxKeys } from "@/lib/queries/keys"
+import { useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
 import type { ChannelView, DeliveryView, Inbox, NotifySettingsBody, NotifySettingsView, Preference } from "@/lib/schemas/notify"
 
 export const INBOX_POLL_MS = 4_000
@@ -10,14 +11,16 @@ export const INBOX_POLL_MS = 4_000
 /**
  * The signed-in person's inbox (the bell, the drawer and /notifications all read this one
  * query): polled every 4 s while the tab is visible, so an item someone else resolved shows
- * it within 5 s. A push (Server-Sent Events) can later set this query's data instead
- * (`queryClient.setQueryData(inboxKeys.mine(), …)`) and stop the polling.
+ * it within 5 s. While the tab's stream carries the `inbox` topic, the inbox is pushed into
+ * this query instead (lib/queries/stream.ts) and the polling stops until the stream drops.
  */
 export function useInboxQuery() {
+  useStreamInterest([], [], ["inbox"])
+  const interval = useStreamedInterval(INBOX_POLL_MS, "inbox")
   return useQuery({
     queryKey: inboxKeys.mine(),
     queryFn: ({ signal }) => apiFetch<Inbox>("/api/notifications/inbox", { signal }),
-    refetchInterval: INBOX_POLL_MS,
+    refetchInterval: interval,
     refetchIntervalInBackground: false,
     staleTime: 1_000,
   })

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query"
 import { apiFetch, toQuery } from "@/lib/queries/api"
 import { marketKeys, overviewKeys } from "@/lib/queries/keys"
 import { type QueryOptions, gated } from "@/lib/queries/options"
+import { useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
 import type { ChartRange, MarketHistory, MarketPrices } from "@/lib/schemas/market-data"
 import type { Overview } from "@/lib/schemas/overview"
 
@@ -63,15 +64,18 @@ export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
 
 /**
  * The overview, refreshed every 3 s (the server shares one round of service calls between
- * dashboards). A deposit the event reader processed can wait up to one refresh to reach
- * the live feed: a 1 s poll met the 2 s goal at the median but tripled every open
- * overview's requests, the cost issue 37 removes by pushing changes on a stream instead.
+ * dashboards). While the tab's stream carries the `overview` topic it is pushed instead: when
+ * a change reaches the database (a deposit the event reader processed is in the live feed
+ * as soon as the service's balances are read again) and at this pace for the prices; the
+ * polling stops until the stream drops.
  */
 export const OVERVIEW_POLL_MS = 3_000
 
 export function useOverviewQuery(options?: QueryOptions<Overview>) {
+  useStreamInterest([], [], options?.enabled === false ? [] : ["overview"])
+  const interval = useStreamedInterval(OVERVIEW_POLL_MS, "overview")
   return useQuery({
-    refetchInterval: OVERVIEW_POLL_MS,
+    refetchInterval: interval,
     refetchIntervalInBackground: false,
     ...options,
     queryKey: overviewKeys.all,

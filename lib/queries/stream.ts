@@ -4,7 +4,8 @@ import type { QueryClient } from "@tanstack/react-query"
 import { useEffect, useSyncExternalStore } from "react"
 import type { z } from "zod"
 import type * as StreamSchemaModule from "@/lib/schemas/stream"
-import { conversionKeys, executionKeys, intentKeys, notificationKeys, quoteKeys, sandboxKeys } from "@/lib/queries/keys"
+import type { StreamTopic } from "@/lib/schemas/stream"
+import { approvalKeys, conversionKeys, executionKeys, inboxKeys, intentKeys, notificationKeys, overviewKeys, quoteKeys, sandboxKeys } from "@/lib/queries/keys"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 
 /**
@@ -15,7 +16,9 @@ import { isTerminalStatus } from "@/lib/schemas/constants"
  * the id of the last record event it had, so none is missed) until it is back.
  *
  * Pages say what they show with `useStreamInterest` (markets whose quotes, records whose
- * status); the stream is reopened, resuming, when that changes.
+ * status, topics: the inbox, the approvals count, the overview, notifications); the stream
+ * is reopened, resuming, when that changes. A topic's poll stops only once the stream says
+ * it carries that topic (`ready`'s `topics`: a role may not read them all).
  */
 
 export type StreamState = "connecting" | "live" | "down"
@@ -23,6 +26,16 @@ export type StreamState = "connecting" | "live" | "down"
 interface Interest {
   markets: "all" | readonly string[]
   records: readonly string[]
+  topics: readonly StreamTopic[]
+}
+
+/** The query a pushed topic is written to: that of the route its hook polls. */
+const PENDING_FOR_YOU = { state: "PENDING", limit: "1" }
+const TOPIC_KEYS: Record<StreamTopic, readonly unknown[]> = {
+  inbox: inboxKeys.mine(),
+  approvals: approvalKeys.list(PENDING_FOR_YOU),
+  overview: overviewKeys.all,
+  notifications: notificationKeys.all,
 }
 
 /** How long after a drop the stream is opened again (polling covers the gap). */
@@ -38,6 +51,9 @@ let lastEventId: string | null = null
 let retry: ReturnType<typeof setTimeout> | null = null
 let reconcileTimer: ReturnType<typeof setTimeout> | null = null
 let users = 0
+/** The topics the live stream carries (empty while it is not live). */
+let carried: ReadonlySet<StreamTopic> = new Set()
+let carriedKey = ""
 /** A record query's answer that is already final (SETTLED, CANCELLED, …): nothing more to ask for. */
 function shownFinal(data: unknown): boolean {
   const status = data !== null && typeof data === "object" && "status" in data ? data.status : undefined
@@ -53,28 +69,37 @@ let schemas: Promise<StreamSchemas> | null = null
 // Loaded with the first event: the pages start without zod.
 const loadSchemas = () => (schemas ??= import("@/lib/schemas/stream"))
 
-function setState(next: StreamState): void {
-  if (state === next) return
+function setState(next: StreamState, topics: readonly StreamTopic[] = []): void {
+  const nextKey = next === "live" ? [...topics].sort().join(",") : ""
+  if (state === next && carriedKey === nextKey) return
   const wasLive = state === "live"
+  const wasCarried = carried
   state = next
+  carried = new Set(next === "live" ? topics : [])
+  carriedKey = nextKey
   for (const listener of listeners) listener()
+  if (!client) return
   // Polling takes over at once, not at the next interval.
-  if (wasLive && client) void client.invalidateQueries({ queryKey: quoteKeys.all })
+  if (wasLive && next !== "live") void client.invalidateQueries({ queryKey: quoteKeys.all })
+  for (const topic of wasCarried) if (!carried.has(topic)) void client.invalidateQueries({ queryKey: TOPIC_KEYS[topic] })
 }
 
 function wantedUrl(): string {
   let all = false
   const markets = new Set<string>()
   const records = new Set<string>()
+  const topics = new Set<StreamTopic>()
   for (const interest of interests.values()) {
     if (interest.markets === "all") all = true
     else for (const m of interest.markets) markets.add(m)
     for (const r of interest.records) records.add(r)
+    for (const t of interest.topics) topics.add(t)
   }
   const params = new URLSearchParams()
   if (all) params.set("quotes", "all")
   else if (markets.size > 0) params.set("markets", [...markets].sort().join(","))
   if (records.size > 0) params.set("records", [...records].sort().join(","))
+  if (topics.size > 0) params.set("topics", [...topics].sort().join(","))
   const query = params.toString()
   return `/api/stream${query ? `?${query}` : ""}`
 }
@@ -106,8 +131,11 @@ function open(url: string): void {
       void Promise.resolve(handle(data, event)).catch(() => undefined)
     })
   on("ready", async (data) => {
-    ;(await loadSchemas()).streamReadySchema.parse(data)
-    setState("live")
+    const ready = (await loadSchemas()).streamReadySchema.parse(data)
+    setState("live", ready.topics)
+    // Notifications are pushed from the stream's start: what came between the last poll (or
+    // the previous stream) and then is asked for once.
+    if (ready.topics.includes("notifications")) void client?.invalidateQueries({ queryKey: notificationKeys.all })
   })
   on("quotes", async (data) => {
     const snapshot = (await loadSchemas()).quoteSnapshotSchema.parse(data)
@@ -123,11 +151,31 @@ function open(url: string): void {
     // status stored on its intent, moves nothing on it).
     void client.invalidateQueries({ queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all, predicate: (query) => !shownFinal(query.state.data) })
     void client.invalidateQueries({ queryKey: intentKeys.all })
-    if (event.final_status) void client.invalidateQueries({ queryKey: notificationKeys.all })
+    if (event.final_status && !carried.has("notifications")) void client.invalidateQueries({ queryKey: notificationKeys.all })
   })
   on("sandbox", async (data) => {
     const status = (await loadSchemas()).sandboxStatusSchema.parse(data)
     client?.setQueryData(sandboxKeys.status(), status)
+  })
+  on("inbox", async (data) => {
+    const inbox = (await loadSchemas()).STREAM_EVENT_SCHEMAS.inbox.parse(data)
+    client?.setQueryData(inboxKeys.mine(), inbox)
+  })
+  on("approvals", async (data) => {
+    const page = (await loadSchemas()).STREAM_EVENT_SCHEMAS.approvals.parse(data)
+    client?.setQueryData(approvalKeys.list(PENDING_FOR_YOU), page)
+  })
+  on("overview", async (data) => {
+    const overview = (await loadSchemas()).STREAM_EVENT_SCHEMAS.overview.parse(data)
+    client?.setQueryData(overviewKeys.all, overview)
+  })
+  on("notifications", async (data) => {
+    const page = (await loadSchemas()).STREAM_EVENT_SCHEMAS.notifications.parse(data)
+    // A hidden tab leaves them to the tab the person looks at (as a hidden tab does not poll);
+    // it asks for them itself when it is shown again (the query refetches on focus).
+    if (document.visibilityState === "hidden") return
+    // The person's feed query (keyed by the browser's store of what it has shown), as a poll's answer.
+    for (const query of client?.getQueryCache().findAll({ queryKey: notificationKeys.all }) ?? []) client?.setQueryData(query.queryKey, page)
   })
   on("end", () => {
     // The session is over or the instance is stopping: the next open (elsewhere) decides.
@@ -192,18 +240,23 @@ export function useConsoleStream(queryClient: QueryClient): void {
 }
 
 /** What the page shows, pushed while it is mounted. */
-export function useStreamInterest(markets: "all" | readonly string[], records: readonly string[] = []): void {
+export function useStreamInterest(markets: "all" | readonly string[], records: readonly string[] = [], topics: readonly StreamTopic[] = []): void {
   const marketsKey = markets === "all" ? "all" : [...markets].sort().join(",")
   const recordsKey = [...records].sort().join(",")
+  const topicsKey = [...topics].sort().join(",")
   useEffect(() => {
     const id = Symbol("interest")
-    interests.set(id, { markets: marketsKey === "all" ? "all" : marketsKey.split(",").filter(Boolean), records: recordsKey.split(",").filter(Boolean) })
+    interests.set(id, {
+      markets: marketsKey === "all" ? "all" : marketsKey.split(",").filter(Boolean),
+      records: recordsKey.split(",").filter(Boolean),
+      topics: topicsKey.split(",").filter(Boolean) as StreamTopic[],
+    })
     reconcile()
     return () => {
       interests.delete(id)
       reconcile()
     }
-  }, [marketsKey, recordsKey])
+  }, [marketsKey, recordsKey, topicsKey])
 }
 
 function subscribe(listener: () => void): () => void {
@@ -229,7 +282,22 @@ export function useLastPushedRecord(): string {
   )
 }
 
-/** A polling interval that stops while the stream is live (polling is the fallback). */
-export function useStreamedInterval(ms: number): number | false {
-  return useStreamState() === "live" ? false : ms
+/** The topics the live stream carries, as "a,b" (sorted; empty while it is not live). */
+export function useStreamTopics(): string {
+  return useSyncExternalStore(
+    subscribe,
+    () => carriedKey,
+    () => "",
+  )
+}
+
+/**
+ * A polling interval that stops while the stream is live (polling is the fallback); for a
+ * topic, while the live stream carries that topic.
+ */
+export function useStreamedInterval(ms: number, topic?: StreamTopic): number | false {
+  const live = useStreamState() === "live"
+  const topics = useStreamTopics()
+  if (!live) return ms
+  return topic === undefined || topics.split(",").includes(topic) ? false : ms
 }

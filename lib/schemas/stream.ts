@@ -1,4 +1,8 @@
 import { z } from "zod"
+import { approvalPageSchema } from "@/lib/schemas/approvals"
+import { notificationPageSchema } from "@/lib/schemas/notifications"
+import { inboxSchema } from "@/lib/schemas/notify"
+import { overviewSchema } from "@/lib/schemas/overview"
 import { quoteSchema } from "@/lib/schemas/records"
 
 /**
@@ -36,12 +40,25 @@ export const sandboxStatusSchema = z.object({
   operations: z.array(z.string()),
 })
 
+/**
+ * What a stream may carry besides quotes, record status and the sandbox status, each sent
+ * as an event of its own name with the same JSON as the route that polls it:
+ * - `inbox`: GET /api/notifications/inbox (the bell, the drawer, /notifications);
+ * - `approvals`: GET /api/approvals?state=PENDING&limit=1 (the count waiting for you; trader+);
+ * - `overview`: GET /api/overview (totals, the live feed, today's activity);
+ * - `notifications`: GET /api/notifications's page (toasts; trader+): only events not pushed before.
+ */
+export const STREAM_TOPICS = ["inbox", "approvals", "overview", "notifications"] as const
+export type StreamTopic = (typeof STREAM_TOPICS)[number]
+
 /** First event of every stream: the id to resume from and the server's pace. */
 export const streamReadySchema = z.object({
   /** The newest record event id when the stream opened (or the Last-Event-ID it resumed from). */
   last_event_id: z.string(),
   heartbeat_ms: z.number().int().positive(),
   session_recheck_ms: z.number().int().positive(),
+  /** The topics this stream carries (those asked for that the person's role may read). */
+  topics: z.array(z.enum(STREAM_TOPICS)),
 })
 
 /** Last event of a stream the server ends: the session is over, or the instance is stopping. */
@@ -54,6 +71,10 @@ export const STREAM_EVENT_SCHEMAS = {
   quotes: quoteSnapshotSchema,
   record: recordStatusEventSchema,
   sandbox: sandboxStatusSchema,
+  inbox: inboxSchema,
+  approvals: approvalPageSchema,
+  overview: overviewSchema,
+  notifications: notificationPageSchema,
   end: streamEndSchema,
 } as const
 export type StreamEventName = keyof typeof STREAM_EVENT_SCHEMAS
@@ -65,6 +86,7 @@ export const streamQuerySchema = z.object({
   quotes: z.enum(["all"]).optional(),
   markets: z.array(z.string().regex(/^[A-Z0-9]{4,16}$/, "each market is like BTCUSD")).max(64, "at most 64 markets"),
   records: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "each record is an id")).max(50, "at most 50 records"),
+  topics: z.array(z.enum(STREAM_TOPICS, { error: `each topic is one of ${STREAM_TOPICS.join(", ")}` })).max(STREAM_TOPICS.length, "each topic once"),
   /** The Last-Event-ID header (or this query parameter, for a stream reopened by hand): the id of a record event. */
   last_event_id: z.string().regex(/^\d{1,15}$/, "is an event id from this stream").optional(),
 })
