@@ -10,7 +10,7 @@ import { getApproval } from "@/lib/console/approvals/reads"
 import type { StepUp } from "@/lib/console/approvals/step-up"
 import { readPolicy } from "@/lib/console/policy"
 import { submitConversion } from "@/lib/console/submission"
-import { consoleIntents, consolePasskeys } from "@/lib/db/schema"
+import { consoleApprovalVotes, consoleIntents, consolePasskeys } from "@/lib/db/schema"
 import { ApprovalsFixture, checker, otherTrader, problemOf, signsInBySso } from "@/test/approvals"
 import { type SoftCredential, assert, register } from "@/test/authenticator"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
@@ -112,9 +112,14 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("with the checker's passkey over that challenge: approved and placed once; the trail holds the credential, user verification and digest", async () => {
     const { id, refId, stepUp } = await pending("202.00")
     const key = keys.get(checker.email)!
-    const approved = await approveRequest(h, checker, id, {}, { heldQuotes, stepUp: on(assert(key, stepUp.options.challenge, ORIGIN)) })
+    const approved = await approveRequest(h, checker, id, { comment: "checked the desk" }, { heldQuotes, stepUp: on(assert(key, stepUp.options.challenge, ORIGIN)) })
     expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED" })
     expect(await executionsWithRef(refId)).toHaveLength(1)
+    // The approval itself keeps who gave it, with which passkey, over what, and their comment.
+    expect(approved.approvals.given).toMatchObject([{ email: checker.email, role: "admin", credential_id: key.id, user_verified: true }])
+    expect(await h.db.select().from(consoleApprovalVotes).where(eq(consoleApprovalVotes.intentId, id))).toMatchObject([
+      { staffEmail: checker.email, credentialId: key.id, userVerified: true, digest: stepUp.digest, comment: "checked the desk" },
+    ])
     const [done] = await listDecisions(h.db, { requestId: id, limit: 1 })
     expect(done).toMatchObject({ outcome: "done", credential_id: key.id, user_verified: true, digest: stepUp.digest, staff_email: checker.email })
     const [stored] = await h.db.select().from(consolePasskeys).where(eq(consolePasskeys.id, key.id))
