@@ -16,7 +16,7 @@ export const targets = {
   "lib/console/operations.ts": ["lib/console/operations.test.ts"],
   "lib/console/submission.ts": ["lib/console/submission.test.ts", "lib/console/submission-spans.test.ts"],
   "lib/console/approvals/state.ts": ["lib/console/approvals/state.test.ts"],
-  "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts", "lib/console/approvals/tiers.test.ts"],
+  "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts", "lib/console/approvals/tiers.test.ts", "lib/console/approvals/step-up.test.ts", "lib/console/approvals/bulk.test.ts"],
   "lib/console/approvals/expiry.ts": ["lib/console/approvals/expiry.test.ts", "lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts"],
   "lib/console/approvals/step-up.ts": ["lib/console/approvals/step-up.test.ts", "lib/console/approvals/bulk.test.ts", "lib/console/session-step-up.test.ts", "lib/console/order-step-up.test.ts"],
   "lib/console/approvals/bulk.ts": ["lib/console/approvals/bulk.test.ts", "lib/console/approvals/tiers.test.ts"],

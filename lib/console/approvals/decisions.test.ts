@@ -202,7 +202,7 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     expect(submission.request).toMatchObject({ kind: "conversion", size: { amount: "500.00", currency: "USD" }, limit_price: null })
     expect((await h.upstream.listConversions({ ref_id: refId })).items).toHaveLength(0)
     const approved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes })
-    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED", record_status: "CREATED" })
+    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED", record_status: "CREATED", executed_price: null, approvals: { given: [{ email: checker.email, credential_id: null }] } })
     await h.sandbox.settleDue()
     expect((await h.upstream.getConversion(approved.record_id!)).status).toBe("SETTLED")
   })

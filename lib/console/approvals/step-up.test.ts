@@ -1,5 +1,6 @@
-import { eq } from "drizzle-orm"
-import { beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { randomBytes, randomUUID } from "node:crypto"
+import { type SQL, eq } from "drizzle-orm"
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { listPasskeys, registerPasskey, registrationOptions, removePasskey, renamePasskey } from "@/lib/auth/passkeys"
 import type { Staff } from "@/lib/auth/roles"
 import type { RelyingParty } from "@/lib/auth/webauthn"
@@ -8,10 +9,11 @@ import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions
 import { getApproval } from "@/lib/console/approvals/reads"
 import type { StepUp } from "@/lib/console/approvals/step-up"
 import { readPolicy } from "@/lib/console/policy"
-import { consoleIntents, consolePasskeys } from "@/lib/db/schema"
-import { ApprovalsFixture, checker, otherTrader, problemOf } from "@/test/approvals"
+import { submitConversion } from "@/lib/console/submission"
+import { consoleApprovalVotes, consoleIntents, consolePasskeys } from "@/lib/db/schema"
+import { ApprovalsFixture, checker, otherTrader, problemOf, signsInBySso } from "@/test/approvals"
 import { type SoftCredential, assert, register } from "@/test/authenticator"
-import type { ConsoleHarness } from "@/test/console"
+import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
 
 const ORIGIN = "http://localhost:3000"
@@ -110,9 +112,14 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("with the checker's passkey over that challenge: approved and placed once; the trail holds the credential, user verification and digest", async () => {
     const { id, refId, stepUp } = await pending("202.00")
     const key = keys.get(checker.email)!
-    const approved = await approveRequest(h, checker, id, {}, { heldQuotes, stepUp: on(assert(key, stepUp.options.challenge, ORIGIN)) })
+    const approved = await approveRequest(h, checker, id, { comment: "checked the desk" }, { heldQuotes, stepUp: on(assert(key, stepUp.options.challenge, ORIGIN)) })
     expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED" })
     expect(await executionsWithRef(refId)).toHaveLength(1)
+    // The approval itself keeps who gave it, with which passkey, over what, and their comment.
+    expect(approved.approvals.given).toMatchObject([{ email: checker.email, role: "admin", credential_id: key.id, user_verified: true }])
+    expect(await h.db.select().from(consoleApprovalVotes).where(eq(consoleApprovalVotes.intentId, id))).toMatchObject([
+      { staffEmail: checker.email, credentialId: key.id, userVerified: true, digest: stepUp.digest, comment: "checked the desk" },
+    ])
     const [done] = await listDecisions(h.db, { requestId: id, limit: 1 })
     expect(done).toMatchObject({ outcome: "done", credential_id: key.id, user_verified: true, digest: stepUp.digest, staff_email: checker.email })
     const [stored] = await h.db.select().from(consolePasskeys).where(eq(consolePasskeys.id, key.id))
@@ -160,6 +167,120 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     }
   })
 
+  it("each refusal says why in words, and a challenge or credential that does not fit is refused before anything changes", async () => {
+    const key = keys.get(checker.email)!
+    const stranger = register(await registrationOptions(h.db, { email: "unregistered@example.com", role: "trader" }, rp), ORIGIN).credential
+    const why = (text: string) => `The passkey assertion is refused: ${text}. Nothing changed.`
+    const cases: [string, string, (p: Awaited<ReturnType<typeof pending>>) => Promise<ReturnType<typeof assert>>][] = [
+      ["step_up_invalid", why("its challenge is not one this console issued"), () => Promise.resolve(assert(key, randomBytes(32).toString("base64url"), ORIGIN))],
+      ["step_up_invalid", why("it answers no challenge this console issued"), (p) => {
+        const signed = assert(key, p.stepUp.options.challenge, ORIGIN)
+        const clientData = Buffer.from(JSON.stringify({ type: "webauthn.get", origin: ORIGIN })).toString("base64url")
+        return Promise.resolve({ ...signed, response: { ...signed.response, clientDataJSON: clientData } })
+      }],
+      // A challenge the console issued for registering a passkey, not for a decision.
+      ["step_up_invalid", why("its challenge was not issued for a decision"), async () => assert(key, (await registrationOptions(h.db, checker, rp)).challenge, ORIGIN)],
+      // The checker signs the challenge step-up gave another trader for the same decision.
+      ["step_up_foreign_credential", why("its challenge was issued to someone else"), async (p) => {
+        const theirs = problemOf(await approveRequest(h, otherTrader, p.id, {}, { heldQuotes, stepUp: on() }).catch((e: unknown) => e))
+        return assert(key, (theirs.meta?.step_up as { options: { challenge: string } }).options.challenge, ORIGIN)
+      }],
+      ["step_up_foreign_credential", why("its credential is another person's passkey"), (p) => Promise.resolve(assert(keys.get(otherTrader.email)!, p.stepUp.options.challenge, ORIGIN))],
+      ["step_up_invalid", why("its credential is not a registered passkey"), (p) => Promise.resolve(assert(stranger, p.stepUp.options.challenge, ORIGIN))],
+      // The checker's credential id, signed by another key.
+      ["step_up_invalid", why("its signature does not verify"), (p) => Promise.resolve(assert({ ...key, privateKey: stranger.privateKey }, p.stepUp.options.challenge, ORIGIN))],
+      ["step_up_not_user_verified", why("the authenticator did not verify the user (PIN or biometrics)"), (p) => Promise.resolve(assert(key, p.stepUp.options.challenge, ORIGIN, { userVerified: false }))],
+    ]
+    for (const [code, detail, make] of cases) {
+      const p = await pending("210.00")
+      const outcome = await approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(await make(p)) }).catch((e: unknown) => e)
+      expect(problemOf(outcome), detail).toMatchObject({ status: 403, code, detail })
+      await unchanged(p.id, p.refId)
+      expect(await listDecisions(h.db, { requestId: p.id, limit: 1 }), detail).toMatchObject([{ outcome: code, staff_email: checker.email }])
+    }
+    // The passkey's counter did not move on any of them: the next honest assertion is accepted.
+    const p = await pending("211.00")
+    expect(await approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, ORIGIN)) })).toMatchObject({ state: "APPROVED" })
+  })
+
+  it("an assertion that does not verify is refused with the library's reason, cut to 160 characters", async () => {
+    const key = keys.get(checker.email)!
+    const origin = `http://${"a".repeat(300)}.localhost:3000`
+    const p = await pending("212.00")
+    const outcome = problemOf(await approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, origin)) }).catch((e: unknown) => e))
+    const reason = `Unexpected authentication response origin "${origin}", expected "${ORIGIN}"`.slice(0, 160)
+    expect(outcome).toMatchObject({ status: 403, code: "step_up_invalid", detail: `The passkey assertion is refused: it does not verify (${reason}). Nothing changed.` })
+    await unchanged(p.id, p.refId)
+  })
+
+  it("an assertion older than the passkey's last use (its counter behind) is refused, and so is one whose passkey another decision used meanwhile", async () => {
+    const key = keys.get(checker.email)!
+    const older = await pending("213.00")
+    const newer = await pending("214.00")
+    const early = assert(key, older.stepUp.options.challenge, ORIGIN)
+    expect(await approveRequest(h, checker, newer.id, {}, { heldQuotes, stepUp: on(assert(key, newer.stepUp.options.challenge, ORIGIN)) })).toMatchObject({ state: "APPROVED" })
+    const behind = problemOf(await approveRequest(h, checker, older.id, {}, { heldQuotes, stepUp: on(early) }).catch((e: unknown) => e))
+    expect(behind).toMatchObject({ status: 403, code: "step_up_invalid" })
+    expect(behind.detail).toContain("counter")
+    await unchanged(older.id, older.refId)
+    // Another instance's decision with the same passkey lands between this one's check and its use of the counter.
+    const p = await pending("215.00")
+    const assertion = assert(key, p.stepUp.options.challenge, ORIGIN)
+    const update = h.db.update.bind(h.db)
+    const spy = vi.spyOn(h.db, "update").mockImplementation(((table: object) => {
+      if (table === consolePasskeys) {
+        spy.mockRestore()
+        return {
+          set: (values: object) => ({
+            where: (where: SQL | undefined) => ({
+              returning: async () => {
+                await update(consolePasskeys).set({ counter: key.counter + 1 }).where(eq(consolePasskeys.id, key.id))
+                return update(consolePasskeys).set(values).where(where).returning({ id: consolePasskeys.id })
+              },
+            }),
+          }),
+        }
+      }
+      return update(table as typeof consolePasskeys)
+    }) as typeof h.db.update)
+    try {
+      const raced = await approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assertion) }).catch((e: unknown) => e)
+      expect(problemOf(raced)).toMatchObject({ status: 403, code: "step_up_replayed", detail: "The passkey assertion is refused: its passkey was used meanwhile (counter). Nothing changed." })
+    } finally {
+      spy.mockRestore()
+    }
+    await unchanged(p.id, p.refId)
+    key.counter += 1
+  })
+
+  it("step-up asks for the checker's passkeys by id within 2 minutes; someone with none is told where to register one", async () => {
+    const key = keys.get(checker.email)!
+    const { stepUp } = await pending("216.00")
+    expect(stepUp.options).toMatchObject({ timeout: 120_000, allowCredentials: [{ id: key.id, type: "public-key", transports: ["internal"] }] })
+    const asked = problemOf(await approveRequest(h, checker, (await pending("217.00")).id, {}, { heldQuotes, stepUp: on() }).catch((e: unknown) => e))
+    expect(asked).toMatchObject({ detail: "This decision needs your passkey: sign the challenge (2 minutes) and send the assertion as step_up.", meta: { step_up: { passkeys: 1 } } })
+    const keyless: Staff = { email: "keyless@example.com", role: "admin" }
+    const { submission } = await ask("218.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const none = problemOf(await approveRequest(h, keyless, submission.request.id, {}, { heldQuotes, stepUp: on() }).catch((e: unknown) => e))
+    expect(none).toMatchObject({
+      status: 403,
+      code: "step_up_required",
+      detail: "This decision needs your passkey, and you have none: register one on your account page (/account).",
+      meta: { step_up: { passkeys: 0, options: { allowCredentials: [] } } },
+    })
+  })
+
+  it("a checker signed in with capitals in their email steps up with their passkey as anyone else", async () => {
+    const key = keys.get(checker.email)!
+    const shouting: Staff = { email: checker.email.toUpperCase(), role: "admin" }
+    const p = await pending("219.00", "approve", shouting)
+    expect(p.stepUp.options).toMatchObject({ allowCredentials: [{ id: key.id }] })
+    const approved = await approveRequest(h, shouting, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, ORIGIN)) })
+    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED" })
+    expect(await executionsWithRef(p.refId)).toHaveLength(1)
+  })
+
   it("reject needs step-up too, over its own digest: an approve's assertion does not reject", async () => {
     const key = keys.get(checker.email)!
     const { id, refId, stepUp } = await pending("207.00", "reject")
@@ -172,5 +293,35 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     const rejected = await rejectRequest(h.db, checker, again.id, { reason: "too large" }, { stepUp: on(assert(key, again.stepUp.options.challenge, ORIGIN)) })
     expect(rejected).toMatchObject({ state: "REJECTED", reason: "too large" })
     expect(await listDecisions(h.db, { requestId: again.id, limit: 1 })).toMatchObject([{ action: "reject", outcome: "done", credential_id: key.id, user_verified: true, digest: again.stepUp.digest }])
+  })
+})
+
+describe.each(testDrivers())("step-up on a console where no one has saved a policy, on %s", (driver) => {
+  let h: ConsoleHarness
+  beforeAll(async () => {
+    h = await createConsoleHarness({ driver })
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it("a request over the default threshold is approved with a passkey; what it authorises names policy version 0, the defaults", async () => {
+    const maker: Staff = { email: "fresh-maker@example.com", role: "trader" }
+    await signsInBySso(h.db, maker)
+    const profileId = (await h.upstream.listProfiles()).items[0]!.id
+    const refId = randomUUID()
+    const asked = await submitConversion(h, maker, { profile_id: profileId, amount: "10000.00", source_asset: "USD", target_asset: "PYUSD", ref_id: refId })
+    if (asked.kind !== "request") throw new Error("expected a request")
+    expect(asked.request.policy_version).toBe(0)
+    const options = await registrationOptions(h.db, checker, rp)
+    const made = register(options, ORIGIN)
+    await registerPasskey(h.db, checker, rp, { name: "laptop", response: made.response })
+    const heldQuotes = () => h.upstream.listQuotes([])
+    const required = problemOf(await approveRequest(h, checker, asked.request.id, {}, { heldQuotes, stepUp: { mode: "webauthn", rp } }).catch((e: unknown) => e))
+    const stepUp = required.meta?.step_up as { options: { challenge: string }; authorises: Record<string, unknown> }
+    expect(stepUp.authorises).toMatchObject({ action: "approve", policy_version: 0, requests: [{ id: asked.request.id, amount: "10000.00", judged_under: 0 }] })
+    const approved = await approveRequest(h, checker, asked.request.id, {}, { heldQuotes, stepUp: { mode: "webauthn", rp, assertion: assert(made.credential, stepUp.options.challenge, ORIGIN) } })
+    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED" })
+    expect((await h.upstream.listConversions({ ref_id: refId })).items).toHaveLength(1)
   })
 })

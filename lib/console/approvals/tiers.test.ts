@@ -1,8 +1,10 @@
 import { eq } from "drizzle-orm"
 import { beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
+import { staffRef } from "@/lib/auth/staff-ref"
 import { approveMany } from "@/lib/console/approvals/bulk"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
+import type { StepUp } from "@/lib/console/approvals/step-up"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
 import { readPolicy, savePolicy } from "@/lib/console/policy"
 import { consoleApprovalVotes } from "@/lib/db/schema"
@@ -12,6 +14,7 @@ import { policySchema } from "@/lib/schemas/approvals"
 import { ApprovalsFixture, TEST_POLICY, checker, otherTrader, problemOf } from "@/test/approvals"
 import type { ConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { linesOf, logLines } from "@/test/log-lines"
 
 /** Tiers as the tests use them: 500 USD and over needs two approvers, 800 and over two admins. */
 const TIERS = [
@@ -150,6 +153,64 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
     await approveRequest(h, secondAdmin, id, {}, { heldQuotes })
     const rejected = await rejectRequest(h.db, checker, id, { reason: "over the desk's appetite" })
     expect(rejected).toMatchObject({ state: "REJECTED", placement: "NOT_SENT", approvals: { given: [{ email: secondAdmin.email }] } })
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+  })
+
+  it("approvers are told apart by email whatever its capitals, and a second approval or a role the tier does not allow is refused before any passkey is asked", async () => {
+    const { submission, refId } = await ask("610.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const id = submission.request.id
+    const { lines } = await logLines(() => approveRequest(h, checker, id, {}, { heldQuotes }))
+    expect(linesOf(lines, "approval.approved_partly")).toEqual([expect.objectContaining({ intentId: id, checker: staffRef(checker.email) })])
+    expect(linesOf(lines, "approval.approved")).toEqual([])
+    const stepUp: StepUp = { mode: "webauthn", rp: { id: "localhost", name: "Treasury console", origin: "http://localhost:3000" } }
+    for (const who of [checker, { ...checker, email: checker.email.toUpperCase() }]) {
+      const again = await approveRequest(h, who, id, {}, { heldQuotes, stepUp }).catch((e: unknown) => e)
+      expect(problemOf(again)).toMatchObject({
+        status: 409,
+        code: "state_conflict",
+        detail: "You have approved this request already; it needs 2 different approvers.",
+        meta: { state: "PENDING", already_approved: true },
+      })
+    }
+    const top = await ask("810.00")
+    if (top.submission.kind !== "request") throw new Error("expected a request")
+    for (const action of ["approve", "reject"] as const) {
+      const byTrader = await (action === "approve"
+        ? approveRequest(h, otherTrader, top.submission.request.id, {}, { heldQuotes, stepUp })
+        : rejectRequest(h.db, otherTrader, top.submission.request.id, { reason: "no" }, { stepUp })
+      ).catch((e: unknown) => e)
+      expect(problemOf(byTrader)).toMatchObject({ status: 403, code: "not_allowed", detail: `Only the roles admin may ${action} this request (its approval tier); your role is trader.` })
+    }
+    expect((await getApproval(h.db, id)).approvals.given.map((g) => g.email)).toEqual([checker.email])
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+  })
+
+  it("two approvals at once by the same approver: one is recorded, the other is told it approved already; nothing is sent", async () => {
+    const { submission, refId } = await ask("620.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const id = submission.request.id
+    const results = await Promise.allSettled([checker, { ...checker, email: checker.email.toUpperCase() }].map((who) => approveRequest(h, who, id, {}, { heldQuotes })))
+    expect(results.filter((r) => r.status === "fulfilled").map((r) => r.value)).toMatchObject([{ state: "PENDING", approvals: { given: [{ email: checker.email }] } }])
+    expect(results.flatMap((r) => (r.status === "rejected" ? [problemOf(r.reason)] : []))).toMatchObject([{ status: 409, code: "state_conflict", meta: { already_approved: true } }])
+    expect(await h.db.select().from(consoleApprovalVotes).where(eq(consoleApprovalVotes.intentId, id))).toHaveLength(1)
+    expect(await executionsWithRef(refId)).toHaveLength(0)
+  })
+
+  it("one who approved may still reject: the request ends REJECTED with their reason, their approval kept, nothing sent", async () => {
+    const { submission, refId } = await ask("630.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const id = submission.request.id
+    await approveRequest(h, otherTrader, id, { comment: "looked fine" }, { heldQuotes })
+    const rejected = await rejectRequest(h.db, otherTrader, id, { reason: "the desk says no after all" })
+    expect(rejected).toMatchObject({
+      state: "REJECTED",
+      placement: "NOT_SENT",
+      reason: "the desk says no after all",
+      comment: null,
+      checker: { email: otherTrader.email, role: "trader" },
+      approvals: { given: [{ email: otherTrader.email }] },
+    })
     expect(await executionsWithRef(refId)).toHaveLength(0)
   })
 
