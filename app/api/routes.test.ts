@@ -377,7 +377,9 @@ describe("authorization matrix (every route under app/api)", () => {
     expect(keys).toEqual(Object.keys(EXPECTED).sort())
   })
 
-  it("answers exactly 401 signed out, 403 below the role, 2xx at or above it", async () => {
+  // Every route × five callers, each through the real handler: minutes on a loaded 2-core
+  // machine, so its own bound (a hang detector, not a speed check).
+  it("answers exactly 401 signed out, 403 below the role, 2xx at or above it", { timeout: 180_000 }, async () => {
     const outcomes: string[] = []
     const expected: string[] = []
     for (const { key, route, handler } of await routeHandlers()) {
@@ -555,7 +557,8 @@ describe("write routes refuse bad bodies before anything reaches the service", (
   ]
 
   for (const { key, schema } of writeRoutes) {
-    it(`${key}: any body the schema refuses is a 4xx problem naming fields, with no intent and no call`, async () => {
+    // 300 generated bodies through the handler: its own bound, as for the matrix.
+    it(`${key}: any body the schema refuses is a 4xx problem naming fields, with no intent and no call`, { timeout: 180_000 }, async () => {
       const { route, handler } = (await routeHandlers()).find((h) => h.key === key)!
       const [method] = key.split(" ") as [Method]
       const spies = [
