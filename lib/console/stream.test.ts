@@ -407,7 +407,9 @@ describe.each(testDrivers())("the stream's topics (%s)", (driver) => {
     expect((streams[0]!.of("overview")[0]!.data as Overview).unresolved_intents).toBeNull()
     const changedBefore = overview.changed()
     const seen = streams[0]!.of("overview").length
-    await placement(database.db, "someone@example.com")
+    // An admission's insert is followed by its state's update: that update is what notifies.
+    const id = await placement(database.db, "someone@example.com")
+    await database.db.update(consoleIntents).set({ state: "SUCCEEDED", recordId: "exec-someone", recordStatus: "PENDING" }).where(eq(consoleIntents.id, id))
     await until(() => streams[0]!.of("overview").length > seen)
     expect(overview.changed()).toBeGreaterThan(changedBefore)
     for (const s of [...streams, admin]) s.close()

@@ -42,7 +42,7 @@ CREATE TRIGGER "console_topic_inbox_changed" AFTER UPDATE OR DELETE ON "console_
 -- A request made, decided, expired or placed: everyone's approvals count, and the maker's notifications.
 CREATE OR REPLACE FUNCTION console_topic_approval_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	IF TG_OP = 'UPDATE' AND NEW.state IS NOT DISTINCT FROM OLD.state AND NEW.decided_at IS NOT DISTINCT FROM OLD.decided_at THEN
+	IF NEW.state IS NOT DISTINCT FROM OLD.state AND NEW.decided_at IS NOT DISTINCT FROM OLD.decided_at THEN
 		RETURN NEW;
 	END IF;
 	PERFORM pg_notify('console_topics', 'approvals:' || lower(NEW.maker_email));
@@ -56,18 +56,21 @@ CREATE TRIGGER "console_topic_approval_changed" AFTER INSERT OR UPDATE ON "conso
 	FOR EACH ROW EXECUTE FUNCTION console_topic_approval_changed();
 --> statement-breakpoint
 -- A placement's state or final status: the overview's activity, and its maker's notifications.
+-- On UPDATE only, as 0020's trigger: an admission's INSERT is followed by its state's update
+-- (PLACED, FAILED, ...) moments later, and a NOTIFY in the admission's own transaction would
+-- serialise every admission's commit behind Postgres's notify queue lock.
 CREATE OR REPLACE FUNCTION console_topic_intent_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF NEW.operation NOT IN ('create_execution', 'create_conversion', 'cancel_conversion') THEN
 		RETURN NEW;
 	END IF;
-	IF TG_OP = 'UPDATE' AND NEW.state IS NOT DISTINCT FROM OLD.state
+	IF NEW.state IS NOT DISTINCT FROM OLD.state
 		AND NEW.record_status IS NOT DISTINCT FROM OLD.record_status
 		AND NEW.record_final_status IS NOT DISTINCT FROM OLD.record_final_status THEN
 		RETURN NEW;
 	END IF;
 	PERFORM pg_notify('console_topics', 'overview');
-	IF TG_OP = 'UPDATE' AND NEW.record_final_status IS DISTINCT FROM OLD.record_final_status THEN
+	IF NEW.record_final_status IS DISTINCT FROM OLD.record_final_status THEN
 		PERFORM pg_notify('console_topics', 'notifications:' || lower(NEW.staff_email));
 	END IF;
 	RETURN NEW;
@@ -76,7 +79,7 @@ $$;
 --> statement-breakpoint
 DROP TRIGGER IF EXISTS "console_topic_intent_changed" ON "console_intents";
 --> statement-breakpoint
-CREATE TRIGGER "console_topic_intent_changed" AFTER INSERT OR UPDATE ON "console_intents"
+CREATE TRIGGER "console_topic_intent_changed" AFTER UPDATE ON "console_intents"
 	FOR EACH ROW EXECUTE FUNCTION console_topic_intent_changed();
 --> statement-breakpoint
 -- An event of the service processed with an effect on the overview (a deposit in the live feed, balances moved).
