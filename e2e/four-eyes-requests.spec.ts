@@ -50,6 +50,8 @@ function item(page: Page, refId: string) {
 }
 
 test.describe("four eyes on requests", () => {
+  // Several people signed in through the form in one test: three times the usual time on a busy machine.
+  test.slow()
   let admin: APIRequestContext
   let policyBefore: Record<string, unknown>
 

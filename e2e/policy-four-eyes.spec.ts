@@ -50,6 +50,8 @@ function shown(amount: string): string {
 }
 
 test("admin A proposes a policy change: it waits and A cannot approve it; admin B registers a passkey and approves it with the passkey: applied, the new version shown, both on the trail", async ({ browser }) => {
+  // Two admins, two sign-ins, a passkey registered and used: three times the usual time on a busy machine.
+  test.slow()
   const adminApi = await sessions.api(browser, "admin")
   // A change left waiting by an earlier run of this spec is the demo admin's: withdrawn first.
   const left = (await (await adminApi.get("/api/policy/changes")).json()) as { pending: { id: string; proposed_by: string } | null }
