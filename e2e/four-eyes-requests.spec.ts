@@ -26,7 +26,8 @@ async function pageSignedIn(browser: Browser, email: string, password: string): 
   const page = await (await browser.newContext({ baseURL: origin() })).newPage()
   await page.goto("/sign-in")
   await signIn(page, email, password)
-  await expect(page.getByTestId("staff-email")).toHaveText(email)
+  // A password sign-in (bcrypt or scrypt) on a busy machine may take a while.
+  await expect(page.getByTestId("staff-email")).toHaveText(email, { timeout: 30_000 })
   return page
 }
 

@@ -31,7 +31,8 @@ async function admin2WithAuthenticator(browser: Browser): Promise<Page> {
   })
   await page.goto("/sign-in")
   await signIn(page, ADMIN2.email, ADMIN2.password)
-  await expect(page.getByTestId("staff-email")).toHaveText(ADMIN2.email)
+  // A password sign-in (bcrypt) on a busy machine may take a while.
+  await expect(page.getByTestId("staff-email")).toHaveText(ADMIN2.email, { timeout: 30_000 })
   await expect(page.getByTestId("staff-role")).toHaveText("admin")
   return page
 }
