@@ -26,7 +26,8 @@ async function pageSignedIn(browser: Browser, email: string, password: string): 
   const page = await (await browser.newContext({ baseURL: origin() })).newPage()
   await page.goto("/sign-in")
   await signIn(page, email, password)
-  await expect(page.getByTestId("staff-email")).toHaveText(email)
+  // A password sign-in (bcrypt or scrypt) on a busy machine may take a while.
+  await expect(page.getByTestId("staff-email")).toHaveText(email, { timeout: 30_000 })
   return page
 }
 
@@ -50,6 +51,8 @@ function item(page: Page, refId: string) {
 }
 
 test.describe("four eyes on requests", () => {
+  // Several people signed in through the form in one test: three times the usual time on a busy machine.
+  test.slow()
   let admin: APIRequestContext
   let policyBefore: Record<string, unknown>
 

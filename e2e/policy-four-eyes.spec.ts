@@ -31,7 +31,8 @@ async function admin2WithAuthenticator(browser: Browser): Promise<Page> {
   })
   await page.goto("/sign-in")
   await signIn(page, ADMIN2.email, ADMIN2.password)
-  await expect(page.getByTestId("staff-email")).toHaveText(ADMIN2.email)
+  // A password sign-in (bcrypt) on a busy machine may take a while.
+  await expect(page.getByTestId("staff-email")).toHaveText(ADMIN2.email, { timeout: 30_000 })
   await expect(page.getByTestId("staff-role")).toHaveText("admin")
   return page
 }
@@ -50,6 +51,8 @@ function shown(amount: string): string {
 }
 
 test("admin A proposes a policy change: it waits and A cannot approve it; admin B registers a passkey and approves it with the passkey: applied, the new version shown, both on the trail", async ({ browser }) => {
+  // Two admins, two sign-ins, a passkey registered and used: three times the usual time on a busy machine.
+  test.slow()
   const adminApi = await sessions.api(browser, "admin")
   // A change left waiting by an earlier run of this spec is the demo admin's: withdrawn first.
   const left = (await (await adminApi.get("/api/policy/changes")).json()) as { pending: { id: string; proposed_by: string } | null }
