@@ -202,7 +202,9 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       const placed = await placeExecution(h, trader, profileId, { quote_id: quote.id, quote_amount: "10.00", ref_id: refId })
       expect(placed.record.ref_id).toBe(refId)
       const lines = info.mock.calls.filter(([event]) => event === "intent.succeeded")
-      expect(lines).toEqual([["intent.succeeded", expect.objectContaining({ intentId: placed.intentId, recordId: placed.record.id, replayed: false })]])
+      expect(lines).toEqual([
+        ["intent.succeeded", expect.objectContaining({ intentId: placed.intentId, operation: "create_execution", staff: trader.email, recordId: placed.record.id, replayed: false, attempts: 1 })],
+      ])
     } finally {
       info.mockRestore()
     }
@@ -477,6 +479,8 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       [settledOne.record.id, null, "FAILED"],
       [created.record.id, null, "SUCCEEDED"],
     ])
+    // The cancel that went through names the conversion's profile and its one attempt.
+    expect(audit.items[1]).toMatchObject({ profile_id: profileId, attempts: 1, staff_email: trader.email })
   })
 
   it("a refused cancel whose intent cannot be settled answers the service's conflict, and the failure is logged", async () => {
@@ -681,6 +685,28 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
       expect(await intentOf(refId)).toMatchObject({ state: "SUCCEEDED", recordId: records[0]!.id, upstreamApi: api })
     })
 
+    it("a retry after the desk switched APIs goes where the first went: the same record, nothing placed through the other", async () => {
+      const other: ConversionsApi = api === "orchestrations" ? "stablecoin-conversions" : "orchestrations"
+      const refId = randomUUID()
+      const first = await placeConversion(h, trader, request(refId, "7.00"))
+      inUse = other
+      const again = await placeConversion(h, trader, request(refId, "7.00"))
+      expect(again).toMatchObject({ replayed: true, intentId: first.intentId, record: { id: first.record.id, ref_id: refId } })
+      expect(await recordsWithRef(refId, other)).toEqual([])
+      expect((await recordsWithRef(refId)).map((c) => c.id)).toEqual([first.record.id])
+      // A first attempt that failed is sent again through its own API too.
+      const failedRef = randomUUID()
+      inUse = api
+      await h.setFaults({ rules: [{ operation: createOperation, fault: "error", rate: 1, status: 503 }] })
+      await expect(placeConversion(h, trader, request(failedRef, "8.00"))).rejects.toThrow()
+      await h.setFaults({ rules: [] })
+      inUse = other
+      const retried = await placeConversion(h, trader, request(failedRef, "8.00"))
+      expect(retried.record).toMatchObject({ ref_id: failedRef })
+      expect(await recordsWithRef(failedRef, other)).toEqual([])
+      expect(await intentOf(failedRef)).toMatchObject({ state: "SUCCEEDED", recordId: retried.record.id, upstreamApi: api })
+    })
+
     const trials = Math.ceil(Number(process.env.FAULT_TRIALS ?? 40) / 2)
     it("randomized fault trials: no duplicates, nothing lost, every intent resolved", { timeout: 30_000 + trials * 2_000 }, async () => {
       const kinds: Omit<FaultRule, "operation" | "rate">[] = [
@@ -719,7 +745,10 @@ describe.each(testDrivers().flatMap((driver) => CONVERSIONS_APIS.map((api) => [a
         const error = await cancelConversion(h, trader, placed.record.id).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(HttpProblem)
         expect((error as HttpProblem).problem.status).toBe(409)
-        expect((error as HttpProblem).problem.code).toBe("not_cancellable")
+        expect((error as HttpProblem).problem).toMatchObject({
+          code: "not_cancellable",
+          detail: "Conversions placed through the Orchestrations API cannot be cancelled: the service has no cancel for them.",
+        })
         expect((await listAudit(h.db, { operation: "cancel_conversion", limit: 50 })).items.filter((i) => i.target_id === placed.record.id)).toEqual([])
         await h.sandbox.settleDue()
         expect((await h.upstream.getConversion(placed.record.id)).status).toBe("COMPLETED")
