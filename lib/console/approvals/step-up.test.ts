@@ -258,7 +258,7 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     const { stepUp } = await pending("216.00")
     expect(stepUp.options).toMatchObject({ timeout: 120_000, allowCredentials: [{ id: key.id, type: "public-key", transports: ["internal"] }] })
     const asked = problemOf(await approveRequest(h, checker, (await pending("217.00")).id, {}, { heldQuotes, stepUp: on() }).catch((e: unknown) => e))
-    expect(asked).toMatchObject({ detail: "This decision needs your passkey: sign the challenge (2 minutes) and send the assertion as step_up.", meta: { step_up: { passkeys: 1 } } })
+    expect(asked).toMatchObject({ detail: "Approving this request needs your passkey: sign the challenge (2 minutes) and send the assertion as step_up.", meta: { step_up: { passkeys: 1 } } })
     const keyless: Staff = { email: "keyless@example.com", role: "admin" }
     const { submission } = await ask("218.00")
     if (submission.kind !== "request") throw new Error("expected a request")
@@ -266,7 +266,7 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     expect(none).toMatchObject({
       status: 403,
       code: "step_up_required",
-      detail: "This decision needs your passkey, and you have none: register one on your account page (/account).",
+      detail: "Approving this request needs your passkey, and you have none: register one on your account page (/account).",
       meta: { step_up: { passkeys: 0, options: { allowCredentials: [] } } },
     })
   })
