@@ -131,15 +131,26 @@ export async function scaleSection(ctx: SectionContext<ScaleSettings>): Promise<
   const outcomes = await Promise.all(
     Array.from({ length: cfg.executions }, async (_, i) => {
       const app = apps[i % apps.length]!
-      const body = JSON.stringify({ quote_id: quoteId, base_amount: BASE_AMOUNT, ref_id: `${refPrefix}${i}` })
+      let quote = quoteId
+      let ref = `${refPrefix}${i}`
       // Bounded: a few waits at most, each as long as the console's Retry-After says.
       for (let attempt = 1; attempt <= 8; attempt++) {
+        const body = JSON.stringify({ quote_id: quote, base_amount: BASE_AMOUNT, ref_id: ref })
         const res = await send(
           app.origin,
           { method: "POST", path: `/api/profiles/${profileId}/quote-executions`, headers: { ...headersFor(app), "content-type": "application/json" }, body },
           agent,
         )
         if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, attempts: attempt }
+        // The quote moved on while the burst queued (or its serving is not yet remembered): as a
+        // trader would, take the current quote from this instance and submit anew (a new ref_id).
+        if (res.status === 422 && res.body.toString("utf8").includes("quote_not_current")) {
+          const fresh = quotesSchema.parse(json(expectOk(await send(app.origin, { path: "/api/quotes?markets=BTCUSD", headers: headersFor(app) }), "quotes")))
+          quote = fresh.items.find((q) => q.side === "BUY")?.id ?? quote
+          ref = `${refPrefix}${i}-${attempt}`
+          await sleep(200)
+          continue
+        }
         if (res.status !== 429) return { ok: false, status: res.status, attempts: attempt, body: res.body.toString("utf8").slice(0, 200) }
         consoleRetries++
         await sleep(Number(res.headers["retry-after"] ?? "1") * 1000)
