@@ -6,6 +6,7 @@ import type { z } from "zod"
 import type * as StreamSchemaModule from "@/lib/schemas/stream"
 import type { StreamTopic } from "@/lib/schemas/stream"
 import { approvalKeys, conversionKeys, executionKeys, inboxKeys, intentKeys, notificationKeys, overviewKeys, quoteKeys, sandboxKeys } from "@/lib/queries/keys"
+import { invalidatePushed } from "@/lib/queries/invalidate"
 import { isTerminalStatus } from "@/lib/schemas/constants"
 
 /**
@@ -149,8 +150,9 @@ function open(url: string): void {
     // The record's own query asks again now (its page shows the new status), as do the lists;
     // a record already shown final is not asked again (a later change, such as the final
     // status stored on its intent, moves nothing on it).
-    void client.invalidateQueries({ queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all, predicate: (query) => !shownFinal(query.state.data) })
-    void client.invalidateQueries({ queryKey: intentKeys.all })
+    // A fetch in flight (a person's Load more) is not cancelled: see invalidatePushed.
+    void invalidatePushed(client, { queryKey: event.operation === "create_execution" ? executionKeys.all : conversionKeys.all, predicate: (query) => !shownFinal(query.state.data) })
+    void invalidatePushed(client, { queryKey: intentKeys.all })
     if (event.final_status && !carried.has("notifications")) void client.invalidateQueries({ queryKey: notificationKeys.all })
   })
   on("sandbox", async (data) => {
