@@ -35,7 +35,10 @@ export default defineConfig({
   testIgnore: ["perf/**"],
   outputDir: `test-results/${port}`,
   fullyParallel: false,
-  workers: 1,
+  // Two workers, but one per project (each project's `workers: 1`): the tests of one server
+  // run one at a time (they share its sandbox, settings and counters), while the projects on
+  // the other servers (orchestrations, sso, standalone, failover) run beside the main one.
+  workers: 2,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -59,16 +62,16 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/ },
+    { name: "setup", testMatch: /auth\.setup\.ts/, workers: 1 },
+    { name: "chromium", workers: 1, use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/ },
     // Signs in on its own server (its own auth secret).
-    { name: "orchestrations", testMatch: /(orchestrations|step-up|staff|policy-four-eyes)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
-    { name: "sso", testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
-    { name: "standalone", testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
+    { name: "orchestrations", workers: 1, testMatch: /(orchestrations|step-up|staff|policy-four-eyes)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
+    { name: "sso", workers: 1, testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
+    { name: "standalone", workers: 1, testMatch: /standalone\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: standaloneURL } },
     // Starts its own two instances on a fresh Postgres database (the server of TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432) and the proxy in front.
-    { name: "failover", testMatch: /stream-failover\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: failoverURL } },
+    { name: "failover", workers: 1, testMatch: /stream-failover\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: failoverURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
-    { name: "secrets", testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
+    { name: "secrets", workers: 1, testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
   ],
   webServer: [
     {

@@ -15,5 +15,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two files at a time, whatever the core count (vitest's default is cores - 1: one on a
+    // 2-core machine). The DB files spend much of their time waiting on Postgres, timers and
+    // child processes; each file has its own database (test/db.ts), so files never share rows.
+    maxWorkers: 2,
   },
 })
