@@ -1,6 +1,7 @@
 import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
 import { signIn } from "./helpers"
 import { ServerSessions } from "./server-sessions"
+import { withPlatformAuthenticator } from "./authenticator"
 
 // The policy under four eyes (issue 33), through the UI, on the server started with
 // STEP_UP=webauthn and a second admin (playwright.config.ts: admin2@example.com in its
@@ -23,12 +24,7 @@ test.beforeAll(({ baseURL }) => {
 /** The second admin, signed in through the form, on a browser with a platform authenticator that verifies its user. */
 async function admin2WithAuthenticator(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ baseURL: origin })
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable")
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
+  const page = await withPlatformAuthenticator(context)
   await page.goto("/sign-in")
   await signIn(page, ADMIN2.email, ADMIN2.password)
   // A password sign-in (bcrypt) on a busy machine may take a while.

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { type Browser, type Page, expect, test } from "@playwright/test"
 import { expectNoSeriousA11yViolations } from "./axe"
 import { ServerSessions } from "./server-sessions"
+import { withPlatformAuthenticator } from "./authenticator"
 
 // Staff managed in the console (issue 35), on the server browsed at http://localhost:…
 // (playwright.config.ts: WebAuthn refuses an IP address as RP ID). An admin invites a
@@ -20,13 +21,7 @@ test.beforeAll(({ baseURL }) => {
 /** A signed-out page with a virtual platform authenticator holding discoverable credentials. */
 async function pageWithAuthenticator(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ baseURL: origin })
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable")
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
-  return page
+  return withPlatformAuthenticator(context)
 }
 
 async function inviteThroughThePage(admin: Page, email: string, role: string): Promise<string> {

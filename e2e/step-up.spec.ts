@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { type APIRequestContext, type Browser, type Page, expect, test } from "@playwright/test"
 import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
 import { ServerSessions } from "./server-sessions"
+import { withPlatformAuthenticator } from "./authenticator"
 
 // Passkeys and step-up through the UI, on the server started with STEP_UP=webauthn and
 // browsed at http://localhost:… (playwright.config.ts: WebAuthn refuses an IP address as
@@ -24,13 +25,7 @@ async function apiAs(browser: Browser, role: Role): Promise<APIRequestContext> {
 /** A page with a virtual platform authenticator that verifies its user (as Touch ID or Windows Hello would). */
 async function pageWithAuthenticator(browser: Browser, role: Role): Promise<Page> {
   const context = await sessions.context(browser, role)
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable")
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
-  return page
+  return withPlatformAuthenticator(context)
 }
 
 /** A trader's 20,000 USD BUY of BTC at a quote the console served them: over the threshold, so it waits. */

@@ -4,7 +4,7 @@ import Link from "next/link"
 import { useRef, useState } from "react"
 import { InboxList } from "@/components/notifications/inbox-list"
 import { Button } from "@/components/ui/button"
-import { SidePanel } from "@/components/ui/side-panel"
+import { Dialog } from "@/components/ui/dialog"
 import { formatCount } from "@/lib/format"
 import { useInboxQuery, useMarkReadMutation } from "@/lib/queries/inbox"
 
@@ -37,7 +37,8 @@ export function InboxBell() {
           </span>
         ) : null}
       </button>
-      <SidePanel
+      <Dialog
+        placement="right"
         open={open}
         onClose={() => setOpen(false)}
         title="Notifications"
@@ -62,7 +63,7 @@ export function InboxBell() {
         <div data-testid="inbox-drawer">
           {inbox.data ? <InboxList items={inbox.data.items.slice(0, 10)} onOpen={() => setOpen(false)} /> : <p className="text-sm text-slate-600">Loading…</p>}
         </div>
-      </SidePanel>
+      </Dialog>
     </>
   )
 }
