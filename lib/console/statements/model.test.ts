@@ -107,6 +107,19 @@ describe("the statement model", () => {
         }
         expect(st.movements.every((m, i, all) => i === 0 || all[i - 1]!.at <= m.at)).toBe(true)
         expect(st.movements).toHaveLength(s.records.filter((r) => r.at >= FROM && r.at < TO).length)
+        // Every leg's amount, fee, total (what the balance moved by) and running balance are the oracle's.
+        const running = new Map(opening)
+        for (const m of st.movements) {
+          const legs = s.records[Number(m.id.slice(1))]!.legs
+          expect(m.legs).toEqual(
+            legs.map((l) => {
+              const balance = (running.get(l.asset) ?? 0n) + effect(l)
+              running.set(l.asset, balance)
+              const moved = effect(l)
+              return { asset: l.asset, direction: l.credit ? "CREDIT" : "DEBIT", amount: units(l.asset, l.amount), fee: units(l.asset, l.fee), total: units(l.asset, moved < 0n ? -moved : moved), balance: units(l.asset, balance) }
+            }),
+          )
+        }
       }),
       { numRuns: 300 },
     )
@@ -215,6 +228,33 @@ describe("the statement model", () => {
     expect(st.movements.map((m) => [m.id, m.placed_by, m.legs.map((l) => `${l.asset} ${l.balance}`)])).toEqual([
       ["a", "trader@example.com", ["BTC 1.10000000", "USD 130001.00"]],
       ["b", "trader@example.com", ["BTC 1.40000000", "USD 100001.00"]],
+    ])
+  })
+
+  it("one amount shared by legs of assets with different decimals (a conversion's) is written at each asset's decimals; a fee makes the total differ from the amount", () => {
+    const amount = toDecimal("1234567890123456789.5")
+    const record: SourceRecord = {
+      id: "c",
+      kind: "conversion",
+      label: "Conversion",
+      href: "/conversions/c",
+      refId: null,
+      placedBy: null,
+      status: "SETTLED",
+      createdAt: new Date(FROM),
+      movedAt: new Date(FROM + HOUR),
+      open: false,
+      legs: [
+        { asset: "USD", direction: "DEBIT", amount, fee: toDecimal("0.01") },
+        { asset: "BTC", direction: "CREDIT", amount, fee: toDecimal("0.00000001") },
+        { asset: "ETH", direction: "CREDIT", amount, fee: toDecimal("0") },
+      ],
+    }
+    const st = buildStatement({ profileId: "p", from: new Date(FROM), to: new Date(TO), records: [record], anchors: [], openingObserved: false, closingObserved: false })
+    expect(st.movements[0]!.legs.map((l) => [l.asset, l.amount, l.fee, l.total, l.balance])).toEqual([
+      ["USD", "1234567890123456789.50", "0.01", "1234567890123456789.51", "-1234567890123456789.51"],
+      ["BTC", "1234567890123456789.50000000", "0.00000001", "1234567890123456789.49999999", "1234567890123456789.49999999"],
+      ["ETH", "1234567890123456789.50000000", "0.00000000", "1234567890123456789.50000000", "1234567890123456789.50000000"],
     ])
   })
 

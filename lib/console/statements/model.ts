@@ -37,7 +37,24 @@ export function amountString(asset: string, value: Decimal): string {
 
 /** What a leg did to the balance: + for a credit net of its fee, − for a debit and its fee. */
 export function legEffect(leg: Leg): Decimal {
+  // Most legs carry no fee: a credit's effect is then its amount itself (Decimals are immutable).
+  if (leg.fee.isZero()) return leg.direction === "CREDIT" ? leg.amount : leg.amount.neg()
   return leg.direction === "CREDIT" ? leg.amount.minus(leg.fee) : leg.amount.plus(leg.fee).neg()
+}
+
+/**
+ * `amountString`, once per asset and Decimal: a record's legs and its trade share their
+ * parsed amounts (and every leg without a fee the one zero), so each is formatted once.
+ */
+function amountStrings(): (asset: string, value: Decimal) => string {
+  const byAsset = new Map<string, Map<Decimal, string>>()
+  return (asset, value) => {
+    let memo = byAsset.get(asset)
+    if (!memo) byAsset.set(asset, (memo = new Map<Decimal, string>()))
+    let out = memo.get(value)
+    if (out === undefined) memo.set(value, (out = amountString(asset, value)))
+    return out
+  }
 }
 
 /** Ties in time go by id, in code-unit order: stable, and cheaper than a locale's collation over 10,000 movements. */
@@ -174,7 +191,7 @@ export function buildStatement(input: StatementInput): Statement {
   for (const { record } of inPeriod) {
     for (const leg of record.legs) {
       add(leg.direction === "CREDIT" ? credits : debits, leg.asset, leg.amount)
-      add(fees, leg.asset, leg.fee)
+      if (!leg.fee.isZero()) add(fees, leg.asset, leg.fee)
     }
   }
 
@@ -203,6 +220,7 @@ export function buildStatement(input: StatementInput): Statement {
   }
 
   const running = new Map(opening)
+  const formatted = amountStrings()
   const movements: StatementMovement[] = inPeriod.map(({ record, at, effects }) => ({
     id: record.id,
     kind: record.kind,
@@ -216,20 +234,23 @@ export function buildStatement(input: StatementInput): Statement {
           market: record.trade.market,
           side: record.trade.side,
           price: record.trade.price ? record.trade.price.toFixed() : null,
-          base_amount: amountString(record.trade.baseAsset, record.trade.base),
-          quote_amount: amountString(record.trade.quoteAsset, record.trade.quote),
+          base_amount: formatted(record.trade.baseAsset, record.trade.base),
+          quote_amount: formatted(record.trade.quoteAsset, record.trade.quote),
         }
       : null,
     legs: record.legs.map((leg, k) => {
       const effect = effects[k]!
-      add(running, leg.asset, effect)
+      const balance = (running.get(leg.asset) ?? ZERO).plus(effect)
+      running.set(leg.asset, balance)
+      const amount = formatted(leg.asset, leg.amount)
       return {
         asset: leg.asset,
         direction: leg.direction,
-        amount: amountString(leg.asset, leg.amount),
-        fee: amountString(leg.asset, leg.fee),
-        total: amountString(leg.asset, effect.abs()),
-        balance: amountString(leg.asset, running.get(leg.asset) ?? ZERO),
+        amount,
+        fee: formatted(leg.asset, leg.fee),
+        // Without a fee, what the balance moved by is the amount.
+        total: leg.fee.isZero() && !leg.amount.isNegative() ? amount : amountString(leg.asset, effect.abs()),
+        balance: amountString(leg.asset, balance),
       }
     }),
   }))

@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest"
-import { type ConsoleCreate, reconcile } from "@/lib/console/statements/reconcile"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Database } from "@/lib/db/client"
+import { type ConsoleCreate, consoleCreatesBetween, reconcile } from "@/lib/console/statements/reconcile"
 import type { SourceRecord } from "@/lib/console/statements/types"
 import { toDecimal } from "@/lib/money"
+import { createTestDatabase, testDrivers } from "@/test/db"
+import { type IntentRow, insertIntentRows } from "@/test/intents"
 
 const from = new Date("2026-11-20T00:00:00Z")
 const to = new Date("2026-11-21T00:00:00Z")
@@ -64,5 +67,74 @@ describe("reconciling the console's creates with the service's records", () => {
   it("a create matched by the record id it was answered with, when the service's record carries no ref_id", () => {
     const r = reconcile([create("a", "ref-a", "0.001")], [execution("rec-a", null, "0.001")], from, to)
     expect(r).toMatchObject({ matched: 1, lines: [] })
+  })
+})
+
+describe.each(testDrivers())("the console's creates as reconciliation reads them on %s", (driver) => {
+  let database: Database
+  beforeAll(async () => {
+    database = await createTestDatabase(driver)
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  it("the amounts a create asked for come back exactly as written (8-decimal crypto, more digits than a double holds), and only those held as strings: the line names the difference to the last decimal", async () => {
+    const profileId = "prof-1"
+    const intent = (refId: string, operation: "create_execution" | "create_conversion", request: Record<string, unknown>, state: IntentRow["state"] = "SUCCEEDED"): IntentRow => ({
+      staffEmail: "t@example.com",
+      staffRole: "trader",
+      operation,
+      profileId,
+      refId,
+      request: { profile_id: profileId, ref_id: refId, ...request },
+      state,
+      recordId: `rec-${refId}`,
+      recordStatus: "CREATED",
+      createdAt: at,
+    })
+    await insertIntentRows(database.db, [
+      intent("big", "create_execution", { base_amount: "123456789012345678901234.12345678" }),
+      intent("tiny", "create_execution", { base_amount: "0.00000001" }),
+      intent("quote", "create_execution", { quote_amount: "98765432109876543210.99" }),
+      intent("conv", "create_conversion", { amount: "1000000000000000000.01" }),
+      // A number in the request is not an amount the console sent (it sends strings): nothing to compare.
+      intent("number", "create_conversion", { amount: 5 }),
+      intent("refused", "create_execution", { base_amount: "1" }, "REFUSED"),
+    ])
+    const creates = await consoleCreatesBetween(database.db, profileId, from, to)
+    expect(Object.fromEntries(creates.map((c) => [c.refId, c.request]))).toEqual({
+      big: { base_amount: "123456789012345678901234.12345678" },
+      tiny: { base_amount: "0.00000001" },
+      quote: { quote_amount: "98765432109876543210.99" },
+      conv: { amount: "1000000000000000000.01" },
+      number: {},
+    })
+
+    const trade = (refId: string, base: string, quote: string): SourceRecord => ({ ...execution(`rec-${refId}`, refId, base), trade: { market: "BTCUSD", side: "BUY", base: toDecimal(base), quote: toDecimal(quote), baseAsset: "BTC", quoteAsset: "USD" } })
+    const conversion = (refId: string, amount: string): SourceRecord => ({
+      ...execution(`rec-${refId}`, refId, "0"),
+      kind: "conversion",
+      trade: undefined,
+      legs: [{ asset: "USD", direction: "DEBIT", amount: toDecimal(amount), fee: toDecimal("0") }],
+    })
+    const r = reconcile(
+      creates,
+      [
+        trade("big", "123456789012345678901234.12345679", "1.00"),
+        trade("tiny", "0.00000001", "1.00"),
+        trade("quote", "1", "98765432109876543210.99"),
+        conversion("conv", "1000000000000000000.02"),
+        conversion("number", "7.00"),
+      ],
+      from,
+      to,
+    )
+    // Creates written at the same moment come in id order: compared by ref_id.
+    expect(r.lines.map((l) => [l.kind, l.service.ref_id, l.detail]).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      ["amount_differs", "big", "asked 123456789012345678901234.12345678, the service has 123456789012345678901234.12345679"],
+      ["amount_differs", "conv", "asked 1000000000000000000.01, the service has 1000000000000000000.02"],
+    ])
+    expect(r).toMatchObject({ console_creates: 5, matched: 3 })
   })
 })

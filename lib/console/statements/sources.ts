@@ -2,7 +2,7 @@ import "server-only"
 import { and, inArray, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { consoleIntents } from "@/lib/db/schema"
-import { toDecimal } from "@/lib/money"
+import { type Decimal, toDecimal } from "@/lib/money"
 import { conversionPath, executionPath, transferPath } from "@/lib/record-paths"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import type { Transfer } from "@/lib/schemas/transfer"
@@ -26,8 +26,9 @@ const PAGE = 1000
 /** A period whose records fill more pages than this is refused rather than answered short. */
 const MAX_PAGES = 50
 
-const zero = () => toDecimal("0")
-const leg = (asset: string, direction: Leg["direction"], amount: string, fee?: string): Leg => ({ asset, direction, amount: toDecimal(amount), fee: fee ? toDecimal(fee) : zero() })
+/** Decimals are immutable: one zero serves every leg without a fee, one parse every leg of the same amount. */
+const ZERO = toDecimal("0")
+const leg = (asset: string, direction: Leg["direction"], amount: Decimal, fee?: string): Leg => ({ asset, direction, amount, fee: fee ? toDecimal(fee) : ZERO })
 
 async function allPages<T>(fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; next_page_cursor?: string | undefined }>): Promise<T[]> {
   const out: T[] = []
@@ -44,8 +45,11 @@ async function allPages<T>(fetchPage: (cursor: string | undefined) => Promise<{ 
 export function executionRecord(profileId: string, e: QuoteExecution): SourceRecord {
   const buy = e.side === "BUY"
   const toOther = e.recipient_profile_id !== undefined && e.recipient_profile_id !== profileId
-  const paid = buy ? leg(e.quote_asset, "DEBIT", e.quote_amount) : leg(e.base_asset, "DEBIT", e.base_amount)
-  const got = buy ? leg(e.base_asset, "CREDIT", e.base_amount) : leg(e.quote_asset, "CREDIT", e.quote_amount)
+  // Each amount parsed once: the legs and the trade share it.
+  const base = toDecimal(e.base_amount)
+  const quote = toDecimal(e.quote_amount)
+  const paid = buy ? leg(e.quote_asset, "DEBIT", quote) : leg(e.base_asset, "DEBIT", base)
+  const got = buy ? leg(e.base_asset, "CREDIT", base) : leg(e.quote_asset, "CREDIT", quote)
   const settled = e.status === "SETTLED"
   return {
     id: e.id,
@@ -59,7 +63,7 @@ export function executionRecord(profileId: string, e: QuoteExecution): SourceRec
     movedAt: settled ? new Date(e.settled_at ?? e.created_at) : null,
     open: !settled,
     legs: toOther ? [paid] : [paid, got],
-    trade: { market: e.market, side: e.side, base: toDecimal(e.base_amount), quote: toDecimal(e.quote_amount), baseAsset: e.base_asset, quoteAsset: e.quote_asset, price: toDecimal(e.price) },
+    trade: { market: e.market, side: e.side, base, quote, baseAsset: e.base_asset, quoteAsset: e.quote_asset, price: toDecimal(e.price) },
   }
 }
 
@@ -67,8 +71,9 @@ export function conversionRecord(profileId: string, c: Conversion): SourceRecord
   if (!c.amount || !c.source_asset || !c.target_asset || !c.created_at) return null
   const settled = c.status === "SETTLED"
   const toOther = c.recipient_profile_id !== undefined && c.recipient_profile_id !== profileId
-  const legs = [leg(c.source_asset, "DEBIT", c.amount)]
-  if (!toOther) legs.push(leg(c.target_asset, "CREDIT", c.amount))
+  const amount = toDecimal(c.amount)
+  const legs = [leg(c.source_asset, "DEBIT", amount)]
+  if (!toOther) legs.push(leg(c.target_asset, "CREDIT", amount))
   return {
     id: c.id,
     kind: "conversion",
@@ -86,7 +91,7 @@ export function conversionRecord(profileId: string, c: Conversion): SourceRecord
 
 function transferLeg(t: Transfer): Leg {
   const credit = t.direction ? t.direction === "CREDIT" : /DEPOSIT|_CREDIT$/.test(t.type)
-  return leg(t.balance_asset ?? t.asset, credit ? "CREDIT" : "DEBIT", t.amount, t.fee)
+  return leg(t.balance_asset ?? t.asset, credit ? "CREDIT" : "DEBIT", toDecimal(t.amount), t.fee)
 }
 
 function transferKind(t: Transfer): MovementKind {
@@ -175,5 +180,7 @@ export async function statementRecords(db: Db, upstream: StatementUpstream, prof
       )
     for (const row of rows) if (row.refId) placed.set(row.refId, row.staffEmail)
   }
-  return records.map((r) => ({ ...r, placedBy: r.refId ? (placed.get(r.refId) ?? null) : null }))
+  // The records were built here: each takes its placer in place rather than as a copy.
+  for (const r of records) r.placedBy = r.refId ? (placed.get(r.refId) ?? null) : null
+  return records
 }
