@@ -100,16 +100,18 @@ test("a session revoked while its stream is open: the stream closes within 30 s"
 
 const CHECKER2 = { email: "checker2@example.com", password: "demo-password-checker2" }
 
-/** The trader asks for a 12,000 USD conversion (over the default policy's threshold): a request waiting for checker2. */
-async function askForApproval(baseURL: string): Promise<void> {
+/** The trader asks for a 12,000 USD conversion (over the default policy's threshold): a request waiting for checker2; its ref_id. */
+async function askForApproval(baseURL: string): Promise<string> {
   const api: APIRequestContext = await playwrightRequest.newContext({ baseURL, storageState: storageStateOf("trader"), extraHTTPHeaders: { origin: baseURL } })
   try {
     const profiles = (await (await api.get("/api/profiles")).json()) as { items: { id: string; nickname: string }[] }
     const profile = profiles.items.find((p) => p.nickname === "Treasury") ?? profiles.items[0]
+    const refId = crypto.randomUUID()
     const res = await api.post("/api/conversions", {
-      data: { profile_id: profile!.id, amount: "12000.00", source_asset: "USD", target_asset: "USDP", ref_id: crypto.randomUUID() },
+      data: { profile_id: profile!.id, amount: "12000.00", source_asset: "USD", target_asset: "USDP", ref_id: refId },
     })
     expect(res.status(), await res.text()).toBe(202)
+    return refId
   } finally {
     await api.dispose()
   }
@@ -147,6 +149,45 @@ test("a new request reaches the bell and the approvals badge by push: no inbox o
   expect(inboxPolls()).toBe(0)
   expect(approvalPolls()).toBe(0)
   await context.close()
+})
+
+test.describe("the /approvals list", () => {
+  test.use({ storageState: storageStateOf("admin") })
+  test.beforeEach(async ({ baseURL }) => {
+    const admin = await adminApi(baseURL!)
+    const { DEFAULT_POLICY } = await import("@/lib/schemas/approvals")
+    await putPolicy(admin, DEFAULT_POLICY)
+    await admin.dispose()
+  })
+  const request = (page: Page, refId: string) => page.locator(`[data-testid=approval-item][data-ref-id="${refId}"]`)
+
+  test("a request another person makes appears on an open /approvals page by push: no GET /api/approvals meanwhile", async ({ page, baseURL }) => {
+    await page.goto("/approvals")
+    await expect(stream(page)).toHaveAttribute("data-state", "live")
+    await expect(stream(page)).toHaveAttribute("data-topics", /(^|,)approval_list(,|$)/)
+    await expect(page.getByText(/^\d+ pending$/)).toBeVisible()
+    // Every GET /api/approvals from now on: the page's list (?limit=100) and the header's count.
+    const lists = counter(page, "/api/approvals")
+    const started = Date.now()
+    const refId = await askForApproval(baseURL!)
+    await expect(request(page, refId)).toHaveAttribute("data-state", "PENDING")
+    // Polled, the list was asked every 2 s (and the count every 5 s): watch past both.
+    await page.waitForTimeout(Math.max(0, 6_000 - (Date.now() - started)))
+    expect(lists()).toBe(0)
+  })
+
+  test("with no stream the list polls every 2 s, and a new request still shows", async ({ page, baseURL }) => {
+    await page.route("**/api/stream**", (route) => route.abort())
+    await page.goto("/approvals")
+    await expect(page.getByText(/^\d+ pending$/)).toBeVisible()
+    await expect(stream(page)).not.toHaveAttribute("data-state", "live")
+    const lists = counter(page, "/api/approvals")
+    const refId = await askForApproval(baseURL!)
+    await expect(request(page, refId)).toHaveAttribute("data-state", "PENDING")
+    await page.waitForTimeout(5_000)
+    // At least two of the list's polls in 5 s (the header's count adds one every 5 s).
+    expect(lists()).toBeGreaterThanOrEqual(2)
+  })
 })
 
 test.describe("admin", () => {

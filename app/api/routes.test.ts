@@ -445,7 +445,7 @@ describe("routes' answers", () => {
     await reader.cancel()
     expect(text).toMatch(/event: ready\nid: \d+\ndata: \{"last_event_id":"\d+","heartbeat_ms":15000,"session_recheck_ms":20000,"topics":\[\]\}/)
     // A viewer asking for every topic is carried those a viewer may read.
-    const topics = await invoke(handler, "GET", "/api/stream", { params: {}, query: "topics=inbox,approvals,overview,notifications" }, { role: "viewer" })
+    const topics = await invoke(handler, "GET", "/api/stream", { params: {}, query: "topics=inbox,approvals,approval_list,overview,notifications" }, { role: "viewer" })
     const topicsReader = topics.body!.getReader()
     let topicsText = ""
     while (!topicsText.includes("event: ready")) topicsText += new TextDecoder().decode((await topicsReader.read()).value)
@@ -453,7 +453,7 @@ describe("routes' answers", () => {
     expect(topicsText).toContain('"topics":["inbox","overview"]')
     const badTopic = await invoke(handler, "GET", "/api/stream", { params: {}, query: "topics=prices" }, { role: "viewer" })
     expect(badTopic.status).toBe(400)
-    expect(((await badTopic.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "topics.0": "each topic is one of inbox, approvals, overview, notifications" })
+    expect(((await badTopic.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "topics.0": "each topic is one of inbox, approvals, approval_list, overview, notifications" })
     const badMarket = await invoke(handler, "GET", "/api/stream", { params: {}, query: "markets=btc" }, { role: "viewer" })
     expect(badMarket.status).toBe(400)
     expect(((await badMarket.json()) as { meta?: { fields?: Record<string, string> } }).meta?.fields).toMatchObject({ "markets.0": "each market is like BTCUSD" })

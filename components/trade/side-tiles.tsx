@@ -48,6 +48,8 @@ const SideTile = memo(function SideTile({ market, side, quote, pending, canTrade
       )}
       data-testid={`quote-${side}`}
       data-quote-id={quote?.id}
+      // When the service made it: the bench (e2e/perf/push.ts) times a quote from here to the page.
+      data-quote-created-at={quote?.created_at}
       data-live={live}
     >
       <h3 id={`quote-${side}-title`} className={cn("text-xs font-semibold uppercase tracking-wide", live ? (buying ? "text-emerald-800" : "text-red-700") : "")}>

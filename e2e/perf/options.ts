@@ -21,7 +21,7 @@ export interface Args {
   docs: "auto" | "write" | "skip"
   /** --traced: the latency section adds a sandbox-mode console exporting traces to a local OTLP receiver. */
   traced: boolean
-  /** --push-desks 50: the push section's counts of open desks (default 50 and 300). */
+  /** --push-desks 50: the push section's counts of open desks (default 50, 200 and 300; the Chromium tabs join 200, else the first). */
   pushDesks: number[] | null
 }
 

@@ -1,7 +1,7 @@
 import "server-only"
 import path from "node:path"
 import { ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
-import { listApprovals } from "@/lib/console/approvals/reads"
+import { listApprovals, listApprovalsPage } from "@/lib/console/approvals/reads"
 import { database } from "@/lib/console/database"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { currentConversionsApi } from "@/lib/console/conversions-api"
@@ -146,6 +146,7 @@ async function build(): Promise<ConsoleRuntime> {
     topics: {
       inbox: (email) => readInbox(db, email),
       approvals: (staff) => listApprovals(db, approvalListQuerySchema.parse({ state: "PENDING", limit: 1 }), new Date(), staff),
+      approvalList: (staff) => listApprovalsPage(db, staff),
       overview: (staff) => buildOverview({ db, staff, source: overview, quotes, marketData }),
       overviewChanged: () => overview.refresh(),
       notifications: (staff, since) => pollNotifications({ db, upstream }, staff, since, { eventsCoverOrchestrations: events?.covering() ?? false }),

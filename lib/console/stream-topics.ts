@@ -10,7 +10,7 @@ import type { StreamTopic } from "@/lib/schemas/stream"
 
 /**
  * The stream's topics besides quotes and record status (issue 37): the inbox, the approvals
- * count, the overview and the notifications, read once per person (or, for the overview,
+ * count, the /approvals page's list, the overview and the notifications, read once per person (or, for the overview,
  * once per view: admins see the unresolved intents) for every stream of this instance that
  * carries them, and sent only when what a stream last got changed.
  *
@@ -18,8 +18,9 @@ import type { StreamTopic } from "@/lib/schemas/stream"
  * - at once (within `debounceMs`) when the database says it changed: triggers NOTIFY
  *   `console_topics` (migration 0026), heard on every instance whichever one, or which job,
  *   made the change;
- * - every `paceMs[topic]`, for what changes with time alone: the overview's prices, a
- *   request's expiry, and the person's placements still in flight at the service, which the
+ * - every `paceMs[topic]`, for what changes with time alone or notifies nothing: the overview's
+ *   prices, a request's expiry (the read ends it), an approval that is not yet the last one
+ *   its tier needs (a vote alone changes no request's state), and the person's placements still in flight at the service, which the
  *   notifications read asks the service about (lib/console/notifications.ts): that work, once
  *   done by each tab's poll, is done here once per person while a stream of theirs carries it;
  * - when a stream joins and this instance holds nothing for it yet.
@@ -28,6 +29,8 @@ import type { StreamTopic } from "@/lib/schemas/stream"
 export interface TopicSources {
   inbox(email: string): Promise<Inbox>
   approvals(staff: Staff): Promise<ApprovalPage>
+  /** The /approvals page's list as GET /api/approvals?limit=100 answers that person. */
+  approvalList(staff: Staff): Promise<ApprovalPage>
   overview(staff: Staff): Promise<Overview>
   /** What the overview shows changed (a deposit processed, maybe on another instance): read the service again. */
   overviewChanged?(): void
@@ -35,10 +38,10 @@ export interface TopicSources {
 }
 
 /** The role each topic needs: that of the route that polls it. */
-export const TOPIC_ROLES: Record<StreamTopic, Role> = { inbox: "viewer", overview: "viewer", approvals: "trader", notifications: "trader" }
+export const TOPIC_ROLES: Record<StreamTopic, Role> = { inbox: "viewer", overview: "viewer", approvals: "trader", approval_list: "trader", notifications: "trader" }
 
 /** The polling intervals the pushes replace: a topic is read at least this often while carried. */
-export const TOPIC_PACE_MS: Record<StreamTopic, number> = { inbox: 30_000, approvals: 5_000, overview: 3_000, notifications: 2_500 }
+export const TOPIC_PACE_MS: Record<StreamTopic, number> = { inbox: 30_000, approvals: 5_000, approval_list: 2_000, overview: 3_000, notifications: 2_500 }
 
 export const TOPIC_CHANNEL = "console_topics"
 
@@ -51,12 +54,13 @@ export interface TopicSubscriber {
 /** Notification events already pushed are remembered this long (the read's cursor trails by a minute). */
 const SENT_KEEP_MS = 3 * 60_000
 
-const ALL_TOPICS: readonly StreamTopic[] = ["inbox", "approvals", "overview", "notifications"]
+const ALL_TOPICS: readonly StreamTopic[] = ["inbox", "approvals", "approval_list", "overview", "notifications"]
 
 function keyOf(topic: StreamTopic, staff: Staff): string {
   const email = staff.email.toLowerCase()
   if (topic === "overview") return roleAtLeast(staff.role, "admin") ? "admin" : "staff"
-  if (topic === "approvals") return `${email}|${staff.role}`
+  // The counts waiting are the person's (not their own requests, their role among the tier's).
+  if (topic === "approvals" || topic === "approval_list") return `${email}|${staff.role}`
   return email
 }
 
@@ -135,7 +139,9 @@ export function createTopicPump(options: {
               ? sseEvent("inbox", await sources.inbox(staff.email))
               : topic === "approvals"
                 ? sseEvent("approvals", await sources.approvals(staff))
-                : sseEvent("overview", await sources.overview(staff))
+                : topic === "approval_list"
+                  ? sseEvent("approval_list", await sources.approvalList(staff))
+                  : sseEvent("overview", await sources.overview(staff))
           latest.set(`${topic}|${key}`, frame)
           deliver(topic, subs, frame)
         } catch (error) {
@@ -182,10 +188,13 @@ export function createTopicPump(options: {
       } else if (topic === "inbox") mark("inbox", email)
       else if (topic === "approvals") {
         mark("approvals")
+        mark("approval_list")
         if (email) mark("notifications", email)
       } else if (topic === "overview") {
         sources.overviewChanged?.()
         mark("overview")
+        // A placement's state moved: an approved request's placement (sending, placed, failed) may be it.
+        mark("approval_list")
       } else if (topic === "notifications" && email) mark("notifications", email)
     },
 

@@ -1,17 +1,23 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Staff } from "@/lib/auth/roles"
+import { withdrawRequest } from "@/lib/console/approvals/decisions"
+import { listApprovalsPage } from "@/lib/console/approvals/reads"
 import { recordFinalStatus } from "@/lib/console/intents"
 import { pollNotifications } from "@/lib/console/notifications"
 import { readInbox } from "@/lib/console/notify/inbox"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import type { QuoteSnapshot } from "@/lib/console/quote-cache"
 import { openStream } from "@/lib/console/stream"
+import { submitConversion } from "@/lib/console/submission"
 import { type StreamHub, createStreamHub } from "@/lib/console/stream-hub"
 import { type Database, openDatabase } from "@/lib/db/client"
 import { consoleIntents, consoleNotificationRecipients, consoleNotifications } from "@/lib/db/schema"
+import type { ApprovalPage } from "@/lib/schemas/approvals"
 import type { Overview } from "@/lib/schemas/overview"
 import { STREAM_EVENT_SCHEMAS, type StreamEventName, type StreamTopic } from "@/lib/schemas/stream"
+import { ApprovalsFixture, checker, support } from "@/test/approvals"
 import { createTestDatabase, testDrivers } from "@/test/db"
 import { insertIntentRows } from "@/test/intents"
 
@@ -346,6 +352,7 @@ describe.each(testDrivers())("the stream's topics (%s)", (driver) => {
       topics: {
         inbox: (email) => readInbox(database.db, email),
         approvals: () => Promise.resolve({ items: [], pending_count: 0, pending_for_you: 0 }),
+        approvalList: () => Promise.resolve({ items: [], pending_count: 0, pending_for_you: 0 }),
         overview: (staff) => overview.build(staff),
         overviewChanged: overview.onChanged,
         notifications: (staff, since) => {
@@ -441,6 +448,82 @@ describe.each(testDrivers())("the stream's topics (%s)", (driver) => {
   })
 })
 
+// The /approvals page's list (topic `approval_list`): a request made or ended by anyone
+// reaches the streams that carry it through migration 0026's trigger, as
+// GET /api/approvals?limit=100 answers each person, and nobody who may not read it.
+describe.each(testDrivers())("the approvals list topic (%s)", (driver) => {
+  const f = new ApprovalsFixture(driver)
+  let hub: StreamHub
+  beforeAll(() => {
+    const never = () => Promise.reject(new Error("not in this test"))
+    hub = createStreamHub({
+      db: f.h.db,
+      quotes: fakeQuotes().source,
+      listen: (...args) => f.h.database.listen(...args),
+      tailMs: 60_000,
+      // A minute: only NOTIFY (or a join) reads the list in these tests.
+      topicPaceMs: { approval_list: 60_000, approvals: 60_000 },
+      topics: { inbox: never, approvals: never, approvalList: (staff) => listApprovalsPage(f.h.db, staff), overview: never, notifications: never },
+    })
+  })
+  afterAll(async () => {
+    await hub.stop()
+  })
+
+  function open(staff: Staff) {
+    const own = new AbortController()
+    const s = reader(
+      openStream({
+        hub,
+        email: staff.email,
+        role: staff.role,
+        topics: ["approval_list"],
+        markets: [],
+        records: [],
+        lastEventId: null,
+        signal: own.signal,
+        sessionValid: () => Promise.resolve(true),
+        heartbeatMs: 60_000,
+      }),
+    )
+    return { ...s, close: () => own.abort() }
+  }
+  const pageOf = (e: Received | undefined) => e?.data as ApprovalPage
+
+  it("a request made, then withdrawn, reaches each trader's stream once per change, as GET /api/approvals answers that person; support gets nothing", async () => {
+    const maker = f.me
+    const mine = open(maker)
+    const theirs = open(checker)
+    const nosy = open(support)
+    await until(() => mine.of("approval_list").length === 1 && theirs.of("approval_list").length === 1 && nosy.of("ready").length === 1)
+    expect((nosy.of("ready")[0]!.data as { topics: string[] }).topics).toEqual([])
+
+    const asked = await submitConversion(f.h, maker, { profile_id: f.profileId, amount: "150.00", source_asset: "USD", target_asset: "PYUSD", ref_id: randomUUID() })
+    if (asked.kind !== "request") throw new Error("expected a request")
+    const id = asked.request.id
+    // The list's own reads are a minute away: only the trigger's NOTIFY brings it.
+    await until(() => theirs.of("approval_list").length === 2 && mine.of("approval_list").length === 2)
+    await hub.settleTopics()
+    expect(theirs.of("approval_list")).toHaveLength(2)
+    expect(mine.of("approval_list")).toHaveLength(2)
+    // Each as the route answers them: the checker may decide it, its maker may not.
+    expect(pageOf(theirs.of("approval_list")[1])).toEqual(await listApprovalsPage(f.h.db, checker))
+    expect(pageOf(mine.of("approval_list")[1])).toEqual(await listApprovalsPage(f.h.db, maker))
+    expect(pageOf(theirs.of("approval_list")[1]).items.find((r) => r.id === id)).toMatchObject({ state: "PENDING", maker: { email: maker.email } })
+    expect(pageOf(theirs.of("approval_list")[1]).pending_for_you).toBe(pageOf(theirs.of("approval_list")[0]).pending_for_you + 1)
+    expect(pageOf(mine.of("approval_list")[1]).pending_for_you).toBe(pageOf(mine.of("approval_list")[0]).pending_for_you)
+
+    await withdrawRequest(f.h.db, maker, id, {})
+    await until(() => theirs.of("approval_list").length === 3)
+    await hub.settleTopics()
+    expect(theirs.of("approval_list")).toHaveLength(3)
+    expect(pageOf(theirs.of("approval_list")[2]).items.find((r) => r.id === id)).toMatchObject({ state: "WITHDRAWN" })
+
+    expect(nosy.of("approval_list")).toHaveLength(0)
+    for (const s of [mine, theirs, nosy]) s.close()
+  })
+})
+
 describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)", () => {
   it("a change committed by one instance reaches a stream on another within a second", async () => {
     const { createEmptyPostgresDatabase } = await import("@/test/db")
@@ -479,7 +562,7 @@ describe.runIf(testDrivers().includes("postgres"))("across instances (postgres)"
       listen: (...args) => b.listen(...args),
       tailMs: 60_000,
       topicPaceMs: { inbox: 60_000 },
-      topics: { inbox: (email) => readInbox(b.db, email), approvals: never, overview: never, notifications: never },
+      topics: { inbox: (email) => readInbox(b.db, email), approvals: never, approvalList: never, overview: never, notifications: never },
     })
     try {
       const s = reader(

@@ -48,7 +48,7 @@ export interface OpenStreamOptions {
   email: string
   /** The person's role: which of the asked-for topics the stream carries (default viewer). */
   role?: Role
-  /** The inbox, the approvals count, the overview, notifications (lib/console/stream-topics.ts). */
+  /** The inbox, the approvals count and list, the overview, notifications (lib/console/stream-topics.ts). */
   topics?: readonly StreamTopic[]
   /** Markets whose quotes to push; "all" for every market. */
   markets: "all" | readonly string[]

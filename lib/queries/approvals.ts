@@ -5,7 +5,7 @@ import { apiFetch, toQuery } from "@/lib/queries/api"
 import { withStepUp } from "@/lib/queries/step-up"
 import { approvalKeys, conversionKeys, executionKeys } from "@/lib/queries/keys"
 import { type MutationOptions, type QueryOptions, gated } from "@/lib/queries/options"
-import { useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
+import { APPROVALS_LIST, useStreamInterest, useStreamedInterval } from "@/lib/queries/stream"
 import type { ApprovalPage, ApprovalRequest, Policy, PolicyChangeView, PolicyChangesPage, PolicyView } from "@/lib/schemas/approvals"
 
 // The answers' schemas, loaded with the first answer: pages start without zod.
@@ -25,13 +25,18 @@ export function isRequestOpen(request: ApprovalRequest): boolean {
   return request.state === "PENDING" || (request.state === "APPROVED" && request.placement === "SENDING")
 }
 
-/** Approval requests, pending first; polled every 2 s so new ones and decisions show up. */
-export function useApprovalsQuery(filters: { state?: string | undefined } = {}, options?: QueryOptions<ApprovalPage>) {
+/**
+ * The /approvals page's list (every state, pending first, up to 100): new requests and
+ * decisions pushed on the tab's stream (`approval_list`), else polled every 2 s.
+ */
+export function useApprovalsQuery(options?: QueryOptions<ApprovalPage>) {
+  useStreamInterest([], [], options?.enabled === false ? [] : ["approval_list"])
+  const interval = useStreamedInterval(2_000, "approval_list")
   return useQuery({
-    refetchInterval: 2_000,
+    refetchInterval: interval,
     ...options,
-    queryKey: approvalKeys.list(filters),
-    queryFn: ({ signal }) => apiFetch(`/api/approvals${toQuery({ ...filters, limit: 100 })}`, { signal, schema: approvalPageSchema }),
+    queryKey: approvalKeys.list(APPROVALS_LIST),
+    queryFn: ({ signal }) => apiFetch(`/api/approvals${toQuery(APPROVALS_LIST)}`, { signal, schema: approvalPageSchema }),
     enabled: gated(true, options?.enabled),
   })
 }

@@ -7,7 +7,7 @@ import type * as StreamSchemaModule from "@/lib/schemas/stream"
 import type { StreamTopic } from "@/lib/schemas/stream"
 import { approvalKeys, conversionKeys, executionKeys, inboxKeys, intentKeys, notificationKeys, overviewKeys, quoteKeys, sandboxKeys } from "@/lib/queries/keys"
 import { invalidatePushed } from "@/lib/queries/invalidate"
-import { isTerminalStatus } from "@/lib/schemas/constants"
+import { APPROVALS_LIST_LIMIT, isTerminalStatus } from "@/lib/schemas/constants"
 
 /**
  * One GET /api/stream per tab (issue 37): what the open page would poll for is pushed, and
@@ -17,7 +17,8 @@ import { isTerminalStatus } from "@/lib/schemas/constants"
  * the id of the last record event it had, so none is missed) until it is back.
  *
  * Pages say what they show with `useStreamInterest` (markets whose quotes, records whose
- * status, topics: the inbox, the approvals count, the overview, notifications); the stream
+ * status, topics: the inbox, the approvals count, the /approvals list, the overview,
+ * notifications); the stream
  * is reopened, resuming, when that changes. A topic's poll stops only once the stream says
  * it carries that topic (`ready`'s `topics`: a role may not read them all).
  */
@@ -32,9 +33,12 @@ interface Interest {
 
 /** The query a pushed topic is written to: that of the route its hook polls. */
 const PENDING_FOR_YOU = { state: "PENDING", limit: "1" }
+/** The /approvals page's list (lib/queries/approvals.ts). */
+export const APPROVALS_LIST = { limit: String(APPROVALS_LIST_LIMIT) }
 const TOPIC_KEYS: Record<StreamTopic, readonly unknown[]> = {
   inbox: inboxKeys.mine(),
   approvals: approvalKeys.list(PENDING_FOR_YOU),
+  approval_list: approvalKeys.list(APPROVALS_LIST),
   overview: overviewKeys.all,
   notifications: notificationKeys.all,
 }
@@ -166,6 +170,10 @@ function open(url: string): void {
   on("approvals", async (data) => {
     const page = (await loadSchemas()).STREAM_EVENT_SCHEMAS.approvals.parse(data)
     client?.setQueryData(approvalKeys.list(PENDING_FOR_YOU), page)
+  })
+  on("approval_list", async (data) => {
+    const page = (await loadSchemas()).STREAM_EVENT_SCHEMAS.approval_list.parse(data)
+    client?.setQueryData(approvalKeys.list(APPROVALS_LIST), page)
   })
   on("overview", async (data) => {
     const overview = (await loadSchemas()).STREAM_EVENT_SCHEMAS.overview.parse(data)

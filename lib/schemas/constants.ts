@@ -32,3 +32,9 @@ export const CONVERSIONS_API_LABELS: Record<ConversionsApi, string> = {
   "stablecoin-conversions": "Stablecoin conversions",
   orchestrations: "Orchestrations",
 }
+
+/**
+ * The /approvals page's list: GET /api/approvals?limit=100 (every state, pending first), polled
+ * or pushed on the stream's `approval_list` topic; the browser and the stream read the same page.
+ */
+export const APPROVALS_LIST_LIMIT = 100

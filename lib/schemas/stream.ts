@@ -45,10 +45,12 @@ export const sandboxStatusSchema = z.object({
  * as an event of its own name with the same JSON as the route that polls it:
  * - `inbox`: GET /api/notifications/inbox (the bell, the drawer, /notifications);
  * - `approvals`: GET /api/approvals?state=PENDING&limit=1 (the count waiting for you; trader+);
+ * - `approval_list`: GET /api/approvals?limit=100 (the /approvals page's list, every state,
+ *   with the counts waiting; trader+);
  * - `overview`: GET /api/overview (totals, the live feed, today's activity);
  * - `notifications`: GET /api/notifications's page (toasts; trader+): only events not pushed before.
  */
-export const STREAM_TOPICS = ["inbox", "approvals", "overview", "notifications"] as const
+export const STREAM_TOPICS = ["inbox", "approvals", "approval_list", "overview", "notifications"] as const
 export type StreamTopic = (typeof STREAM_TOPICS)[number]
 
 /** First event of every stream: the id to resume from and the server's pace. */
@@ -73,6 +75,7 @@ export const STREAM_EVENT_SCHEMAS = {
   sandbox: sandboxStatusSchema,
   inbox: inboxSchema,
   approvals: approvalPageSchema,
+  approval_list: approvalPageSchema,
   overview: overviewSchema,
   notifications: notificationPageSchema,
   end: streamEndSchema,

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic"
 
 const list = (params: URLSearchParams, key: string) => params.getAll(key).flatMap((v) => v.split(",")).filter(Boolean)
 
-// GET /api/stream?quotes=all|markets=BTCUSD&records=<id>&topics=inbox,approvals,overview,notifications -
+// GET /api/stream?quotes=all|markets=BTCUSD&records=<id>&topics=inbox,approvals,approval_list,overview,notifications -
 // Server-Sent Events for one open tab (issue 37): quotes of `markets`, status changes of
 // `records` and of the person's own placements (resumable with Last-Event-ID), the sandbox's
 // fault status, and the topics the role may read (`ready` says which); a heartbeat every

@@ -8,6 +8,7 @@ import { type ConsoleApproval, type ConsoleIntent, consoleApprovalVotes, console
 import { Decimal, FIAT_DECIMALS } from "@/lib/money"
 import { notFound } from "@/lib/problem"
 import type { ApprovalDecision, ApprovalListQuery, ApprovalPage, ApprovalRequest } from "@/lib/schemas/approvals"
+import { APPROVALS_LIST_LIMIT } from "@/lib/schemas/constants"
 import { isUuid } from "@/lib/schemas/common"
 
 /** Approval requests as people read them: one, a page of them, and who decided what. */
@@ -95,6 +96,14 @@ export async function getApproval(db: Db, id: string, now: Date = new Date()): P
   if (await endLapsedFor(db, row.approval, now)) [row] = await read()
   if (!row) throw notFound(`No approval request ${id}.`)
   return view(row.approval, row.intent, (await givenTo(db, [id])).get(id) ?? [])
+}
+
+/**
+ * The /approvals page's list as GET /api/approvals?limit=100 answers `viewer`: what the page
+ * polls, and what the stream's `approval_list` topic pushes to that person.
+ */
+export function listApprovalsPage(db: Db, viewer: Staff, now: Date = new Date()): Promise<ApprovalPage> {
+  return listApprovals(db, { limit: APPROVALS_LIST_LIMIT }, now, viewer)
 }
 
 /** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
