@@ -13,7 +13,8 @@ export default defineConfig({
     include: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.{ts,tsx}", "test/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A bound for a hang: a fresh database and its migrations, or a console runtime, start slowly on a loaded 2-core machine.
+    hookTimeout: 120_000,
     pool: "forks",
     // Two files at a time, whatever the core count (vitest's default is cores - 1: one on a
     // 2-core machine). The DB files spend much of their time waiting on Postgres, timers and

@@ -364,7 +364,8 @@ beforeAll(async () => {
   ).record.id
   conversionId = await pendingConversionId()
   transferId = (await runtime.upstream.sandboxDeposit(profileId, { asset: "USD", amount: "5.00" })).activity_id!
-}, 60_000)
+  // A console runtime starting on a loaded 2-core machine (a fresh PGlite and its migrations): a bound for a hang, not a speed check.
+}, 180_000)
 
 afterAll(async () => {
   await runtime?.sandbox?.stop()
