@@ -2,6 +2,7 @@
 
 import { useRef, useState } from "react"
 import { ApprovalFacts, approvalProgress, requestQuantity } from "@/components/approvals/approval-facts"
+import { DecisionButtons } from "@/components/approvals/decision-buttons"
 import { requestStatus } from "@/components/approvals/request-status"
 import { Amount } from "@/components/ui/amount"
 import { Badge } from "@/components/ui/badge"
@@ -67,36 +68,18 @@ function Decide({ request, me }: { request: ApprovalRequest; me: string }) {
           <Input {...props} ref={noteRef} value={note} onChange={(e) => setNote(e.target.value)} maxLength={500} data-testid="decision-note" />
         )}
       </Field>
-      <div className="flex flex-wrap gap-2">
-        {approvedByMe ? null : (
-        <Button
-          size="sm"
-          busy={decide.isPending && decide.variables?.action === "approve"}
-          disabled={decide.isPending}
-          onClick={() => decide.mutate({ id: request.id, action: "approve", comment: trimmed || undefined })}
-          data-testid="approve"
-        >
-          Approve
-        </Button>
-        )}
-        <Button
-          variant="danger"
-          size="sm"
-          busy={decide.isPending && decide.variables?.action === "reject"}
-          disabled={decide.isPending}
-          onClick={() => {
-            if (trimmed === "") {
-              setMissingReason(true)
-              noteRef.current?.focus()
-              return
-            }
-            decide.mutate({ id: request.id, action: "reject", reason: trimmed })
-          }}
-          data-testid="reject"
-        >
-          Reject
-        </Button>
-      </div>
+      <DecisionButtons
+        showApprove={!approvedByMe}
+        sending={decide.isPending ? decide.variables?.action : undefined}
+        reason={trimmed}
+        onApprove={() => decide.mutate({ id: request.id, action: "approve", comment: trimmed || undefined })}
+        onReject={(why) => decide.mutate({ id: request.id, action: "reject", reason: why })}
+        onMissingReason={() => {
+          setMissingReason(true)
+          noteRef.current?.focus()
+        }}
+        testIds={{ approve: "approve", reject: "reject" }}
+      />
       {decide.error ? <ProblemAlert error={decide.error} /> : null}
     </div>
   )

@@ -1,6 +1,7 @@
 "use client"
 
 import { useState } from "react"
+import { DecisionButtons } from "@/components/approvals/decision-buttons"
 import { PolicyChangesTable } from "@/components/approvals/policy-changes-table"
 import { Badge, type BadgeTone } from "@/components/ui/badge"
 import { Button } from "@/components/ui/button"
@@ -48,27 +49,15 @@ function DecideChange({ change, me }: { change: PolicyChangeView; me: string }) 
       <Field label="Reason to reject" hint="Required to reject; approving asks for your passkey when the console needs it." error={missingReason && trimmed === "" ? "Give a reason to reject." : undefined}>
         {(props) => <Input {...props} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} data-testid="policy-change-reason" />}
       </Field>
-      <div className="flex flex-wrap gap-2">
-        <Button size="sm" busy={decide.isPending && decide.variables?.action === "approve"} disabled={decide.isPending} onClick={() => decide.mutate({ id: change.id, action: "approve" })} data-testid="policy-change-approve">
-          Approve and apply
-        </Button>
-        <Button
-          variant="danger"
-          size="sm"
-          busy={decide.isPending && decide.variables?.action === "reject"}
-          disabled={decide.isPending}
-          onClick={() => {
-            if (trimmed === "") {
-              setMissingReason(true)
-              return
-            }
-            decide.mutate({ id: change.id, action: "reject", reason: trimmed })
-          }}
-          data-testid="policy-change-reject"
-        >
-          Reject
-        </Button>
-      </div>
+      <DecisionButtons
+        approveLabel="Approve and apply"
+        sending={decide.isPending ? decide.variables?.action : undefined}
+        reason={trimmed}
+        onApprove={() => decide.mutate({ id: change.id, action: "approve" })}
+        onReject={(why) => decide.mutate({ id: change.id, action: "reject", reason: why })}
+        onMissingReason={() => setMissingReason(true)}
+        testIds={{ approve: "policy-change-approve", reject: "policy-change-reject" }}
+      />
       {decide.error ? <ProblemAlert error={decide.error} /> : null}
     </div>
   )
