@@ -10,6 +10,16 @@ export async function openDesk(page: Page, options: { profile?: string; market?:
   if (options.profile) await picker.selectOption({ label: options.profile })
   if (options.market) await chooseMarket(page, options.market)
   await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
+  await deskKeysWork(page)
+}
+
+/**
+ * The desk listens for its keys (B, S, arrows, digits) once React has hydrated it: the
+ * server's HTML already shows the profile and the prices, and a key pressed before then
+ * does nothing (at load 12 a test's B was lost so).
+ */
+export async function deskKeysWork(page: Page): Promise<void> {
+  await expect(page.getByTestId("trade-desk")).toHaveAttribute("data-keys", "on")
 }
 
 /** Selects a market in the price grid: its name is a button; the ticket follows. */

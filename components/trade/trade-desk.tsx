@@ -14,6 +14,7 @@ import { SideTiles } from "@/components/trade/side-tiles"
 import { Button } from "@/components/ui/button"
 import { Card } from "@/components/ui/card"
 import { ProblemAlert } from "@/components/ui/problem-alert"
+import { useHydrated } from "@/components/ui/use-hydrated"
 import { formatTimestamp } from "@/components/ui/timestamp"
 import type { Side } from "@/lib/money"
 import { isApprovalRequest } from "@/lib/queries/approvals"
@@ -101,6 +102,7 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   const [ticket, setTicket] = useState<Ticket | null>(null)
   const [result, setResult] = useState<Result | null>(null)
   const [help, setHelp] = useState(false)
+  const hydrated = useHydrated()
   const resultRef = useRef<HTMLDivElement>(null)
   const quotes = useAllQuotesQuery()
   const prices = useMarketPricesQuery()
@@ -195,7 +197,9 @@ export function TradeDesk({ canTrade }: { canTrade: boolean }) {
   const notLive = useStreamState() === "down"
 
   return (
-    <div className="space-y-4">
+    // The desk's keys work once React has hydrated it (the server's HTML already shows the
+    // prices): data-keys says when, for the e2e tests (a B pressed earlier does nothing).
+    <div className="space-y-4" data-testid="trade-desk" data-keys={hydrated && !help ? "on" : "off"}>
       <div className="flex flex-wrap items-end justify-between gap-x-6 gap-y-2">
         <h1 className="text-2xl font-semibold">Trade</h1>
         <div className="flex flex-wrap items-end gap-3">
