@@ -12,7 +12,10 @@ const canaries = JSON.parse(readFileSync(new URL("../e2e/canaries.json", import.
 mkdirSync("test-results", { recursive: true })
 const log = createWriteStream(path.join("test-results", `server-${port}.log`))
 // npm start: the server runs as it does when deployed (package.json's start script sets its heap limit).
-const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1"], {
+// --keepAliveTimeout: the suite's API clients keep their sockets between tests; with Node's
+// default 5 s the server closed one just as a request was sent on it (ECONNRESET, twice in
+// a run at load 12). Ten minutes leaves that race to no test.
+const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1", "--keepAliveTimeout", "600000"], {
   stdio: ["ignore", "pipe", "pipe"],
   env: {
     ...process.env,
