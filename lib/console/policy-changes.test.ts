@@ -5,7 +5,7 @@ import type { Staff } from "@/lib/auth/roles"
 import type { RelyingParty } from "@/lib/auth/webauthn"
 import { listAudit } from "@/lib/console/audit"
 import { listDecisions } from "@/lib/console/approvals/decision-trail"
-import { type StepUp, whatNeedsIt } from "@/lib/console/approvals/step-up"
+import type { StepUp } from "@/lib/console/approvals/step-up"
 import { readPolicy, savePolicy } from "@/lib/console/policy"
 import {
   POLICY_CHANGE_TTL_MS,
@@ -248,17 +248,5 @@ describe.each(testDrivers())("policy changes under four eyes, on %s", (driver) =
     expect(Object.keys(reordered)).not.toEqual(Object.keys(DEFAULT_POLICY))
     expect(policyDigest(reordered)).toBe(policyDigest(DEFAULT_POLICY))
     expect(policyDigest(withTraderPerOrder(DEFAULT_POLICY, "1.00"))).not.toBe(policyDigest(DEFAULT_POLICY))
-  })
-})
-
-describe("the step-up prompt names what needs the passkey", () => {
-  it("an order, a session's end, a policy change, one request or several, a rejection", () => {
-    expect(whatNeedsIt({ action: "place_order" })).toBe("This order")
-    expect(whatNeedsIt({ action: "end_session" })).toBe("Ending this person's session")
-    expect(whatNeedsIt({ action: "policy_change" })).toBe("This policy change")
-    expect(whatNeedsIt({ action: "reject_policy_change" })).toBe("Rejecting this policy change")
-    expect(whatNeedsIt({ action: "approve", requests: [{}] })).toBe("Approving this request")
-    expect(whatNeedsIt({ action: "approve", requests: [{}, {}, {}] })).toBe("Approving these 3 requests")
-    expect(whatNeedsIt({ action: "reject", requests: [{}] })).toBe("Rejecting this request")
   })
 })

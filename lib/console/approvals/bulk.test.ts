@@ -43,8 +43,9 @@ describe.each(testDrivers())("bulk approve with one passkey assertion, on %s", (
     const requests = await three()
     const ids = requests.map((r) => r.id)
     const asked = problemOf(await approveMany(f.h, checker, ids, {}, { heldQuotes, stepUp: on() }).catch((e: unknown) => e))
-    expect(asked).toMatchObject({ status: 403, code: "step_up_required" })
-    const stepUp = asked.meta?.step_up as { options: { challenge: string }; digest: string; authorises: { requests: { id: string }[] } }
+    expect(asked).toMatchObject({ status: 403, code: "step_up_required", detail: "Approving these 3 requests needs your passkey: sign the challenge (2 minutes) and send the assertion as step_up." })
+    const stepUp = asked.meta?.step_up as { options: { challenge: string }; digest: string; authorises: { action: string; requests: { id: string }[] } }
+    expect(stepUp.authorises.action).toBe("approve")
     expect(stepUp.authorises.requests.map((r) => r.id).sort()).toEqual([...ids].sort())
     for (const { id } of requests) expect((await getApproval(f.h.db, id)).state).toBe("PENDING")
 
@@ -56,7 +57,7 @@ describe.each(testDrivers())("bulk approve with one passkey assertion, on %s", (
       expect(entry).toMatchObject({ outcome: "done", credential_id: key.id, user_verified: true, digest: stepUp.digest })
     }
     const lists = (await listDecisions(f.h.db, { limit: 20 })).filter((d) => d.request_ids.length === 3 && d.outcome === "done")
-    expect(lists).toMatchObject([{ credential_id: key.id, digest: stepUp.digest }])
+    expect(lists).toMatchObject([{ action: "approve", staff_email: checker.email, credential_id: key.id, digest: stepUp.digest }])
   })
 
   it("an assertion over a shorter list does not approve a longer one; a list with the checker's own request is refused whole; nothing changes", async () => {

@@ -7,7 +7,7 @@ import type { RelyingParty } from "@/lib/auth/webauthn"
 import { listDecisions } from "@/lib/console/approvals/decision-trail"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
 import { getApproval } from "@/lib/console/approvals/reads"
-import type { StepUp } from "@/lib/console/approvals/step-up"
+import { type StepUp, whatNeedsIt } from "@/lib/console/approvals/step-up"
 import { readPolicy } from "@/lib/console/policy"
 import { submitConversion } from "@/lib/console/submission"
 import { consoleApprovalVotes, consoleIntents, consolePasskeys } from "@/lib/db/schema"
@@ -323,5 +323,26 @@ describe.each(testDrivers())("step-up on a console where no one has saved a poli
     const approved = await approveRequest(h, checker, asked.request.id, {}, { heldQuotes, stepUp: { mode: "webauthn", rp, assertion: assert(made.credential, stepUp.options.challenge, ORIGIN) } })
     expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED" })
     expect((await h.upstream.listConversions({ ref_id: refId })).items).toHaveLength(1)
+  })
+})
+
+describe("the step-up prompt names what needs the passkey", () => {
+  it("an order, a session's end, a policy change, one request or several, a rejection", () => {
+    expect(whatNeedsIt({ action: "place_order" })).toBe("This order")
+    expect(whatNeedsIt({ action: "end_session" })).toBe("Ending this person's session")
+    expect(whatNeedsIt({ action: "policy_change" })).toBe("This policy change")
+    expect(whatNeedsIt({ action: "reject_policy_change" })).toBe("Rejecting this policy change")
+    expect(whatNeedsIt({ action: "approve", requests: [{}] })).toBe("Approving this request")
+    expect(whatNeedsIt({ action: "approve", requests: [{}, {}, {}] })).toBe("Approving these 3 requests")
+    expect(whatNeedsIt({ action: "approve", requests: [{}, {}] })).toBe("Approving these 2 requests")
+    expect(whatNeedsIt({ action: "approve" })).toBe("Approving this request")
+    expect(whatNeedsIt({ action: "approve", requests: Array.from({ length: 1200 }, () => ({})) })).toBe("Approving these 1,200 requests")
+    expect(whatNeedsIt({ action: "reject", requests: [{}] })).toBe("Rejecting this request")
+  })
+
+  it("anything else, or nothing, is \"This decision\"", () => {
+    expect(whatNeedsIt({ action: "cancel_everything" })).toBe("This decision")
+    expect(whatNeedsIt(null)).toBe("This decision")
+    expect(whatNeedsIt(undefined)).toBe("This decision")
   })
 })

@@ -94,6 +94,20 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
     expect((await executionsWithRef(refId)).map((r) => r.id)).toEqual([second.record_id])
   })
 
+  it("a list holding a request its checker has approved already (1 of 2) is refused whole: 409, nothing recorded or placed for the others", async () => {
+    const asked = await Promise.all([ask("210.00"), ask("610.00")])
+    const [one, two] = asked.map(({ submission, refId }) => {
+      if (submission.kind !== "request") throw new Error("expected a request")
+      return { id: submission.request.id, refId }
+    })
+    await approveRequest(h, checker, two!.id, {}, { heldQuotes })
+    const again = await approveMany(h, checker, [one!.id, two!.id], {}, { heldQuotes }).catch((e: unknown) => e)
+    expect(problemOf(again)).toMatchObject({ status: 409, code: "state_conflict", meta: { already_approved: true } })
+    expect(await getApproval(h.db, one!.id)).toMatchObject({ state: "PENDING", approvals: { given: [] } })
+    expect(await getApproval(h.db, two!.id)).toMatchObject({ state: "PENDING", approvals: { given: [{ email: checker.email }] } })
+    for (const { refId } of [one!, two!]) expect(await executionsWithRef(refId)).toEqual([])
+  })
+
   it("20 concurrent final approvals of a two-approver request over two instances place exactly one record", async () => {
     const { submission, refId } = await ask("650.00")
     if (submission.kind !== "request") throw new Error("expected a request")
