@@ -1,6 +1,6 @@
 // npm run bench [-- --smoke] [--build|--no-build] [--dist DIR] [--only a,b] [--rounds N] [--cpu-prof] [--explain] [--traced] [--docs|--no-docs]
 //   --rounds N  N rounds of each measurement instead of the default (5 latency, 3 others)
-//   --cpu-prof  the sandbox-mode console writes a V8 CPU profile to test-results/bench-profiles/
+//   --cpu-prof  the sandbox-mode console (and the push section's) writes a V8 CPU profile to test-results/bench-profiles/
 //   --explain   the sandbox-mode console logs at debug level, and the latency rows are split
 //               into the service call (the in-process sandbox, as the console's client timed
 //               it) and the console's own share; the logging itself costs a little
