@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs"
 import { defineConfig, devices } from "@playwright/test"
+import { E2E_RECONCILE_AFTER_MS } from "./e2e/helpers"
 
 const port = Number(process.env.E2E_PORT ?? 3100)
 const baseURL = `http://127.0.0.1:${port}`
@@ -80,7 +81,12 @@ export default defineConfig({
       timeout: 120_000,
       reuseExistingServer: false,
       // A second trader (checker2@example.com) besides the demo users: e2e/inbox.spec.ts needs two people who may approve one request.
-      env: { E2E_PORT: String(port), CONSOLE_USERS: JSON.stringify([{ email: CHECKER2.email, role: "trader", passwordHash: CHECKER2.passwordHash }]) },
+      // RECONCILE_AFTER_MS short: e2e/admin.spec.ts's Reconcile now waits that long, not the default 30 s.
+      env: {
+        E2E_PORT: String(port),
+        CONSOLE_USERS: JSON.stringify([{ email: CHECKER2.email, role: "trader", passwordHash: CHECKER2.passwordHash }]),
+        RECONCILE_AFTER_MS: String(E2E_RECONCILE_AFTER_MS),
+      },
     },
     {
       command: "node scripts/e2e-server.mjs",

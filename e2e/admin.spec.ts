@@ -6,7 +6,7 @@ import { formatUsd } from "../lib/format"
 import { toDecimal } from "../lib/money"
 import canaries from "./canaries.json" with { type: "json" }
 import { withoutPolicyLimits } from "./policy"
-import { type Role, emailOf, storageStateOf } from "./helpers"
+import { E2E_RECONCILE_AFTER_MS, type Role, emailOf, storageStateOf } from "./helpers"
 import { parseCsvRecords } from "../test/csv"
 
 // The audit trail and the sandbox tools, against the embedded sandbox (never mocked).
@@ -228,8 +228,8 @@ test.describe("as an admin", () => {
     await expect(row.getByTestId("intent-state")).toHaveText("UNKNOWN")
     await expect(row.getByTestId("audit-problem")).toContainText("Bad Gateway")
 
-    // The reconciler leaves intents younger than 30 s to their own request.
-    await page.waitForTimeout(31_000)
+    // The reconciler leaves intents younger than RECONCILE_AFTER_MS to their own request.
+    await page.waitForTimeout(E2E_RECONCILE_AFTER_MS + 1000)
     await page.getByRole("button", { name: "Reconcile now" }).click()
     await expect(page.getByText(/^Reconciled: \d+ intents? resolved$/)).toBeVisible()
     await expect(page.getByTestId("reconcile-report")).toContainText("still unknown")

@@ -4,6 +4,13 @@ export const DEMO_PASSWORD = "demo-password"
 export const ROLES = ["viewer", "support", "trader", "admin"] as const
 export type Role = (typeof ROLES)[number]
 
+/**
+ * The main e2e server's RECONCILE_AFTER_MS (playwright.config.ts): the reconciler leaves an
+ * intent younger than this to its own request. Short, so a test of Reconcile now waits
+ * seconds rather than the 30 s of the default.
+ */
+export const E2E_RECONCILE_AFTER_MS = 3000
+
 export function emailOf(role: Role): string {
   return `${role}@example.com`
 }

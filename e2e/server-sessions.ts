@@ -4,18 +4,24 @@ import { type APIRequestContext, type Browser, type BrowserContext, type Page, e
 import { DEMO_PASSWORD, type Role, emailOf, signIn } from "./helpers"
 
 /**
+ * Signed-in states by origin and role, kept for the worker: the specs of one server's project
+ * run one after another in one worker, so a later spec reuses the sign-in an earlier one made
+ * (a worker started again after a failure signs in again).
+ */
+const signedIn = new Map<string, string>()
+
+/**
  * Sessions on an e2e server of its own (its auth secret is not the main server's, so the
  * setup project's states do not sign in there): each role signs in once through the form,
  * and its state is kept per origin (host and port: localhost and 127.0.0.1 hold separate
  * cookies) for the spec's pages and API calls.
  */
 export class ServerSessions {
-  private readonly states = new Map<Role, string>()
-
   constructor(readonly origin: string) {}
 
   private async stateOf(browser: Browser, role: Role): Promise<string> {
-    const known = this.states.get(role)
+    const key = `${this.origin} ${role}`
+    const known = signedIn.get(key)
     if (known) return known
     const { hostname, port } = new URL(this.origin)
     const file = path.join("e2e", ".auth", `${hostname}-${port}`, `${role}.json`)
@@ -27,7 +33,7 @@ export class ServerSessions {
     await expect(page.getByTestId("staff-role")).toHaveText(role)
     await context.storageState({ path: file })
     await context.close()
-    this.states.set(role, file)
+    signedIn.set(key, file)
     return file
   }
 

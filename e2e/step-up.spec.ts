@@ -87,10 +87,14 @@ test("an admin registers a passkey on /account, approves a trader's request with
     await card.getByTestId("bulk-select").check()
   }
   await expect(page.getByTestId("bulk-approve")).toHaveText("Approve selected (3)")
+  // The list's decision is written when the whole bulk request is done, after the cards
+  // (pushed one by one) may already say Approved: its answer is waited for before the trail is read.
+  const bulkDone = page.waitForResponse((r) => r.url().endsWith("/api/approvals/bulk-approve") && r.request().method() === "POST" && r.status() === 200, { timeout: 30_000 })
   await page.getByTestId("bulk-approve").click()
   for (const { refId: ref } of three) {
     await expect(page.locator(`[data-testid=approval-item][data-ref-id="${ref}"]`).getByTestId("approval-state")).toHaveText("Approved", { timeout: 20_000 })
   }
+  await bulkDone
   const { items: all } = (await (await admin.get("/api/audit/decisions?limit=20")).json()) as { items: { outcome: string; request_ids: string[]; credential_id: string | null }[] }
   const list = all.find((d) => d.outcome === "done" && d.request_ids.length === 3)
   expect(list?.request_ids.sort()).toEqual(three.map((r) => r.id).sort())

@@ -30,7 +30,8 @@ function rememberInAddress(form: AuditFilterForm) {
   window.history.replaceState(null, "", query ? `?${query}` : window.location.pathname)
 }
 
-function ReconcileButton() {
+/** `reconcileAfterMs`: the server's RECONCILE_AFTER_MS, the age below which an intent is left to its own request. */
+function ReconcileButton({ reconcileAfterMs }: { reconcileAfterMs: number }) {
   const reconcile = useReconcileMutation()
   const report = reconcile.data
   return (
@@ -42,7 +43,7 @@ function ReconcileButton() {
         <Alert tone={report.unresolved > 0 ? "warning" : "success"} title={`Reconciled: ${report.resolved} ${report.resolved === 1 ? "intent" : "intents"} resolved`}>
           <span data-testid="reconcile-report">
             {report.succeeded} succeeded, {report.failed} failed, {report.unresolved} still unknown, of {report.examined} examined. Intents
-            younger than 30 seconds are left to their own request.
+            younger than {reconcileAfterMs / 1000} seconds are left to their own request.
           </span>
         </Alert>
       ) : null}
@@ -51,7 +52,7 @@ function ReconcileButton() {
   )
 }
 
-export function AuditLog({ initialFilters }: { initialFilters: AuditFilterForm }) {
+export function AuditLog({ initialFilters, reconcileAfterMs }: { initialFilters: AuditFilterForm; reconcileAfterMs: number }) {
   const [form, setForm] = useState(initialFilters)
   const filters = useMemo(() => toApiFilters(form), [form])
   const audit = useAuditInfiniteQuery(filters)
@@ -68,7 +69,7 @@ export function AuditLog({ initialFilters }: { initialFilters: AuditFilterForm }
         </div>
         <div className="flex flex-wrap items-start gap-2">
           <ExportCsvLink href={auditExportUrl(filters)} />
-          <ReconcileButton />
+          <ReconcileButton reconcileAfterMs={reconcileAfterMs} />
         </div>
       </div>
       <AuditFiltersForm

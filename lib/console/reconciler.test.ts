@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { ConsoleDeps } from "@/lib/console/operations"
-import { RECONCILE_AFTER_MS, reconcileIntents } from "@/lib/console/reconciler"
+import { reconcileIntents } from "@/lib/console/reconciler"
 import type { Database } from "@/lib/db/client"
+import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { consoleIntents } from "@/lib/db/schema"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
@@ -149,7 +150,8 @@ describe("the reconciler", () => {
   const found = { conversions: () => Promise.resolve({ items: [conversion()] }) }
 
   it("leaves an intent alone until it has been untouched for 30 s, then takes it", async () => {
-    expect(RECONCILE_AFTER_MS).toBe(30_000)
+    // RECONCILE_AFTER_MS unset: its default.
+    expect(env().reconcileAfterMs).toBe(30_000)
     const intent = await conversionIntent()
     expect(await reconcileIntents(deps(found), { now: at(29_999) })).toMatchObject({ examined: 0 })
     expect(calls).toEqual([])

@@ -5,6 +5,7 @@ import { notifyOutcomeUnknown, resolveOutcomeUnknown } from "@/lib/console/notif
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
 import { throughMillisecond } from "@/lib/db/time"
+import { env } from "@/lib/env"
 import { log } from "@/lib/log"
 import { consoleProblemBody } from "@/lib/problem"
 import type { ReconcileReport } from "@/lib/schemas/audit"
@@ -15,10 +16,9 @@ import type { QuoteExecution } from "@/lib/schemas/records"
 import { isUpstreamError, RateLimitedError, UpstreamConfigError } from "@/lib/upstream"
 import { isSameConversion, isSameQuoteExecution } from "@/lib/upstream/matching"
 
-export const RECONCILE_AFTER_MS = 30_000
-
 /**
- * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs` by asking
+ * Learns the outcome of every PENDING or UNKNOWN intent older than `olderThanMs`
+ * (RECONCILE_AFTER_MS, 30 s by default: younger ones are left to their own request) by asking
  * the service with the same ref_id: the record is looked up first (conversions by ref_id,
  * executions by paging the profile's executions since the intent); when none is found the
  * create is sent again with the same ref_id (409 Already Exists names the record if the
@@ -38,7 +38,7 @@ export async function reconcileIntents(
       and(
         inArray(consoleIntents.state, ["PENDING", "UNKNOWN"]),
         // Untouched for at least olderThanMs, counted in whole milliseconds.
-        lt(consoleIntents.updatedAt, throughMillisecond(new Date(now.getTime() - (options.olderThanMs ?? RECONCILE_AFTER_MS)))),
+        lt(consoleIntents.updatedAt, throughMillisecond(new Date(now.getTime() - (options.olderThanMs ?? env().reconcileAfterMs)))),
       ),
     )
     // Least recently tried first: an intent that stays UNKNOWN moves to the back of the queue.

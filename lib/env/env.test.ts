@@ -183,6 +183,17 @@ describe("configuration", () => {
     expect(errorOf({ SESSION_IDLE_MINUTES: "481" })).toContain("SESSION_IDLE_MINUTES: must be between 5 and 480")
   })
 
+  it("RECONCILE_AFTER_MS: intents are left to their own request for 30 s by default, 1 s to 1 hour, with a warning below UPSTREAM_TIMEOUT_MS", () => {
+    expect(parseEnv({}).reconcileAfterMs).toBe(30_000)
+    expect(configurationWarnings(parseEnv({}))).toEqual([])
+    const short = parseEnv({ RECONCILE_AFTER_MS: "3000" })
+    expect(short.reconcileAfterMs).toBe(3000)
+    expect(configurationWarnings(short).map((w) => w.variable)).toEqual(["RECONCILE_AFTER_MS"])
+    expect(configurationWarnings(parseEnv({ RECONCILE_AFTER_MS: "3000", UPSTREAM_TIMEOUT_MS: "3000" }))).toEqual([])
+    expect(errorOf({ RECONCILE_AFTER_MS: "999" })).toContain("RECONCILE_AFTER_MS: must be between 1000 and 3600000")
+    expect(errorOf({ RECONCILE_AFTER_MS: "3600001" })).toContain("RECONCILE_AFTER_MS: must be between 1000 and 3600000")
+  })
+
   it("rejects bad values with the variable and the rule", () => {
     expect(errorOf({ UPSTREAM_TIMEOUT_MS: "soon" })).toContain("UPSTREAM_TIMEOUT_MS: must be a whole number")
     expect(errorOf({ SANDBOX_RATE_LIMITS: "maybe" })).toContain("SANDBOX_RATE_LIMITS: must be on or off")

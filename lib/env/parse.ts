@@ -43,6 +43,8 @@ export interface Env {
    */
   conversionsApi: ConversionsApi
   upstreamTimeoutMs: number
+  /** The reconciler leaves an intent untouched for less than this to its own request. */
+  reconcileAfterMs: number
   /** The event reader's pace; 0: no reader. */
   eventsPollMs: number
   /** Without a successful read of the events this long, the reader is behind (health: degraded). */
@@ -206,6 +208,7 @@ export function parseEnv(source: Record<string, string | undefined>, purpose: Pu
     upstreamScopes: scopesOf(raw, mode),
     conversionsApi: raw.UPSTREAM_CONVERSIONS_API,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
+    reconcileAfterMs: raw.RECONCILE_AFTER_MS,
     eventsPollMs: raw.EVENTS_POLL_MS,
     eventsStaleMs: raw.EVENTS_STALE_MS,
     webhook: raw.WEBHOOK_API_KEY ? { apiKey: raw.WEBHOOK_API_KEY, header: raw.WEBHOOK_API_KEY_HEADER.toLowerCase() } : undefined,
@@ -263,6 +266,12 @@ export function configurationWarnings(config: Env): { variable: string; warning:
     warnings.push({
       variable: "OIDC_REQUIRE_VERIFIED_EMAIL",
       warning: "is off: single sign-on accepts an email the provider has not verified; only for providers that never send email_verified",
+    })
+  }
+  if (config.reconcileAfterMs < config.upstreamTimeoutMs) {
+    warnings.push({
+      variable: "RECONCILE_AFTER_MS",
+      warning: "is shorter than UPSTREAM_TIMEOUT_MS: the reconciler may ask about a create still waiting for the service's answer (sent again with the same ref_id, it is still placed once)",
     })
   }
   if (config.mode !== "sandbox" && config.stepUp === "off") {

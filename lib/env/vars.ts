@@ -147,6 +147,13 @@ export const SECTIONS = {
       default: "stablecoin-conversions",
     }),
     UPSTREAM_TIMEOUT_MS: int({ description: "timeout of one call to the service, in milliseconds", default: 10_000, min: 100, max: 600_000 }),
+    RECONCILE_AFTER_MS: int({
+      description:
+        "how long an intent whose outcome is not known (`PENDING` or `UNKNOWN`) is left to its own request before the reconciler (at start-up, every minute, and Reconcile now on `/audit`) asks the service about it, in milliseconds; shorter than `UPSTREAM_TIMEOUT_MS`, a warning is logged at start-up",
+      default: 30_000,
+      min: 1000,
+      max: 3_600_000,
+    }),
     SESSION_IDLE_MINUTES: int({
       description:
         "idle sign-out: a session ends this many minutes after its last request (on every instance); a sign-in ends 8 hours after it was made whatever the activity",

@@ -10,6 +10,7 @@ import { currentStaff } from "@/lib/auth/session"
 import { listAuthEvents } from "@/lib/auth/sessions"
 import { listDecisions } from "@/lib/console/approvals/decision-trail"
 import { consoleRuntime } from "@/lib/console/runtime"
+import { env } from "@/lib/env"
 
 export const metadata: Metadata = { title: "Audit" }
 
@@ -49,7 +50,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <SignInEvents events={await listAuthEvents((await consoleRuntime()).db, { limit: 200 })} />
         </div>
       ) : (
-        <AuditLog initialFilters={filtersFromSearch(search)} />
+        <AuditLog initialFilters={filtersFromSearch(search)} reconcileAfterMs={env().reconcileAfterMs} />
       )}
     </div>
   )
