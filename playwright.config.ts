@@ -46,7 +46,9 @@ export default defineConfig({
   reporter: [["list"], ["html", { open: "never", outputFolder: `playwright-report/${port}` }]],
   use: {
     baseURL,
-    trace: "retain-on-failure",
+    // A trace costs CPU on every action (snapshots, screenshots): in CI only a retry records one
+    // (a failure keeps its screenshot and error context); locally every failure keeps its trace.
+    trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath,

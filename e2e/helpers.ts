@@ -9,7 +9,7 @@ export type Role = (typeof ROLES)[number]
  * intent younger than this to its own request. Short, so a test of Reconcile now waits
  * seconds rather than the 30 s of the default.
  */
-export const E2E_RECONCILE_AFTER_MS = 3000
+export const E2E_RECONCILE_AFTER_MS = 5000
 
 export function emailOf(role: Role): string {
   return `${role}@example.com`
