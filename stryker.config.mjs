@@ -13,7 +13,7 @@ export const targets = {
   "lib/console/intents.ts": ["lib/console/intents.test.ts"],
   "lib/console/policy.ts": ["lib/console/policy.test.ts"],
   "lib/console/reconciler.ts": ["lib/console/reconciler.test.ts"],
-  "lib/console/operations.ts": ["lib/console/operations.test.ts"],
+  "lib/console/operations.ts": ["lib/console/operations.test.ts", "lib/console/operations-spans.test.ts"],
   "lib/console/submission.ts": ["lib/console/submission.test.ts", "lib/console/submission-spans.test.ts"],
   "lib/console/approvals/state.ts": ["lib/console/approvals/state.test.ts"],
   "lib/console/approvals/decisions.ts": ["lib/console/approvals/decisions.test.ts", "lib/console/approvals/holes.test.ts", "lib/console/approvals/requests.test.ts", "lib/console/approvals/tiers.test.ts", "lib/console/approvals/step-up.test.ts", "lib/console/approvals/bulk.test.ts"],

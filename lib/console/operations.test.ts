@@ -141,6 +141,10 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     await expect(executeQuote(h, trader, profileId, { ...body, ref_id: conversionRef }, writtenIntent(conversion.intent))).rejects.toThrow(
       `is not the PENDING create_execution of ref_id ${conversionRef}`,
     )
+    // Nor when a source hands it over as the intent the ref_id already had.
+    await expect(executeQuote(h, trader, profileId, { ...body, ref_id: conversionRef }, () => Promise.resolve({ intent: conversion.intent, created: false }))).rejects.toThrow(
+      `intent ${conversion.intent.id} is not the create_execution of ref_id ${conversionRef}`,
+    )
     expect(await executionsWithRef(refId)).toHaveLength(0)
     expect(await executionsWithRef(conversionRef)).toHaveLength(0)
     expect(await executionsWithRef(other)).toEqual([expect.objectContaining({ id: placed.record.id })])
@@ -245,6 +249,58 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
     expect(await executionsWithRef(body.ref_id)).toHaveLength(1)
     const intents = await h.db.select().from(consoleIntents).where(eq(consoleIntents.refId, body.ref_id))
     expect(intents.map((i) => i.state)).toEqual(["SUCCEEDED"])
+  })
+
+  /** One console instance (its own in-flight table) whose service counts the execution creates it is sent; `refuse` stands in for the service's answer. */
+  function countingCreates(refuse?: () => Promise<never>): { deps: ConsoleDeps; creates: () => number } {
+    let sent = 0
+    const upstream: typeof h.upstream = Object.create(h.upstream) as typeof h.upstream
+    upstream.createQuoteExecution = (id, body) => {
+      sent += 1
+      return refuse ? refuse() : h.upstream.createQuoteExecution(id, body)
+    }
+    return { deps: { db: h.db, upstream }, creates: () => sent }
+  }
+
+  it("identical submissions at once in one instance send the service a single create between them", async () => {
+    const quote = await heldQuote()
+    const { deps, creates } = countingCreates()
+    const body = { quote_id: quote.id, quote_amount: "11.00", ref_id: randomUUID() }
+    const answers = await Promise.all(Array.from({ length: 10 }, () => placeExecution(deps, trader, profileId, body)))
+    expect(creates()).toBe(1)
+    expect(new Set(answers.map((a) => a.record.id)).size).toBe(1)
+  })
+
+  it("different orders at once in one instance are each placed under its own ref_id", async () => {
+    const quote = await heldQuote()
+    const { deps, creates } = countingCreates()
+    const refs = [randomUUID(), randomUUID()]
+    const [a, b] = await Promise.all(refs.map((ref_id, i) => placeExecution(deps, trader, profileId, { quote_id: quote.id, quote_amount: `1${i}.00`, ref_id })))
+    expect([a!.record.ref_id, b!.record.ref_id]).toEqual(refs)
+    expect(a!.record.id).not.toBe(b!.record.id)
+    expect(creates()).toBe(2)
+    // Conversions too.
+    const conversionRefs = [randomUUID(), randomUUID()]
+    const conversions = await Promise.all(
+      conversionRefs.map((ref_id, i) => placeConversion(h, trader, { profile_id: profileId, amount: `${i + 1}.50`, source_asset: "USD", target_asset: "USDP", ref_id })),
+    )
+    expect(conversions.map((c) => [c.record.ref_id, c.record.amount])).toEqual([
+      [conversionRefs[0], "1.5"],
+      [conversionRefs[1], "2.5"],
+    ])
+  })
+
+  it("a retry of a placed order is answered from its intent: the create is not sent again, even where the service would now refuse it", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, base_amount: "0.0021", ref_id: randomUUID() }
+    const first = await placeExecution(h, trader, profileId, body)
+    // A service that checks the quote's expiry before the ref_id, the quote expired since.
+    const expired = () => Promise.reject(new UpstreamProblemError({ type: "https://developer.paxos.com/docs/v2/problems/expired", title: "Expired", status: 403, detail: "quote expired" }))
+    const { deps, creates } = countingCreates(expired)
+    // As a resubmission finds it: the intent its ref_id already has.
+    const again = await executeQuote(deps, trader, profileId, body, intentOfRef(h.db, "create_execution", body.ref_id))
+    expect(again).toMatchObject({ replayed: true, intentId: first.intentId, record: { id: first.record.id, ref_id: body.ref_id } })
+    expect(creates()).toBe(0)
   })
 
   it("concurrent submissions reusing one ref_id for different amounts: one is placed, the others are conflicts", async () => {
@@ -479,8 +535,8 @@ describe.each(testDrivers())("console operations against the sandbox on %s", (dr
       [settledOne.record.id, null, "FAILED"],
       [created.record.id, null, "SUCCEEDED"],
     ])
-    // The cancel that went through names the conversion's profile and its one attempt.
-    expect(audit.items[1]).toMatchObject({ profile_id: profileId, attempts: 1, staff_email: trader.email })
+    // The cancel that went through names the conversion's profile, its one attempt and what was asked.
+    expect(audit.items[1]).toMatchObject({ profile_id: profileId, attempts: 1, staff_email: trader.email, request: { id: created.record.id } })
   })
 
   it("a refused cancel whose intent cannot be settled answers the service's conflict, and the failure is logged", async () => {

@@ -81,12 +81,12 @@ function coalesce<T>(
 }
 
 /** The source's intent, checked to be this create's own (and, freshly written, PENDING). */
-async function intentToPlace(source: IntentSource, input: { operation: IntentOperation; refId: string }): Promise<{ intent: ConsoleIntent; created: boolean }> {
+async function intentToPlace(source: IntentSource, input: { operation: IntentOperation; refId: string }): Promise<ConsoleIntent> {
   const { intent, created } = await source()
   if (intent.operation !== input.operation || intent.refId !== input.refId || (created && intent.state !== "PENDING")) {
     throw new Error(`intent ${intent.id} is not the ${created ? "PENDING " : ""}${input.operation} of ref_id ${input.refId}`)
   }
-  return { intent, created }
+  return intent
 }
 
 async function placeCreate<T extends { id: string; status: string }>(
@@ -103,15 +103,14 @@ async function placeCreate<T extends { id: string; status: string }>(
     create: (api: ConversionsApi | undefined) => Promise<{ record: T; replayed: boolean; attempts: number }>
     fetchExisting: (id: string, api: ConversionsApi | undefined) => Promise<T>
   },
-  placing: { intent: ConsoleIntent; created: boolean },
+  intent: ConsoleIntent,
 ): Promise<Placed<T>> {
-  const { intent, created } = placing
   const api = (intent.upstreamApi as ConversionsApi | null) ?? (await input.upstreamApi?.())
-  if (!created) {
-    if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
-    if (intent.state === "SUCCEEDED" && intent.recordId) {
-      return { record: await input.fetchExisting(intent.recordId, api), replayed: true, intentId: intent.id }
-    }
+  // A fresh intent holds this very request, and a record only once it SUCCEEDED (intentToPlace
+  // has checked it is PENDING): both checks are for a retry's or an approval's intent.
+  if (!sameRequest(intent.request, input.request)) throw refIdReused(input.refId)
+  if (intent.recordId) {
+    return { record: await input.fetchExisting(intent.recordId, api), replayed: true, intentId: intent.id }
   }
   let result: { record: T; replayed: boolean; attempts: number }
   try {
