@@ -22,7 +22,22 @@ export function keepAliveAgent(maxSockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
 }
 
-export function send(origin: string, req: HttpRequest, agent?: http.Agent): Promise<HttpResponse> {
+/**
+ * Sends one request. A GET on a kept-alive socket that the server closed just as it went out
+ * (ECONNRESET or EPIPE before any answer: the server's idle timeout met the client's reuse)
+ * is sent once more on a fresh socket, as browsers do; anything else fails.
+ */
+export async function send(origin: string, req: HttpRequest, agent?: http.Agent): Promise<HttpResponse> {
+  try {
+    return await sendOnce(origin, req, agent)
+  } catch (error) {
+    const { code, reusedSocket } = error as { code?: string; reusedSocket?: boolean }
+    if (!reusedSocket || (req.method ?? "GET") !== "GET" || (code !== "ECONNRESET" && code !== "EPIPE")) throw error
+    return sendOnce(origin, req, agent)
+  }
+}
+
+function sendOnce(origin: string, req: HttpRequest, agent?: http.Agent): Promise<HttpResponse> {
   const url = new URL(req.path, origin)
   const headers: Record<string, string> = { ...req.headers }
   if (req.body !== undefined) headers["content-length"] = String(Buffer.byteLength(req.body))
@@ -48,7 +63,7 @@ export function send(origin: string, req: HttpRequest, agent?: http.Agent): Prom
       },
     )
     r.on("timeout", () => r.destroy(new Error(`timeout after ${req.timeoutMs ?? 30_000} ms: ${req.method ?? "GET"} ${req.path}`)))
-    r.on("error", reject)
+    r.on("error", (error) => reject(Object.assign(error, { reusedSocket: r.reusedSocket })))
     if (req.body !== undefined) r.write(req.body)
     r.end()
   })

@@ -77,12 +77,26 @@ interface Outcome {
   /** Push only: MiB per open stream. */
   mibPerStream: number | null
   errors: number
+  /** What the errors were ("HTTP 429 /api/quotes", "ECONNRESET /api/approvals…"), with their counts. */
+  errorKinds: string[]
   quoteCallsPerSecond: number
   requests: number
 }
 
 interface Quote {
   created_at: string
+}
+
+/** What a way's clients counted: answers, failures, and what each failure was (shown with the errors row). */
+interface Tally {
+  requests: number
+  errors: number
+  kinds: Map<string, number>
+}
+
+function failed(tally: Pick<Tally, "errors" | "kinds">, kind: string): void {
+  tally.errors++
+  tally.kinds.set(kind, (tally.kinds.get(kind) ?? 0) + 1)
 }
 
 /** The newest quote's age in ms at `now`, or null when the answer holds none. */
@@ -104,7 +118,7 @@ async function quoteCalls(app: ConsoleUnderTest, token: string): Promise<number>
 }
 
 /** Polls `path` every `periodMs` until `until`, counting answers and errors; hands 2xx bodies to `onBody`. */
-async function poller(origin: string, path: string, periodMs: number, until: number, headers: Record<string, string>, agent: http.Agent, tally: { requests: number; errors: number }, onBody?: (body: Buffer, at: number) => void): Promise<void> {
+async function poller(origin: string, path: string, periodMs: number, until: number, headers: Record<string, string>, agent: http.Agent, tally: Tally, onBody?: (body: Buffer, at: number) => void): Promise<void> {
   // Desks do not start in step: each begins at a random point of its period.
   // No wait runs past the window's end.
   const left = () => Math.max(0, until - Date.now())
@@ -114,10 +128,10 @@ async function poller(origin: string, path: string, periodMs: number, until: num
     try {
       const res = await send(origin, { path, headers }, agent)
       tally.requests++
-      if (res.status < 200 || res.status >= 300) tally.errors++
+      if (res.status < 200 || res.status >= 300) failed(tally, `HTTP ${res.status} ${path}`)
       else onBody?.(res.body, Date.now())
-    } catch {
-      tally.errors++
+    } catch (error) {
+      failed(tally, `${(error as { code?: string }).code ?? (error instanceof Error ? error.message.split(":")[0] : "error")} ${path}`)
     }
     await sleep(Math.min(Math.max(0, periodMs - (Date.now() - started)), left()))
   }
@@ -135,7 +149,7 @@ const DESK_TOPICS = "approvals,inbox,notifications"
 function streamClient(
   origin: string,
   cookie: string,
-  tally: { errors: number },
+  tally: Pick<Tally, "errors" | "kinds">,
   onQuotes: (items: Quote[], at: number) => void,
   options: { path?: string; onEvent?: (name: string, data: string, at: number) => void } = {},
 ): StreamClient {
@@ -145,7 +159,7 @@ function streamClient(
   const url = new URL(options.path ?? `/api/stream?quotes=all&topics=${DESK_TOPICS}`, origin)
   const req = http.get(url, { headers: { cookie, accept: "text/event-stream" }, agent: false }, (res) => {
     if (res.statusCode !== 200) {
-      tally.errors++
+      failed(tally, `stream HTTP ${res.statusCode}`)
       res.resume()
       ready()
       return
@@ -163,16 +177,16 @@ function streamClient(
         if (name && data) options.onEvent?.(name, data, Date.now())
         if (name === "ready") ready()
         else if (name === "quotes" && data) onQuotes((JSON.parse(data) as { items: Quote[] }).items, Date.now())
-        else if (name === "end") tally.errors++
+        else if (name === "end") failed(tally, "stream ended by the console")
       }
     })
     res.on("end", () => {
-      if (!closedByUs) tally.errors++
+      if (!closedByUs) failed(tally, "stream closed")
       ready()
     })
   })
-  req.on("error", () => {
-    if (!closedByUs) tally.errors++
+  req.on("error", (error: NodeJS.ErrnoException) => {
+    if (!closedByUs) failed(tally, `stream ${error.code ?? error.message}`)
     ready()
   })
   return {
@@ -251,7 +265,7 @@ async function collectTabs(tabs: readonly Tab[], way: Way, from: number, to: num
 
 async function runOnce(app: ConsoleUnderTest, service: DirectSandbox, metricsToken: string, way: Way, desks: number, cfg: PushSettings, browser: Browser | null, tabCount: number): Promise<Outcome> {
   const headers = app.headers
-  const tally = { requests: 0, errors: 0 }
+  const tally: Tally = { requests: 0, errors: 0, kinds: new Map() }
   const ages: number[] = []
   const pageAges: number[] = []
   const pageErrors: string[] = []
@@ -317,6 +331,7 @@ async function runOnce(app: ConsoleUnderTest, service: DirectSandbox, metricsTok
     serviceCpuSecondsPerHour: serviceCpuMs / 1000 / (seconds / 3600),
     mibPerStream: way === "push" ? Math.max(0, rssOpen - rssBefore) / desks : null,
     errors: tally.errors,
+    errorKinds: [...tally.kinds].map(([kind, n]) => `${n} × ${kind}`),
     quoteCallsPerSecond: calls / seconds,
     requests: tally.requests - requests0,
   }
@@ -339,7 +354,7 @@ async function measureStatusLatency(app: ConsoleUnderTest, count: number, waitMs
   const latencies: number[] = []
   const errors: string[] = []
   const settled = new Set<string>()
-  const tally = { errors: 0 }
+  const tally: Tally = { requests: 0, errors: 0, kinds: new Map() }
   const stream = streamClient(app.origin, app.cookie, tally, () => undefined, {
     path: "/api/stream?topics=notifications",
     onEvent: (name, data, at) => {
@@ -520,7 +535,7 @@ export async function measurePush(bench: Bench, client: BenchClient, cfg: PushSe
       what: `${desks} desks${tabs}: errors; the service's quotes calls per second (push; polling beside)`,
       console: `${push.errors}; ${round(push.quoteCallsPerSecond, 2)}/s`,
       baseline: `${poll.errors}; ${round(poll.quoteCallsPerSecond, 2)}/s`,
-      value: "",
+      value: [...push.errorKinds.map((k) => `push: ${k}`), ...poll.errorKinds.map((k) => `polling: ${k}`)].join("; "),
       goal: "0 errors; ≤ 1 call/s",
       ok: push.errors === 0 && poll.errors === 0 && push.quoteCallsPerSecond <= 1.05 && poll.quoteCallsPerSecond <= 1.05,
     })
