@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs"
-import { defineConfig, devices } from "@playwright/test"
+import { type PlaywrightTestConfig, defineConfig, devices } from "@playwright/test"
 import { E2E_RECONCILE_AFTER_MS } from "./e2e/helpers"
 
 const port = Number(process.env.E2E_PORT ?? 3100)
@@ -28,18 +28,81 @@ const oidcClient = { OIDC_CLIENT_ID: "treasury-console", OIDC_CLIENT_SECRET: "e2
 const CHECKER2 = { email: "checker2@example.com", passwordHash: "$2b$10$oAwqRxWDiZOOTzj0puLcBunu/negBA5KuI2bmcnuj6LWS2krJbi.m" }
 // bcrypt of ADMIN2_PASSWORD in e2e/policy-four-eyes.spec.ts: the step-up server's second admin, who approves a policy change.
 const ADMIN2 = { email: "admin2@example.com", passwordHash: "$2b$10$QO905htnmmnu4lasM53JpuhMH2CYtsdSOTgVn1SjomDpEeO9EUsj." }
+// npm run test:e2e runs the suite as two Playwright processes side by side (scripts/e2e-shards.mjs),
+// each with its own servers on its own ports, one test at a time each:
+//   E2E_SHARD=a: the main server alone, with the chromium specs of SHARD_A (then the secrets check of its log);
+//   E2E_SHARD=b: every server, the other chromium specs and every other project.
+// Unset (npx playwright test), one process runs everything, as before.
+const shard = process.env.E2E_SHARD === "a" || process.env.E2E_SHARD === "b" ? process.env.E2E_SHARD : null
+const SHARD_A = /(^|[\\/])(trade|pre-trade|conversions|admin|security|approvals|executions|stream)\.spec\.ts$/
+const OTHER_SERVERS = /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/
+const chromiumFiles =
+  shard === "a" ? { testMatch: SHARD_A, testIgnore: OTHER_SERVERS } : shard === "b" ? { testIgnore: [OTHER_SERVERS, SHARD_A] } : { testIgnore: OTHER_SERVERS }
+type WebServer = Extract<NonNullable<PlaywrightTestConfig["webServer"]>, unknown[]>[number]
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
+
+const webServers: WebServer[] = [
+  {
+    command: "node scripts/e2e-server.mjs",
+    url: `${baseURL}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    // A second trader (checker2@example.com) besides the demo users: e2e/inbox.spec.ts needs two people who may approve one request.
+    // RECONCILE_AFTER_MS short: e2e/admin.spec.ts's Reconcile now waits that long, not the default 30 s.
+    env: {
+      E2E_PORT: String(port),
+      CONSOLE_USERS: JSON.stringify([{ email: CHECKER2.email, role: "trader", passwordHash: CHECKER2.passwordHash }]),
+      RECONCILE_AFTER_MS: String(E2E_RECONCILE_AFTER_MS),
+    },
+  },
+  {
+    command: "node scripts/e2e-server.mjs",
+    url: `${orchestrationsURL}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    // A second admin (admin2@example.com): a policy change there waits for the other admin (e2e/policy-four-eyes.spec.ts).
+    env: {
+      E2E_PORT: String(orchestrationsPort),
+      UPSTREAM_CONVERSIONS_API: "orchestrations",
+      STEP_UP: "webauthn",
+      E2E_PUBLIC_URL: orchestrationsPublicURL,
+      CONSOLE_USERS: JSON.stringify([{ email: ADMIN2.email, role: "admin", passwordHash: ADMIN2.passwordHash }]),
+    },
+  },
+  {
+    command: "node scripts/e2e-oidc-provider.mjs",
+    url: `${oidcProviderURL}/.well-known/openid-configuration`,
+    timeout: 60_000,
+    reuseExistingServer: false,
+    env: { OIDC_PROVIDER_PORT: String(oidcProviderPort), CONSOLE_URL: ssoURL, ...oidcClient },
+  },
+  {
+    command: "node scripts/e2e-server.mjs",
+    url: `${ssoURL}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    env: { E2E_PORT: String(ssoPort), OIDC_ISSUER: oidcProviderURL, ...oidcClient },
+  },
+  {
+    command: "node scripts/standalone-server.mjs",
+    url: `${standaloneURL}/api/health/live`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    env: { E2E_PORT: String(standalonePort) },
+  },
+]
 
 export default defineConfig({
   testDir: "e2e",
   testIgnore: ["perf/**"],
   outputDir: `test-results/${port}`,
   fullyParallel: false,
-  // Two workers, but one per project (each project's `workers: 1`): the tests of one server
-  // run one at a time (they share its sandbox, settings and counters), while the projects on
-  // the other servers (orchestrations, sso, standalone, failover) run beside the main one.
-  workers: 2,
+  // One test at a time per server (each project's `workers: 1`: the tests of one server share
+  // its sandbox, settings and counters). Unsharded, two workers: the projects on the other
+  // servers (orchestrations, sso, standalone, failover) run beside the main one. Sharded, one
+  // worker per process: the two processes are the two tests at a time.
+  workers: shard ? 1 : 2,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -66,7 +129,7 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/, workers: 1 },
-    { name: "chromium", workers: 1, use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], testIgnore: /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/ },
+    { name: "chromium", workers: 1, use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"], ...chromiumFiles },
     // Signs in on its own server (its own auth secret).
     { name: "orchestrations", workers: 1, testMatch: /(orchestrations|step-up|staff|policy-four-eyes)\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: orchestrationsPublicURL } },
     { name: "sso", workers: 1, testMatch: /sso\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: ssoURL } },
@@ -75,55 +138,7 @@ export default defineConfig({
     { name: "failover", workers: 1, testMatch: /stream-failover\.spec\.ts/, use: { ...devices["Desktop Chrome"], baseURL: failoverURL } },
     // Runs after everything else: reads the build output and the server's log for secrets.
     { name: "secrets", workers: 1, testMatch: /secrets\.spec\.ts/, dependencies: ["chromium"] },
-  ],
-  webServer: [
-    {
-      command: "node scripts/e2e-server.mjs",
-      url: `${baseURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      // A second trader (checker2@example.com) besides the demo users: e2e/inbox.spec.ts needs two people who may approve one request.
-      // RECONCILE_AFTER_MS short: e2e/admin.spec.ts's Reconcile now waits that long, not the default 30 s.
-      env: {
-        E2E_PORT: String(port),
-        CONSOLE_USERS: JSON.stringify([{ email: CHECKER2.email, role: "trader", passwordHash: CHECKER2.passwordHash }]),
-        RECONCILE_AFTER_MS: String(E2E_RECONCILE_AFTER_MS),
-      },
-    },
-    {
-      command: "node scripts/e2e-server.mjs",
-      url: `${orchestrationsURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      // A second admin (admin2@example.com): a policy change there waits for the other admin (e2e/policy-four-eyes.spec.ts).
-      env: {
-        E2E_PORT: String(orchestrationsPort),
-        UPSTREAM_CONVERSIONS_API: "orchestrations",
-        STEP_UP: "webauthn",
-        E2E_PUBLIC_URL: orchestrationsPublicURL,
-        CONSOLE_USERS: JSON.stringify([{ email: ADMIN2.email, role: "admin", passwordHash: ADMIN2.passwordHash }]),
-      },
-    },
-    {
-      command: "node scripts/e2e-oidc-provider.mjs",
-      url: `${oidcProviderURL}/.well-known/openid-configuration`,
-      timeout: 60_000,
-      reuseExistingServer: false,
-      env: { OIDC_PROVIDER_PORT: String(oidcProviderPort), CONSOLE_URL: ssoURL, ...oidcClient },
-    },
-    {
-      command: "node scripts/e2e-server.mjs",
-      url: `${ssoURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      env: { E2E_PORT: String(ssoPort), OIDC_ISSUER: oidcProviderURL, ...oidcClient },
-    },
-    {
-      command: "node scripts/standalone-server.mjs",
-      url: `${standaloneURL}/api/health/live`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      env: { E2E_PORT: String(standalonePort) },
-    },
-  ],
+  ].filter((project) => shard !== "a" || ["setup", "chromium", "secrets"].includes(project.name)),
+  // Shard a needs the main server only (the first).
+  webServer: webServers.slice(0, shard === "a" ? 1 : undefined),
 })
