@@ -297,6 +297,20 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     expect(rejected).toMatchObject({ state: "REJECTED", reason: "too large" })
     expect(await listDecisions(h.db, { requestId: again.id, limit: 1 })).toMatchObject([{ action: "reject", outcome: "done", credential_id: key.id, user_verified: true, digest: again.stepUp.digest }])
   })
+
+  it("with step-up off, an assertion sent anyway is not checked: the approval and its trail name no passkey", async () => {
+    const key = keys.get(checker.email)!
+    const { submission, refId } = await ask("220.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    // The route passes the body's step_up whatever STEP_UP says; this one answers no challenge at all.
+    const sent = assert(key, randomBytes(32).toString("base64url"), ORIGIN)
+    const approved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, stepUp: { mode: "off", rp, assertion: sent } })
+    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED", approvals: { given: [{ email: checker.email, credential_id: null, user_verified: null }] } })
+    expect(await executionsWithRef(refId)).toHaveLength(1)
+    const [done] = await listDecisions(h.db, { requestId: submission.request.id, limit: 1 })
+    expect(done).toMatchObject({ action: "approve", outcome: "done", credential_id: null, user_verified: null })
+    expect(done?.digest).toMatch(/^[0-9a-f]{64}$/)
+  })
 })
 
 describe.each(testDrivers())("step-up on a console where no one has saved a policy, on %s", (driver) => {
