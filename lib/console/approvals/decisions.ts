@@ -115,11 +115,6 @@ export async function openApprovalRequest(
   )
 }
 
-/** Approval requests of a generated sandbox week, already decided (APPROVED), in the caller's transaction. */
-export async function insertHistoricApprovals(tx: Db, rows: readonly (typeof consoleApprovals.$inferInsert)[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) await tx.insert(consoleApprovals).values(rows.slice(i, i + 500))
-}
-
 function decimalsOf(value: string): number {
   const dot = value.indexOf(".")
   return dot === -1 ? 0 : value.length - dot - 1
@@ -171,6 +166,7 @@ function voided(reason: string | null): HttpProblem {
  * day's usage (it counts while it waits). Nothing changes; the request stays PENDING.
  */
 async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staff, now: Date): Promise<void> {
+  // Stryker disable next-line StringLiteral: mutation runs use PGlite (one connection): the lock (as the admission's, submission.ts) shows only on Postgres, under concurrent approvals and orders.
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${approval.makerEmail}`}))`)
   const [read] = await tx
     .select({ policy: storedPolicyJson, used: usedTodaySum })

@@ -7,6 +7,7 @@ import type { Role, Staff } from "@/lib/auth/roles"
 import { recordAuthEvent } from "@/lib/auth/sessions"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
+import { endLapsed } from "@/lib/console/approvals/expiry"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
 import { requestHref } from "@/lib/console/notify/approvals"
 import { readInbox } from "@/lib/console/notify/inbox"
@@ -205,7 +206,11 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
       await recordAuthEvent(h.db, { kind: "sign_in_failed", email: maker.email, detail: { provider: "oidc", subject: "x", reason: "no console role" } })
       let asked = 0
       const directory = (email: string): Role | null => (email === maker.email ? (asked++ === 0 ? "trader" : after) : (DEMO_USERS.find((u) => u.email === email)?.role ?? null))
-      const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory }).catch((e: unknown) => e)
+      // This instance's sweep has just run (with the maker still a trader), so the approval's
+      // own check of the request asks first and finds them a trader; the maker's role read after it finds them gone.
+      const now = new Date()
+      await endLapsed(h.db, now, (email) => (email === maker.email ? "trader" : (DEMO_USERS.find((u) => u.email === email)?.role ?? null)))
+      const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory, now: () => new Date(now.getTime() + 1) }).catch((e: unknown) => e)
       expect(problemOf(approval)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "VOIDED", reason } })
       expect(problemOf(approval).detail).toBe(`This request was voided (${reason}); nothing was sent.`)
       expect(await intentOf(submission.request.id)).toMatchObject({ state: "FAILED", recordId: null, problem: expect.objectContaining({ code: "request_voided" }) as unknown })

@@ -287,7 +287,12 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("reject needs step-up too, over its own digest: an approve's assertion does not reject", async () => {
     const key = keys.get(checker.email)!
     const { id, refId, stepUp } = await pending("207.00", "reject")
-    expect(stepUp.authorises).toMatchObject({ action: "reject" })
+    expect(stepUp.authorises).toMatchObject({ action: "reject", requests: [{ id, amount: "207.00" }] })
+    // An assertion for rejecting another request does not reject this one.
+    const otherReject = await pending("207.50", "reject")
+    const elsewhere = await rejectRequest(h.db, checker, id, { reason: "no" }, { stepUp: on(assert(key, otherReject.stepUp.options.challenge, ORIGIN)) }).catch((e: unknown) => e)
+    expect(problemOf(elsewhere)).toMatchObject({ status: 403, code: "step_up_digest_mismatch" })
+    await unchanged(id, refId)
     const forApprove = await pending("208.00")
     const wrong = await rejectRequest(h.db, checker, id, { reason: "no" }, { stepUp: on(assert(key, forApprove.stepUp.options.challenge, ORIGIN)) }).catch((e: unknown) => e)
     expect(problemOf(wrong)).toMatchObject({ code: "step_up_digest_mismatch" })
