@@ -3,8 +3,7 @@ import { createHash } from "node:crypto"
 import { and, eq, gt, lt } from "drizzle-orm"
 import type { Staff } from "@/lib/auth/roles"
 import type { Db } from "@/lib/db/client"
-import { consoleBalanceSnapshots } from "@/lib/db/schema"
-import { insertHistoricApprovals } from "@/lib/console/approvals/decisions"
+import { consoleApprovals, consoleBalanceSnapshots } from "@/lib/db/schema"
 import { type HistoricCreate, insertHistoricCreates } from "@/lib/console/intents"
 import { OBSERVED_WITHIN_MS } from "@/lib/console/statements/statement"
 import { historyExists } from "@/lib/problem"
@@ -92,9 +91,9 @@ function intentOf(record: HistoryRecord, maker: Staff): HistoricCreate {
 }
 
 /** The intents (and approvals) of the records the generated desk placed. */
-export function historicCreates(answer: SandboxHistoryAnswer): { intents: HistoricCreate[]; approvals: Parameters<typeof insertHistoricApprovals>[1][number][] } {
+export function historicCreates(answer: SandboxHistoryAnswer): { intents: HistoricCreate[]; approvals: (typeof consoleApprovals.$inferInsert)[] } {
   const intents: HistoricCreate[] = []
-  const approvals: Parameters<typeof insertHistoricApprovals>[1][number][] = []
+  const approvals: (typeof consoleApprovals.$inferInsert)[] = []
   for (const record of answer.records) {
     if (draw("history-placed", answer.seed, record.id) >= 0.8) continue
     const maker = HISTORY_TRADERS[Math.floor(draw("history-maker", answer.seed, record.id) * HISTORY_TRADERS.length)]!
@@ -203,4 +202,9 @@ export async function generateSandboxHistory(
     to: answer.to,
     counts: { ...answer.counts, console_placed: intents.length, approvals: approvals.length, snapshots },
   }
+}
+
+/** Approval requests of a generated sandbox week, already decided (APPROVED), in the caller's transaction. */
+async function insertHistoricApprovals(tx: Db, rows: readonly (typeof consoleApprovals.$inferInsert)[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await tx.insert(consoleApprovals).values(rows.slice(i, i + 500))
 }

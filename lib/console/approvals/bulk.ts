@@ -30,11 +30,11 @@ export async function approveMany(deps: ConsoleDeps, staff: Staff, ids: string[]
       await mayDecide(deps.db, approval, staff, "approve")
       approvals.push(approval)
     }
-    await steppedUp(deps.db, staff, "approve", approvals, attempt, options.stepUp, now)
+    const proof = await steppedUp(deps.db, staff, "approve", approvals, attempt, options.stepUp, now)
     const items: BulkItem[] = []
     for (const id of ids) {
       try {
-        items.push({ id, request: await approveRequest(deps, staff, id, body, { ...options, provenBy: attempt.proof ?? undefined }) })
+        items.push({ id, request: await approveRequest(deps, staff, id, body, { ...options, provenBy: proof }) })
       } catch (error) {
         if (!(error instanceof HttpProblem)) throw error
         items.push({ id, problem: error.problem })

@@ -162,9 +162,9 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     expect(await stateIn(new Date(expiresAt - 1))).toBe("PENDING")
     // A millisecond past its time: the list was swept a moment ago, so it may still say PENDING...
     expect(await stateIn(new Date(expiresAt + 1))).toBe("PENDING")
-    // ...but approving it is refused as expired, and nothing is placed.
+    // ...but approving it is refused as expired, and nothing is placed: told as the request now stands, ended EXPIRED by this approval's own check.
     const late = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, now: at(2) }).catch((e: unknown) => e)
-    expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" } })
+    expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" }, detail: "This request is EXPIRED; only a PENDING request can be changed." })
     const [intent] = await h.db.select().from(consoleIntents).where(eq(consoleIntents.id, submission.request.id))
     expect(intent).toMatchObject({ state: "FAILED", recordId: null, problem: { code: "request_expired" } })
     expect(await stateIn(new Date(expiresAt + END_LAPSED_EVERY_MS + 10))).toBe("EXPIRED")

@@ -44,12 +44,13 @@ export interface ApprovalOptions {
   provenBy?: StepUpProof | undefined
 }
 
-/** Step-up for a decision on `approvals` (one, or a bulk approval's list), its digest and proof kept on `attempt` for the trail. */
-export async function steppedUp(db: Db, staff: Staff, action: DecisionAction, approvals: ConsoleApproval[], attempt: DecisionAttempt, stepUp: StepUp | undefined, now: Date): Promise<void> {
+/** Step-up for a decision on `approvals` (one, or a bulk approval's list): its proof, kept on `attempt` with its digest for the trail. */
+export async function steppedUp(db: Db, staff: Staff, action: DecisionAction, approvals: ConsoleApproval[], attempt: DecisionAttempt, stepUp: StepUp | undefined, now: Date): Promise<StepUpProof> {
   const decision = await describeDecision(db, action, approvals)
   attempt.digest = decision.digest
   attempt.presented = stepUp?.mode === "webauthn" ? stepUp.assertion?.id : undefined
   attempt.proof = await checkStepUp(db, staff, decision, stepUp, now)
+  return attempt.proof
 }
 
 /**
@@ -114,11 +115,6 @@ export async function openApprovalRequest(
   )
 }
 
-/** Approval requests of a generated sandbox week, already decided (APPROVED), in the caller's transaction. */
-export async function insertHistoricApprovals(tx: Db, rows: readonly (typeof consoleApprovals.$inferInsert)[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) await tx.insert(consoleApprovals).values(rows.slice(i, i + 500))
-}
-
 function decimalsOf(value: string): number {
   const dot = value.indexOf(".")
   return dot === -1 ? 0 : value.length - dot - 1
@@ -170,6 +166,7 @@ function voided(reason: string | null): HttpProblem {
  * day's usage (it counts while it waits). Nothing changes; the request stays PENDING.
  */
 async function withinMakersLimits(tx: Db, approval: ConsoleApproval, maker: Staff, now: Date): Promise<void> {
+  // Stryker disable next-line StringLiteral: mutation runs use PGlite (one connection): the lock (as the admission's, submission.ts) shows only on Postgres, under concurrent approvals and orders.
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`console_limits:${approval.makerEmail}`}))`)
   const [read] = await tx
     .select({ policy: storedPolicyJson, used: usedTodaySum })
@@ -207,8 +204,8 @@ export async function loadForAction(db: Db, id: string, now: Date, directory?: D
   await endLapsed(db, now, directory)
   const approval = await approvalOf(db, id)
   if (!approval) throw notFound(`No approval request ${id}.`)
-  // The sweep is throttled: the request about to be decided is checked on its own.
-  if (await endLapsedFor(db, approval, now, directory)) return (await approvalOf(db, id)) ?? approval
+  // The sweep is throttled: the request about to be decided is checked on its own, and read again once it ended (requests are never deleted).
+  if (await endLapsedFor(db, approval, now, directory)) return (await approvalOf(db, id))!
   return approval
 }
 
@@ -287,8 +284,8 @@ async function approveAttempt(
   }
   const maker: Staff = { email: approval.makerEmail, role }
   await mayDecide(deps.db, approval, staff, "approve")
-  if (options.provenBy) attempt.proof = options.provenBy
-  else await steppedUp(deps.db, staff, "approve", [approval], attempt, options.stepUp, now)
+  const proof = options.provenBy ?? (await steppedUp(deps.db, staff, "approve", [approval], attempt, options.stepUp, now))
+  attempt.proof = proof
   let send: Record<string, unknown> = approval.request
   let current: Quote | null = null
   if (approval.kind === "execution") {
@@ -296,8 +293,8 @@ async function approveAttempt(
     if (!current) throw quotesUnavailable(approval.side, approval.market)
     send = { ...approval.request, quote_id: current.id }
   }
-  const priceOk = !current || !approval.limitPrice || withinLimit(current.side, current.price, approval.limitPrice)
-  const proof = attempt.proof
+  // An execution's request always holds its limit (written from its quote when it was opened).
+  const priceOk = !current || withinLimit(current.side, current.price, approval.limitPrice!)
   const last = await boundedTransaction(deps.db, async (tx) => {
     // The maker's limits as they are now (per order and per day), under the admission's own lock.
     await withinMakersLimits(tx, approval, maker, now)
@@ -316,9 +313,9 @@ async function approveAttempt(
       staffEmail: staff.email.toLowerCase(),
       staffRole: staff.role,
       at: now,
-      credentialId: proof?.credentialId ?? null,
-      userVerified: proof?.userVerified ?? null,
-      digest: proof?.digest ?? attempt.digest ?? null,
+      credentialId: proof.credentialId,
+      userVerified: proof.userVerified,
+      digest: proof.digest,
       comment: body.comment ?? null,
     })
     if (before.length + 1 < pending.required) return false

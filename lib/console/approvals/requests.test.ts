@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto"
 import { eq } from "drizzle-orm"
 import { beforeEach, describe, expect, it } from "vitest"
+import { ensureStaffBootstrap } from "@/lib/auth/staff"
 import { DEMO_USERS } from "@/lib/auth/demo-users"
 import type { Role, Staff } from "@/lib/auth/roles"
 import { recordAuthEvent } from "@/lib/auth/sessions"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { approveRequest, rejectRequest, withdrawRequest } from "@/lib/console/approvals/decisions"
+import { endLapsed } from "@/lib/console/approvals/expiry"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
+import { requestHref } from "@/lib/console/notify/approvals"
+import { readInbox } from "@/lib/console/notify/inbox"
 import { readPolicy, savePolicy } from "@/lib/console/policy"
 import { rememberServed } from "@/lib/console/served-quotes"
 import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
@@ -55,6 +59,22 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
       if (asked.kind !== "request") throw new Error("expected a request")
       expect(asked.request).toMatchObject({ reviewed_price: price, limit_price: limit, ref_id: body.ref_id, profile_id: profileId })
     }
+  })
+
+  it("a waiting execution is in the inbox of each person who may approve it, as what it is, how much and whose; not in its maker's", async () => {
+    // Who is told is read from the staff table: the sandbox's demo users as the console starts with them.
+    await ensureStaffBootstrap(h.db)
+    const { submission } = await f.ask("230.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    const id = submission.request.id
+    const waiting = async (who: Staff) => (await readInbox(h.db, who.email)).items.filter((n) => n.href === requestHref(id))
+    // The demo admin and trader (the staff table's traders and admins); never the maker.
+    for (const approver of [checker, { email: "trader@example.com", role: "trader" } as const]) {
+      expect(await waiting(approver)).toMatchObject([
+        { kind: "approval_waiting", title: "Approval waiting: buy BTCUSD request", detail: expect.stringContaining(`${me.email} asks for a second person to approve a buy BTCUSD request of 230.00 USD.`) as string },
+      ])
+    }
+    expect(await waiting(me)).toEqual([])
   })
 
   it("of five rejections at once one wins; the others are told the request is REJECTED, and its reason is the winner's", async () => {
@@ -186,7 +206,11 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
       await recordAuthEvent(h.db, { kind: "sign_in_failed", email: maker.email, detail: { provider: "oidc", subject: "x", reason: "no console role" } })
       let asked = 0
       const directory = (email: string): Role | null => (email === maker.email ? (asked++ === 0 ? "trader" : after) : (DEMO_USERS.find((u) => u.email === email)?.role ?? null))
-      const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory }).catch((e: unknown) => e)
+      // This instance's sweep has just run (with the maker still a trader), so the approval's
+      // own check of the request asks first and finds them a trader; the maker's role read after it finds them gone.
+      const now = new Date()
+      await endLapsed(h.db, now, (email) => (email === maker.email ? "trader" : (DEMO_USERS.find((u) => u.email === email)?.role ?? null)))
+      const approval = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, directory, now: () => new Date(now.getTime() + 1) }).catch((e: unknown) => e)
       expect(problemOf(approval)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "VOIDED", reason } })
       expect(problemOf(approval).detail).toBe(`This request was voided (${reason}); nothing was sent.`)
       expect(await intentOf(submission.request.id)).toMatchObject({ state: "FAILED", recordId: null, problem: expect.objectContaining({ code: "request_voided" }) as unknown })

@@ -130,36 +130,39 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("refusals name why, change nothing and are on the trail: replayed, other digest, another person's credential, expired, not user-verified, wrong origin", async () => {
     const key = keys.get(checker.email)!
     let target = ""
-    const cases: [string, (p: Awaited<ReturnType<typeof pending>>) => Promise<unknown>][] = [
-      ["step_up_replayed", async (p) => {
+    const why = (text: string) => `The passkey assertion is refused: ${text}. Nothing changed.`
+    const cases: [string, string, (p: Awaited<ReturnType<typeof pending>>) => Promise<unknown>][] = [
+      ["step_up_replayed", why("its challenge was already used: an assertion authorises one decision once"), async (p) => {
         const assertion = assert(key, p.stepUp.options.challenge, ORIGIN)
         // The assertion is spent on another request's decision first (refused there: not its digest).
         const other = await pending("203.00")
         await approveRequest(h, checker, other.id, {}, { heldQuotes, stepUp: on(assertion) }).catch(() => null)
         return approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assertion) })
       }],
-      ["step_up_digest_mismatch", async (p) => {
+      ["step_up_digest_mismatch", why("it was given for another decision (its digest is not this one's)"), async (p) => {
         const other = await pending("204.00")
         return approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, other.stepUp.options.challenge, ORIGIN)) })
       }],
-      ["step_up_foreign_credential", async () => {
+      ["step_up_foreign_credential", why("its credential is another person's passkey"), async () => {
         // otherTrader is asked, and answers with the checker's passkey.
         const mine = await pending("205.00", "approve", otherTrader)
         target = mine.id
         return approveRequest(h, otherTrader, mine.id, {}, { heldQuotes, stepUp: on(assert(key, mine.stepUp.options.challenge, ORIGIN)) })
       }],
-      ["step_up_expired", (p) => {
+      ["step_up_expired", why("its challenge expired (2 minutes); ask for a new one"), (p) => {
         const later = () => new Date(Date.now() + 3 * 60_000)
         return approveRequest(h, checker, p.id, {}, { heldQuotes, now: later, stepUp: on(assert(key, p.stepUp.options.challenge, ORIGIN)) })
       }],
-      ["step_up_not_user_verified", (p) => approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, ORIGIN, { userVerified: false })) })],
-      ["step_up_invalid", (p) => approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, "http://evil.localhost:3000")) })],
+      ["step_up_not_user_verified", why("the authenticator did not verify the user (PIN or biometrics)"), (p) =>
+        approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, ORIGIN, { userVerified: false })) })],
+      ["step_up_invalid", why(`it does not verify (Unexpected authentication response origin "http://evil.localhost:3000", expected "${ORIGIN}")`), (p) => approveRequest(h, checker, p.id, {}, { heldQuotes, stepUp: on(assert(key, p.stepUp.options.challenge, "http://evil.localhost:3000")) })],
     ]
-    for (const [code, attempt] of cases) {
+    for (const [code, detail, attempt] of cases) {
       const p = await pending("206.00")
       target = p.id
       const outcome = await attempt(p).catch((e: unknown) => e)
-      expect(problemOf(outcome), code).toMatchObject({ status: 403, code })
+      // What the person is told: the code, and in words why (the API answers this problem as it is).
+      expect(problemOf(outcome), code).toMatchObject({ status: 403, code, detail })
       await unchanged(p.id, p.refId)
       const [last] = await listDecisions(h.db, { requestId: target, limit: 1 })
       // The credential presented is recorded with the refusal; user verification only once proven.
@@ -284,7 +287,12 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
   it("reject needs step-up too, over its own digest: an approve's assertion does not reject", async () => {
     const key = keys.get(checker.email)!
     const { id, refId, stepUp } = await pending("207.00", "reject")
-    expect(stepUp.authorises).toMatchObject({ action: "reject" })
+    expect(stepUp.authorises).toMatchObject({ action: "reject", requests: [{ id, amount: "207.00" }] })
+    // An assertion for rejecting another request does not reject this one.
+    const otherReject = await pending("207.50", "reject")
+    const elsewhere = await rejectRequest(h.db, checker, id, { reason: "no" }, { stepUp: on(assert(key, otherReject.stepUp.options.challenge, ORIGIN)) }).catch((e: unknown) => e)
+    expect(problemOf(elsewhere)).toMatchObject({ status: 403, code: "step_up_digest_mismatch" })
+    await unchanged(id, refId)
     const forApprove = await pending("208.00")
     const wrong = await rejectRequest(h.db, checker, id, { reason: "no" }, { stepUp: on(assert(key, forApprove.stepUp.options.challenge, ORIGIN)) }).catch((e: unknown) => e)
     expect(problemOf(wrong)).toMatchObject({ code: "step_up_digest_mismatch" })
@@ -293,6 +301,20 @@ describe.each(testDrivers())("passkeys and step-up for decisions, on %s", (drive
     const rejected = await rejectRequest(h.db, checker, again.id, { reason: "too large" }, { stepUp: on(assert(key, again.stepUp.options.challenge, ORIGIN)) })
     expect(rejected).toMatchObject({ state: "REJECTED", reason: "too large" })
     expect(await listDecisions(h.db, { requestId: again.id, limit: 1 })).toMatchObject([{ action: "reject", outcome: "done", credential_id: key.id, user_verified: true, digest: again.stepUp.digest }])
+  })
+
+  it("with step-up off, an assertion sent anyway is not checked: the approval and its trail name no passkey", async () => {
+    const key = keys.get(checker.email)!
+    const { submission, refId } = await ask("220.00")
+    if (submission.kind !== "request") throw new Error("expected a request")
+    // The route passes the body's step_up whatever STEP_UP says; this one answers no challenge at all.
+    const sent = assert(key, randomBytes(32).toString("base64url"), ORIGIN)
+    const approved = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, stepUp: { mode: "off", rp, assertion: sent } })
+    expect(approved).toMatchObject({ state: "APPROVED", placement: "PLACED", approvals: { given: [{ email: checker.email, credential_id: null, user_verified: null }] } })
+    expect(await executionsWithRef(refId)).toHaveLength(1)
+    const [done] = await listDecisions(h.db, { requestId: submission.request.id, limit: 1 })
+    expect(done).toMatchObject({ action: "approve", outcome: "done", credential_id: null, user_verified: null })
+    expect(done?.digest).toMatch(/^[0-9a-f]{64}$/)
   })
 })
 

@@ -1,11 +1,14 @@
 import { eq } from "drizzle-orm"
 import { beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { ensureStaffBootstrap } from "@/lib/auth/staff"
 import type { Staff } from "@/lib/auth/roles"
 import { staffRef } from "@/lib/auth/staff-ref"
 import { approveMany } from "@/lib/console/approvals/bulk"
 import { approveRequest, rejectRequest } from "@/lib/console/approvals/decisions"
 import type { StepUp } from "@/lib/console/approvals/step-up"
 import { getApproval, listApprovals } from "@/lib/console/approvals/reads"
+import { requestHref } from "@/lib/console/notify/approvals"
+import { readInbox } from "@/lib/console/notify/inbox"
 import { readPolicy, savePolicy } from "@/lib/console/policy"
 import { consoleApprovalVotes } from "@/lib/db/schema"
 import { SINGLE_APPROVER, approvalRequirement } from "@/lib/limits"
@@ -148,6 +151,8 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
   })
 
   it("the top tier allows admins only: a trader may neither approve nor reject (403, nothing recorded); an admin may reject", async () => {
+    // Who is told is read from the staff table: the sandbox's demo users as the console starts with them.
+    await ensureStaffBootstrap(h.db)
     const { submission, refId } = await ask("900.00")
     if (submission.kind !== "request") throw new Error("expected a request")
     const id = submission.request.id
@@ -164,6 +169,9 @@ describe.each(testDrivers())("tiered approvals against the sandbox on %s", (driv
     const listed = await listApprovals(h.db, { state: "PENDING", limit: 200 }, new Date(), otherTrader)
     const forAdmin = await listApprovals(h.db, { state: "PENDING", limit: 200 }, new Date(), secondAdmin)
     expect(forAdmin.pending_for_you - listed.pending_for_you).toBeGreaterThanOrEqual(1)
+    // Nor in a trader's inbox: only the admins are told it waits (the staff table's: the demo trader and admin).
+    const told = async (email: string) => (await readInbox(h.db, email)).items.some((n) => n.href === requestHref(id))
+    expect([await told("trader@example.com"), await told(checker.email)]).toEqual([false, true])
     await approveRequest(h, secondAdmin, id, {}, { heldQuotes })
     const rejected = await rejectRequest(h.db, checker, id, { reason: "over the desk's appetite" })
     expect(rejected).toMatchObject({ state: "REJECTED", placement: "NOT_SENT", approvals: { given: [{ email: secondAdmin.email }] } })
