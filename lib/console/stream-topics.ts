@@ -56,6 +56,14 @@ const SENT_KEEP_MS = 3 * 60_000
 
 const ALL_TOPICS: readonly StreamTopic[] = ["inbox", "approvals", "approval_list", "overview", "notifications"]
 
+/** Each topic but the notifications (a feed with a cursor, read apart): its read for one person, as the event a stream is sent. */
+const TOPIC_FRAMES: { [T in Exclude<StreamTopic, "notifications">]: (sources: TopicSources, staff: Staff) => Promise<string> } = {
+  inbox: async (sources, staff) => sseEvent("inbox", await sources.inbox(staff.email)),
+  approvals: async (sources, staff) => sseEvent("approvals", await sources.approvals(staff)),
+  approval_list: async (sources, staff) => sseEvent("approval_list", await sources.approvalList(staff)),
+  overview: async (sources, staff) => sseEvent("overview", await sources.overview(staff)),
+}
+
 function keyOf(topic: StreamTopic, staff: Staff): string {
   const email = staff.email.toLowerCase()
   if (topic === "overview") return roleAtLeast(staff.role, "admin") ? "admin" : "staff"
@@ -133,15 +141,7 @@ export function createTopicPump(options: {
       [...groups].map(async ([key, subs]) => {
         try {
           if (topic === "notifications") return await readNotifications(key, subs)
-          const staff = subs[0]!.staff
-          const frame =
-            topic === "inbox"
-              ? sseEvent("inbox", await sources.inbox(staff.email))
-              : topic === "approvals"
-                ? sseEvent("approvals", await sources.approvals(staff))
-                : topic === "approval_list"
-                  ? sseEvent("approval_list", await sources.approvalList(staff))
-                  : sseEvent("overview", await sources.overview(staff))
+          const frame = await TOPIC_FRAMES[topic](sources, subs[0]!.staff)
           latest.set(`${topic}|${key}`, frame)
           deliver(topic, subs, frame)
         } catch (error) {
