@@ -38,6 +38,8 @@ const SHARD_A = /(^|[\\/])(trade|pre-trade|conversions|admin|security|approvals|
 const OTHER_SERVERS = /(secrets|orchestrations|step-up|staff|policy-four-eyes|sso|standalone|stream-failover)\.spec\.ts/
 const chromiumFiles =
   shard === "a" ? { testMatch: SHARD_A, testIgnore: OTHER_SERVERS } : shard === "b" ? { testIgnore: [OTHER_SERVERS, SHARD_A] } : { testIgnore: OTHER_SERVERS }
+/** scripts/e2e-server.mjs gives its server 20 s to stop after a SIGTERM, then kills it. */
+const SERVER_SHUTDOWN = { signal: "SIGTERM" as const, timeout: 25_000 }
 type WebServer = Extract<NonNullable<PlaywrightTestConfig["webServer"]>, unknown[]>[number]
 const systemChromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined
@@ -45,6 +47,8 @@ const executablePath = existsSync(systemChromium) ? systemChromium : undefined
 const webServers: WebServer[] = [
   {
     command: "node scripts/e2e-server.mjs",
+    // SIGTERM, not Playwright's default SIGKILL: the script stops its server's own process group, then exits.
+    gracefulShutdown: SERVER_SHUTDOWN,
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
@@ -58,6 +62,8 @@ const webServers: WebServer[] = [
   },
   {
     command: "node scripts/e2e-server.mjs",
+    // SIGTERM, not Playwright's default SIGKILL: the script stops its server's own process group, then exits.
+    gracefulShutdown: SERVER_SHUTDOWN,
     url: `${orchestrationsURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
@@ -79,6 +85,8 @@ const webServers: WebServer[] = [
   },
   {
     command: "node scripts/e2e-server.mjs",
+    // SIGTERM, not Playwright's default SIGKILL: the script stops its server's own process group, then exits.
+    gracefulShutdown: SERVER_SHUTDOWN,
     url: `${ssoURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process"
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
 
 const port = process.env.E2E_PORT ?? "3100"
 const dataDir = mkdtempSync(path.join(tmpdir(), "console-e2e-"))
@@ -15,7 +16,11 @@ const log = createWriteStream(path.join("test-results", `server-${port}.log`))
 // --keepAliveTimeout: the suite's API clients keep their sockets between tests; with Node's
 // default 5 s the server closed one just as a request was sent on it (ECONNRESET, twice in
 // a run at load 12). Ten minutes leaves that race to no test.
+// Its own process group (npm, the shell, next-server): a signal to this script reaches the
+// server itself, which npm's shell does not pass on (a SIGTERM here left next-server running,
+// on a data folder this script had removed).
 const child = spawn("npm", ["start", "--", "-p", port, "-H", "127.0.0.1", "--keepAliveTimeout", "600000"], {
+  detached: true,
   stdio: ["ignore", "pipe", "pipe"],
   env: {
     ...process.env,
@@ -42,12 +47,30 @@ for (const stream of [child.stdout, child.stderr]) {
     process.stdout.write(chunk)
   })
 }
-const stop = (signal) => {
-  child.kill(signal)
+/** Whether any process of the server's group is left. */
+function groupAlive() {
+  try {
+    process.kill(-child.pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
-process.on("SIGINT", () => stop("SIGINT"))
-process.on("SIGTERM", () => stop("SIGTERM"))
-child.on("exit", (code) => {
+function signalGroup(signal) {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone.
+  }
+}
+process.on("SIGINT", () => signalGroup("SIGINT"))
+process.on("SIGTERM", () => signalGroup("SIGTERM"))
+child.on("exit", async (code) => {
+  // npm can exit before next-server has: the data folder goes only once the whole group has
+  // (its graceful shutdown gets 20 s, then SIGKILL).
+  const deadline = Date.now() + 20_000
+  while (groupAlive() && Date.now() < deadline) await sleep(100)
+  if (groupAlive()) signalGroup("SIGKILL")
   rmSync(dataDir, { recursive: true, force: true })
   process.exit(code ?? 0)
 })
