@@ -1,11 +1,11 @@
-import { eq } from "drizzle-orm"
+import { and, eq } from "drizzle-orm"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import type { Database } from "@/lib/db/client"
 import { env } from "@/lib/env"
 import { log } from "@/lib/log"
-import { consoleIntents } from "@/lib/db/schema"
+import { consoleIntents, consoleNotifications } from "@/lib/db/schema"
 import type { Conversion, QuoteExecution } from "@/lib/schemas/records"
 import { RateLimitedError, UpstreamConfigError, UpstreamProblemError, type UpstreamClient } from "@/lib/upstream"
 import { createTestDatabase } from "@/test/db"
@@ -215,6 +215,21 @@ describe("the reconciler", () => {
     const row = await stateOf(intent.id)
     expect(row).toMatchObject({ state: "FAILED", problem: { status: 403, title: "Insufficient Funds" } })
     expect(row.resolvedAt).not.toBeNull()
+  })
+
+  it("an outcome it cannot learn is told once; learned on a later run, that notification is resolved as found placed", async () => {
+    const intent = await conversionIntent()
+    const toldOf = () =>
+      database.db.select().from(consoleNotifications).where(and(eq(consoleNotifications.kind, "outcome_unknown"), eq(consoleNotifications.subject, intent.id)))
+    const refused = new UpstreamProblemError({ type: "about:blank", title: "Bad Request", status: 400, detail: "unknown parameter" })
+    for (let run = 1; run <= 2; run++) await reconcileIntents(deps({ conversions: () => Promise.reject(refused) }), { now: at(60_000 * run) })
+    const told = await toldOf()
+    expect(told).toHaveLength(1)
+    expect(told[0]).toMatchObject({ resolvedAt: null, resolvedBy: null })
+    expect(await reconcileIntents(deps(found), { now: later })).toMatchObject({ succeeded: 1, unresolved: 0 })
+    const [resolved] = await toldOf()
+    expect(resolved!.resolvedAt).not.toBeNull()
+    expect(resolved!.resolvedBy).toBe("the reconciler")
   })
 
   it("a conversion not found is sent again with its ref_id, through the API that first took it", async () => {
