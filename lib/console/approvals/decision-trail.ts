@@ -81,13 +81,13 @@ export interface DecisionEntry {
   digest: string | null
 }
 
-/** Decision attempts, newest first; with `requestId`, those on that request. */
+/** Decision attempts, newest first (in the order written when two share a millisecond); with `requestId`, those on that request. */
 export async function listDecisions(db: Db, query: { requestId?: string | undefined; limit: number }): Promise<DecisionEntry[]> {
   const rows = await db
     .select()
     .from(consoleApprovalDecisions)
     .where(query.requestId ? sql`${consoleApprovalDecisions.intentIds} @> ${JSON.stringify([query.requestId])}::jsonb` : undefined)
-    .orderBy(desc(consoleApprovalDecisions.at), desc(consoleApprovalDecisions.id))
+    .orderBy(desc(consoleApprovalDecisions.at), desc(consoleApprovalDecisions.seq))
     .limit(query.limit)
   return rows.map((r) => ({
     id: r.id,

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core"
+import { bigint, bigserial, boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core"
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 6 })
 
@@ -52,6 +52,8 @@ export const consoleApprovalDecisions = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     at: at("at").notNull(),
+    /** The order attempts were written in: breaks ties of `at` (migration 0027). */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
     /** approve, reject; or a policy change's: policy_propose, policy_apply (a single admin's), policy_approve, policy_reject, policy_withdraw. */
     action: text("action").$type<"approve" | "reject" | "policy_propose" | "policy_apply" | "policy_approve" | "policy_reject" | "policy_withdraw">().notNull(),
     /** The request(s) decided on (several for a bulk approval), or the policy change. */
