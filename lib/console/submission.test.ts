@@ -16,6 +16,7 @@ import { ApprovalsFixture, checker, intentInserts, problemOf } from "@/test/appr
 import type { ConsoleHarness } from "@/test/console"
 import { testDrivers } from "@/test/db"
 import { linesOf, logLines } from "@/test/log-lines"
+import { UpstreamUnavailableError } from "@/lib/upstream/errors"
 
 describe.each(testDrivers())("submissions against the sandbox on %s", (driver) => {
   const f = new ApprovalsFixture(driver)
@@ -157,6 +158,28 @@ describe.each(testDrivers())("submissions against the sandbox on %s", (driver) =
     // Four orders, and the three refusals on the audit trail.
     const mine = await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))
     expect(mine.map((i) => i.state).sort()).toEqual(["AWAITING_APPROVAL", "AWAITING_APPROVAL", "AWAITING_APPROVAL", "REFUSED", "REFUSED", "REFUSED", "SUCCEEDED"])
+  })
+
+  it("a retry whose replay cannot read the placed record is told the service's error, and is not written as a refusal", async () => {
+    const quote = await heldQuote()
+    const body = { quote_id: quote.id, quote_amount: "40.00", ref_id: randomUUID() }
+    const held = () => Promise.resolve([quote])
+    const first = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: held })
+    if (first.kind !== "placed") throw new Error("expected a placed execution")
+    // The service answers every read with a 503 while the retry comes in.
+    await h.setFaults({ rules: [{ operation: "get", fault: "error", rate: 1, status: 503 }] })
+    let failed: unknown
+    try {
+      failed = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: held }).catch((e: unknown) => e)
+    } finally {
+      await h.setFaults({ rules: [] })
+    }
+    expect(failed).toBeInstanceOf(UpstreamUnavailableError)
+    // Nothing was refused: the one order on the trail is the placed one, and a later retry replays it.
+    const mine = await h.db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, me.email))
+    expect(mine.map((i) => i.state)).toEqual(["SUCCEEDED"])
+    const again = await submitQuoteExecution(h, me, profileId, body, { heldQuotes: held })
+    expect(again).toMatchObject({ kind: "placed", placed: { replayed: true, record: { id: first.placed.record.id } } })
   })
 
   it("an order over the limit per order is refused with the numbers, nothing is sent, and each refusal is on the audit trail", async () => {
