@@ -309,7 +309,7 @@ export async function listAuthEvents(db: Db, query: { email?: string | undefined
     .select()
     .from(consoleAuthEvents)
     .where(query.email ? eq(consoleAuthEvents.email, query.email.trim().toLowerCase()) : undefined)
-    .orderBy(desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
+    .orderBy(desc(consoleAuthEvents.at), desc(consoleAuthEvents.seq))
     .limit(Math.min(Math.max(query.limit ?? 200, 1), 500))
   return rows.map((row) => ({
     id: row.id,

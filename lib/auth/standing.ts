@@ -66,7 +66,7 @@ export async function currentRoles(db: Db, emails: readonly string[], directory?
         ),
       ),
     )
-    .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.id))
+    .orderBy(email, desc(consoleAuthEvents.at), desc(consoleAuthEvents.seq))
   for (const row of latest) {
     if (ssoRows.has(row.email)) {
       if (row.kind === "sign_in_failed") roles.set(row.email, null)

@@ -18,13 +18,14 @@ export const auditQuerySchema = z.strictObject({
 })
 export type AuditQuery = z.infer<typeof auditQuerySchema>
 
-const cursorSchema = z.object({ t: z.string().regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/), i: z.uuid() })
+// The last entry's time and write order (`seq`: entries written in one millisecond keep it).
+const cursorSchema = z.object({ t: z.string().regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/), s: z.string().regex(/^\d{1,19}$/) })
 
-function encodeCursor(t: string, i: string): string {
-  return Buffer.from(JSON.stringify({ t, i })).toString("base64url")
+function encodeCursor(t: string, s: number): string {
+  return Buffer.from(JSON.stringify({ t, s: String(s) })).toString("base64url")
 }
 
-function decodeCursor(cursor: string): { t: string; i: string } {
+function decodeCursor(cursor: string): { t: string; s: string } {
   try {
     return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")))
   } catch {
@@ -44,21 +45,21 @@ export async function listAudit(db: Db, query: AuditQuery): Promise<AuditPage> {
   if (query.from) where.push(gte(consoleIntents.createdAt, new Date(query.from)))
   if (query.to) where.push(lt(consoleIntents.createdAt, throughMillisecond(new Date(query.to))))
   if (query.page_cursor) {
-    const { t, i } = decodeCursor(query.page_cursor)
-    where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.id}) < (${t}::timestamptz, ${i}::uuid)`)
+    const { t, s } = decodeCursor(query.page_cursor)
+    where.push(sql`(${consoleIntents.createdAt}, ${consoleIntents.seq}) < (${t}::timestamptz, ${s}::bigint)`)
   }
   const rows = await db
     .select({ intent: consoleIntents, createdAtText, approver: consoleApprovals.checkerEmail, approval: consoleApprovals.state })
     .from(consoleIntents)
     .leftJoin(consoleApprovals, eq(consoleApprovals.intentId, consoleIntents.id))
     .where(where.length > 0 ? and(...where) : undefined)
-    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
+    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.seq))
     .limit(query.limit + 1)
   const page = rows.slice(0, query.limit)
   const last = page[page.length - 1]
   return {
     items: page.map(({ intent, createdAtText: created, approver, approval }) => intentEntry(intent, created, { approver, approval })),
-    ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.id) } : {}),
+    ...(rows.length > query.limit && last ? { next_page_cursor: encodeCursor(last.createdAtText, last.intent.seq) } : {}),
   }
 }
 

@@ -37,7 +37,7 @@ export async function getIntentStory(db: Db, id: string): Promise<IntentStory> {
 export async function recordIntentStories(db: Db, recordId: string): Promise<IntentStory[]> {
   const rows = await withApprovals(db)
     .where(or(eq(consoleIntents.recordId, recordId), eq(consoleIntents.targetId, recordId)))
-    .orderBy(asc(consoleIntents.createdAt))
+    .orderBy(asc(consoleIntents.createdAt), asc(consoleIntents.seq))
     .limit(20)
   return rows.map((r) => toIntentStory(r.intent, r.approval))
 }

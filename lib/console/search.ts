@@ -32,7 +32,7 @@ async function searchIntentLog(db: Db, q: string): Promise<ConsoleIntent[]> {
     .select()
     .from(consoleIntents)
     .where(or(...where))
-    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
+    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.seq))
     .limit(INTENT_LOG_LIMIT)
 }
 
@@ -57,7 +57,7 @@ async function searchIntentLogByPrefix(db: Db, q: string): Promise<ConsoleIntent
         sql`starts_with(${consoleIntents.id}::text, ${q.toLowerCase()})`,
       ),
     )
-    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.id))
+    .orderBy(desc(consoleIntents.createdAt), desc(consoleIntents.seq))
     .limit(INTENT_LOG_LIMIT)
 }
 

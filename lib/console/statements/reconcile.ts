@@ -97,7 +97,7 @@ export async function consoleCreatesBetween(db: Db, profileId: string, from: Dat
         notInArray(i.state, NEVER_SENT),
       ),
     )
-    .orderBy(asc(i.createdAt), asc(i.id))
+    .orderBy(asc(i.createdAt), asc(i.seq))
   return rows.map(({ amount, baseAmount, quoteAmount, ...r }) => {
     const request: Record<string, string> = {}
     if (amount !== null) request.amount = amount

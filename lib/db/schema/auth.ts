@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm"
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core"
+import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core"
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 6 })
 
@@ -31,6 +31,8 @@ export const consoleAuthEvents = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     at: at("at").notNull().defaultNow(),
+    /** The order events were written in: breaks ties of `at`, which a transaction's events share (migration 0027). */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
     kind: text("kind").notNull(),
     email: text("email"),
     /** Who did it, when not the session's owner (an admin ending a session). */
@@ -40,9 +42,9 @@ export const consoleAuthEvents = pgTable(
     detail: jsonb("detail").$type<Record<string, unknown>>(),
   },
   (t) => [
-    index("console_auth_events_at_idx").on(t.at.desc(), t.id.desc()),
+    index("console_auth_events_at_idx").on(t.at.desc(), t.seq.desc()),
     // A maker's latest single sign-on, by email (lib/auth/standing.ts); migration 0018.
-    index("console_auth_events_email_idx").on(sql`lower(${t.email})`, t.at.desc(), t.id.desc()),
+    index("console_auth_events_email_idx").on(sql`lower(${t.email})`, t.at.desc(), t.seq.desc()),
   ],
 )
 export type ConsoleAuthEvent = typeof consoleAuthEvents.$inferSelect

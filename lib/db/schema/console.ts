@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm"
 import type { ApprovalState } from "@/lib/schemas/approvals"
-import { boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
+import { bigserial, boolean, check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core"
 
 export const INTENT_OPERATIONS = ["create_execution", "create_conversion", "cancel_conversion", "update_policy", "replay_event", "take_snapshot", "update_notifications"] as const
 export type IntentOperation = (typeof INTENT_OPERATIONS)[number]
@@ -22,6 +22,8 @@ export const consoleIntents = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    /** The order intents were written in: breaks ties of `createdAt` (migration 0027). */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 6 }).notNull().defaultNow(),
     staffEmail: text("staff_email").notNull(),
     staffRole: text("staff_role").notNull(),
@@ -58,7 +60,7 @@ export const consoleIntents = pgTable(
     recordFinalAt: timestamp("record_final_at", { withTimezone: true, precision: 6 }),
   },
   (t) => [
-    index("console_intents_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("console_intents_created_idx").on(t.createdAt.desc(), t.seq.desc()),
     index("console_intents_unresolved_idx")
       .on(t.state, t.updatedAt)
       .where(sql`${t.state} in ('PENDING', 'UNKNOWN')`),
