@@ -1,11 +1,11 @@
 import "server-only"
-import { randomUUID } from "node:crypto"
 import type { Db } from "@/lib/db/client"
 import { type SandboxTransferType, sandboxDeposits } from "@/lib/db/schema"
 import { toDecimal } from "@/lib/money"
 import type { SandboxDeposit } from "@/lib/schemas/sandbox-tools"
 import type { SandboxFiatDeposit } from "@/lib/schemas/events-transfers"
 import { type Tx, creditFunds } from "@/lib/sandbox/ledger"
+import { timeOrderedId } from "@/lib/sandbox/ids"
 import { badRequest } from "@/lib/sandbox/problems"
 import type { ProfileDirectory } from "@/lib/sandbox/profiles"
 import type { SettingsStore } from "@/lib/sandbox/settings"
@@ -83,7 +83,7 @@ export class Deposits {
   private async deposit(clientId: string, input: DepositInput): Promise<string> {
     const now = this.deps.now()
     const { deposit_delay_ms: delay } = await this.deps.settings.get()
-    const id = randomUUID()
+    const id = timeOrderedId(now)
     const amount = toDecimal(input.amount)
     await this.deps.db.transaction(async (tx) => {
       await tx.insert(sandboxDeposits).values({

@@ -1,11 +1,11 @@
 import "server-only"
-import { randomBytes } from "node:crypto"
 import { type SQL, and, eq, gt, gte, lt, lte } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type SandboxEventRow, sandboxEvents } from "@/lib/db/schema"
 import type { Tx } from "@/lib/sandbox/ledger"
 import { isUuid, readPage } from "@/lib/sandbox/cursor"
 import { timestamp } from "@/lib/sandbox/format"
+import { timeOrderedId } from "@/lib/sandbox/ids"
 import { badRequest, notFound } from "@/lib/sandbox/problems"
 import { type EventListQuery, TIME_BOUNDS } from "@/lib/schemas/events-transfers"
 
@@ -26,36 +26,6 @@ export interface NewEvent {
   object: Record<string, unknown>
 }
 
-let lastMs = 0
-let sequence = 0
-
-/**
- * A version 7 UUID (RFC 9562) from the sandbox clock, monotonic within the process (a
- * 12-bit sequence in `rand_a`): events stamped in the same millisecond (a deposit that
- * goes PENDING → COMPLETED in one request) sort by id in the order they happened, so a
- * list ordered by (created_at, id) never shows a completion before its pending.
- */
-export function eventId(now: Date): string {
-  let ms = now.getTime()
-  if (ms <= lastMs) {
-    ms = lastMs
-    sequence++
-    if (sequence > 0xfff) {
-      ms = lastMs + 1
-      sequence = 0
-    }
-  } else {
-    sequence = 0
-  }
-  lastMs = ms
-  const bytes = randomBytes(16)
-  bytes.writeUIntBE(ms, 0, 6)
-  bytes[6] = 0x70 | (sequence >> 8)
-  bytes[7] = sequence & 0xff
-  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f)
-  const hex = bytes.toString("hex")
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
 
 /**
  * Records an event in the caller's transaction, so it exists exactly when the change it
@@ -63,7 +33,7 @@ export function eventId(now: Date): string {
  */
 export async function emitEvent(tx: Tx, event: NewEvent, now: Date): Promise<void> {
   await tx.insert(sandboxEvents).values({
-    id: eventId(now),
+    id: timeOrderedId(now),
     clientId: event.clientId,
     type: event.type,
     objectType: event.objectType,

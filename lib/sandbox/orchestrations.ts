@@ -1,5 +1,4 @@
 import "server-only"
-import { randomUUID } from "node:crypto"
 import { type SQL, and, eq, gt, gte, inArray, lt, lte } from "drizzle-orm"
 import { type SandboxOrchestrationRow, sandboxOrchestrations } from "@/lib/db/schema"
 import { type Decimal, toDecimal } from "@/lib/money"
@@ -10,6 +9,7 @@ import { isUuid, readPage } from "@/lib/sandbox/cursor"
 import { type WireOrchestration, wireOrchestration } from "@/lib/sandbox/format"
 import { type Tx, commitFunds, creditFunds, refundFunds, releaseFunds } from "@/lib/sandbox/ledger"
 import { emitEvent } from "@/lib/sandbox/events"
+import { timeOrderedId } from "@/lib/sandbox/ids"
 import { RefIds } from "@/lib/sandbox/ref-ids"
 import type { SettingsStore } from "@/lib/sandbox/settings"
 import { finishTransfer, insertTransfer } from "@/lib/sandbox/transfers"
@@ -98,7 +98,7 @@ export class Orchestrations {
     const { orchestration_approval: approval } = await this.settings.get()
     const now = ctx.now()
     const row: SandboxOrchestrationRow = {
-      id: randomUUID(),
+      id: timeOrderedId(now),
       clientId,
       sourceProfileId: source.id,
       destinationProfileId: destination.id,
@@ -110,8 +110,8 @@ export class Orchestrations {
       identityId: input.identity_id ?? ZERO_UUID,
       accountId: input.account_id ?? ZERO_UUID,
       metadata: input.metadata ?? null,
-      sourceTransferId: randomUUID(),
-      destinationTransferId: randomUUID(),
+      sourceTransferId: timeOrderedId(now),
+      destinationTransferId: timeOrderedId(now),
       failDetail,
       orchestrationRuleId: null,
       processingAt: approval ? null : now,

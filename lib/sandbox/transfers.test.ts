@@ -188,6 +188,31 @@ describe.each(testDrivers())("transfers and events on %s", (driver) => {
       expect(updated.body.items.map((x) => x.id)).toEqual([ids[0]])
     })
 
+    it("transfers made in one millisecond are listed in the order they were made, and page without a repeat or a gap", async () => {
+      const ids: string[] = []
+      // The sandbox clock stands still: every deposit is stamped with the same millisecond.
+      t.clock.freeze()
+      try {
+        for (let i = 0; i < 6; i++) {
+          const { body } = await t.client.request<{ activity_id: string }>("POST", `/v2/sandbox/profiles/${t.profiles.float}/deposit`, { body: { asset: "USD", amount: `${i + 1}.00` } })
+          ids.push(body.activity_id)
+        }
+      } finally {
+        t.clock.thaw()
+      }
+      const newestFirst = await transfers(`ids=${ids.join(",")}`)
+      expect(new Set(newestFirst.body.items.map((x) => x.created_at)).size).toBe(1)
+      expect(newestFirst.body.items.map((x) => x.id)).toEqual([...ids].reverse())
+      const paged: string[] = []
+      let cursor = ""
+      do {
+        const page = await transfers(`ids=${ids.join(",")}&order=ASC&limit=4${cursor ? `&page_cursor=${cursor}` : ""}`)
+        paged.push(...page.body.items.map((x) => x.id))
+        cursor = page.body.next_page_cursor ?? ""
+      } while (cursor)
+      expect(paged).toEqual(ids)
+    })
+
     it("refuses what the service refuses, naming the parameter", async () => {
       const cases: [string, string][] = [
         ["limit=1001", "limit"],
