@@ -6,7 +6,7 @@ import type { Staff } from "@/lib/auth/roles"
 import type { RelyingParty } from "@/lib/auth/webauthn"
 import type { StepUp } from "@/lib/console/approvals/step-up"
 import { savePolicy } from "@/lib/console/policy"
-import { submitConversion } from "@/lib/console/submission"
+import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
 import { consoleIntents } from "@/lib/db/schema"
 import { ApprovalsFixture, TEST_POLICY, checker, problemOf } from "@/test/approvals"
 import { type SoftCredential, assert, register } from "@/test/authenticator"
@@ -62,5 +62,22 @@ describe.each(testDrivers())("step-up for large orders, on %s", (driver) => {
     const placed = await convert("400.00", refId, on(assert(key, fresh, ORIGIN)))
     expect(placed.kind).toBe("request")
     expect((await convert("400.00", refId, on())).kind).toBe("request")
+  })
+
+  it("an execution's challenge names its market and side, and its assertion may come in the body as the desk sends it (step_up)", async () => {
+    const key = await enrol(f.me)
+    const quote = await f.heldQuote("SELL", "ETHUSD")
+    const body = { quote_id: quote.id, quote_amount: "300.00", ref_id: randomUUID(), reviewed_quote: { market: quote.market, side: quote.side, price: quote.price } }
+    const execute = (extra: { step_up?: ReturnType<typeof assert> } = {}) =>
+      submitQuoteExecution(f.h, f.me, f.profileId, { ...body, ...extra }, { heldQuotes: f.heldQuotes, stepUp: on() })
+    const asked = problemOf(await execute().catch((e: unknown) => e))
+    expect(asked).toMatchObject({
+      status: 403,
+      code: "step_up_required",
+      meta: { step_up: { authorises: { action: "place_order", operation: "create_execution", market: "ETHUSD", side: "SELL", amount: "300.00", currency: "USD" } } },
+    })
+    const challenge = (asked.meta?.step_up as { options: { challenge: string } }).options.challenge
+    const placed = await execute({ step_up: assert(key, challenge, ORIGIN) })
+    expect(placed).toMatchObject({ kind: "request", request: { ref_id: body.ref_id, market: "ETHUSD", side: "SELL" } })
   })
 })
