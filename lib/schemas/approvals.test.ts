@@ -11,6 +11,12 @@ import {
   approvalPageSchema,
   approvalRequestSchema,
   approveBodySchema,
+  assertionSchema,
+  bulkApproveBodySchema,
+  type PolicyChangeView,
+  policyChangeAnswerSchema,
+  policyChangesPageSchema,
+  policyPutBodySchema,
   policySchema,
   policyViewSchema,
   rejectBodySchema,
@@ -181,5 +187,119 @@ describe("the answers the approvals and policy pages read", () => {
       day: "2026-03-01",
     }
     expect(policyViewSchema.parse(view)).toEqual(view)
+  })
+})
+
+describe("approval tiers", () => {
+  const tier = (change: Record<string, unknown> = {}) => ({ at_or_over: { USD: "1000.00" }, approvers: 2, roles: ["admin"], ...change })
+  const tiers = (...list: unknown[]) => issues(policySchema, policy({ approval_tiers: list }))
+
+  it("a tier names where it starts, how many approve (1 to 5, whole) and which roles may", () => {
+    const kept = [tier({ approvers: 1, roles: ["trader", "admin"] }), tier({ at_or_over: { USD: "5000.00", EUR: "4500.00" }, approvers: 5 })]
+    expect(policySchema.parse(policy({ approval_tiers: kept })).approval_tiers).toEqual(kept)
+    expect(tiers(tier({ at_or_over: {} }))).toEqual(["approval_tiers.0.at_or_over: name where the tier starts in at least one currency"])
+    expect(tiers(tier({ approvers: 0 }))).toEqual(["approval_tiers.0.approvers: must be at least 1"])
+    expect(tiers(tier({ approvers: 6 }))).toEqual(["approval_tiers.0.approvers: must be at most 5"])
+    for (const bad of [1.5, "2"]) expect(tiers(tier({ approvers: bad }))).toEqual(["approval_tiers.0.approvers: must be a whole number of approvers"])
+    expect(tiers(tier({ roles: [] }))).toEqual(["approval_tiers.0.roles: name at least one role that may approve"])
+    expect(tiers(tier({ roles: ["viewer"] }))).toEqual(["approval_tiers.0.roles.0: must be one of trader, admin"])
+    expect(tiers(tier({ roles: "admin" }))).toEqual(["approval_tiers.0.roles: must be a list of roles"])
+    expect(tiers(tier({ roles: ["admin", "trader", "admin"] }))).toEqual(["approval_tiers.0.roles: must not repeat a role"])
+  })
+
+  it("at most 10 tiers, and within a currency no two start at the same amount (100 and 100.00 are one)", () => {
+    const ten = Array.from({ length: 10 }, (_, i) => tier({ at_or_over: { USD: `${(i + 1) * 100}.00` } }))
+    expect(tiers(...ten)).toEqual([])
+    expect(tiers(...ten, tier({ at_or_over: { USD: "9999.00" } }))).toEqual(["approval_tiers: at most 10 tiers"])
+    expect(issues(policySchema, policy({ approval_tiers: { USD: "1" } }))).toEqual(["approval_tiers: must be a list of tiers"])
+    // The same amount in another currency is another tier; the second of one amount names the first.
+    expect(tiers(tier({ at_or_over: { USD: "100" } }), tier({ at_or_over: { EUR: "100.00" } }), tier({ at_or_over: { EUR: "200.00", USD: "100.00" } }))).toEqual([
+      "approval_tiers.2.at_or_over.USD: tier 1 starts at the same amount",
+    ])
+    expect(tiers(tier({ at_or_over: { USD: "50.00" } }), tier({ at_or_over: { SGD: "70.00" } }), tier({ at_or_over: { SGD: "70" } }))).toEqual([
+      "approval_tiers.2.at_or_over.SGD: tier 2 starts at the same amount",
+    ])
+  })
+})
+
+describe("step-up bodies", () => {
+  const assertion = {
+    id: "cred-1",
+    rawId: "cred-1",
+    type: "public-key",
+    response: { clientDataJSON: "e30", authenticatorData: "AAAA", signature: "MEUCIQ", userHandle: "dXNlcg" },
+    clientExtensionResults: {},
+  }
+  const paths = (input: unknown) => issues(assertionSchema, input).map((issue) => issue.split(":")[0])
+
+  it("a passkey assertion as the browser gives it is kept whole, with fields it does not name", () => {
+    expect(assertionSchema.parse(assertion)).toEqual(assertion)
+    const { userHandle: _, ...noHandle } = assertion.response
+    expect(assertionSchema.parse({ ...assertion, response: noHandle }).response).toEqual(noHandle)
+  })
+
+  it("each part is bounded (ids and signature 1 KiB, client data and authenticator data 4 KiB), and none may be missing", () => {
+    const long = (n: number) => "A".repeat(n)
+    for (const [field, max] of [["id", 1024], ["rawId", 1024]] as const) {
+      expect(paths({ ...assertion, [field]: long(max) })).toEqual([])
+      expect(paths({ ...assertion, [field]: long(max + 1) })).toEqual([field])
+    }
+    for (const [field, max] of [["clientDataJSON", 4096], ["authenticatorData", 4096], ["signature", 1024], ["userHandle", 1024]] as const) {
+      expect(paths({ ...assertion, response: { ...assertion.response, [field]: long(max) } })).toEqual([])
+      expect(paths({ ...assertion, response: { ...assertion.response, [field]: long(max + 1) } })).toEqual([`response.${field}`])
+    }
+    expect(paths({ ...assertion, type: "password" })).toEqual(["type"])
+    const { id: _id, ...noId } = assertion
+    expect(paths(noId)).toEqual(["id"])
+    const { signature: _sig, ...noSignature } = assertion.response
+    expect(paths({ ...assertion, response: noSignature })).toEqual(["response.signature"])
+  })
+
+  it("a bulk approval names 1 to 20 distinct requests, with a comment and a passkey assertion", () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`)
+    const body = { ids, comment: "end of day", step_up: assertion }
+    expect(bulkApproveBodySchema.parse(body)).toEqual(body)
+    expect(issues(bulkApproveBodySchema, { ids: [] })).toEqual(["ids: name at least one request"])
+    expect(issues(bulkApproveBodySchema, { ids: [...ids, "00000000-0000-4000-8000-000000000099"] })).toEqual(["ids: at most 20 requests at once"])
+    expect(issues(bulkApproveBodySchema, { ids: [ids[0], ids[1], ids[0]] })).toEqual(["ids: must not repeat a request"])
+    expect(issues(bulkApproveBodySchema, { ids: ["e-1"] })).toEqual(["ids.0: each must be a request id"])
+  })
+
+  it("a withdrawal takes a comment; a policy save takes the policy and a passkey assertion", () => {
+    expect(withdrawBodySchema.parse({ comment: "  sent twice " })).toEqual({ comment: "sent twice" })
+    expect(policyPutBodySchema.parse({ ...DEFAULT_POLICY, step_up: assertion })).toEqual({ ...DEFAULT_POLICY, step_up: assertion })
+    expect(issues(policyPutBodySchema, { ...DEFAULT_POLICY, step_up: { ...assertion, type: "x" } })).toEqual(["step_up.type: Invalid input: expected \"public-key\""])
+  })
+})
+
+describe("policy changes as the browser reads them", () => {
+  const change: PolicyChangeView = {
+    id: "c-1",
+    state: "PENDING",
+    policy: DEFAULT_POLICY,
+    policy_digest: "d-1",
+    base_version: 3,
+    proposed_by: "admin@example.com",
+    proposed_at: "2026-03-01T10:00:00.000Z",
+    expires_at: "2026-03-02T10:00:00.000Z",
+    comment: "raise limits",
+    decided_by: null,
+    decided_at: null,
+    reason: null,
+    applied_version: null,
+    single_admin: false,
+    credential_id: null,
+    user_verified: null,
+    digest: null,
+  }
+
+  it("a change, the page of changes and PUT /api/policy's 202 keep every field", () => {
+    expect(policyChangeAnswerSchema.parse({ change })).toEqual({ change })
+    const applied = { ...change, state: "APPLIED", decided_by: "admin-b@example.com", decided_at: "2026-03-01T11:00:00.000Z", applied_version: 4, credential_id: "k", user_verified: true, digest: "g" }
+    const page = { pending: change, pending_before: DEFAULT_POLICY, version: 3, items: [change, applied] }
+    expect(policyChangesPageSchema.parse(page)).toEqual(page)
+    expect(policyChangesPageSchema.parse({ pending: null, pending_before: null, version: 4, items: [] })).toMatchObject({ pending: null, items: [] })
+    expect(policyChangesPageSchema.safeParse({ ...page, items: [{ ...change, state: "LOST" }] }).success).toBe(false)
+    expect(policyChangeAnswerSchema.safeParse({}).success).toBe(false)
   })
 })
