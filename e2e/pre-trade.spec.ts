@@ -1,5 +1,5 @@
 import { type Page, expect, test } from "@playwright/test"
-import { deskKeysWork, openDesk, review, startTrade } from "./desk"
+import { buyQuoteLive, deskKeysWork, openDesk, review, startTrade } from "./desk"
 import { storageStateOf } from "./helpers"
 import { roomToday, withoutPolicyLimits } from "./policy"
 
@@ -101,6 +101,7 @@ test("the unit is remembered per market across a reload, U switches it, and the 
   await expect(page.getByLabel("Profile", { exact: true })).toBeEnabled()
   await expect(page.getByTestId("quote-BUY").getByTestId("quote-price")).toBeVisible()
   await deskKeysWork(page)
+  await buyQuoteLive(page)
   await page.keyboard.press("b")
   await expect(page.getByTestId("amount")).toBeFocused()
   await expect(page.getByTestId("execute-form").getByText("Amount in USD", { exact: true })).toBeVisible()

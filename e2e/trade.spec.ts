@@ -1,7 +1,7 @@
 import { type APIRequestContext, type Page, type TestInfo, expect, test } from "@playwright/test"
 import { executionAmounts } from "@/lib/money"
 import { expectNoSeriousA11yViolations } from "./axe"
-import { openDesk, review, startTrade } from "./desk"
+import { buyQuoteLive, openDesk, review, startTrade } from "./desk"
 import { storageStateOf } from "./helpers"
 import { moveMarket, withoutPolicyLimits } from "./policy"
 
@@ -510,6 +510,7 @@ test.describe("trader", () => {
     await expect(page.getByRole("heading", { name: "Order ticket · UNIUSD" })).toBeVisible()
     await page.keyboard.press("ArrowUp")
     await expect(page.getByRole("heading", { name: "Order ticket · AAVEUSD" })).toBeVisible()
+    await buyQuoteLive(page)
 
     let posts = 0
     page.on("request", (r) => {
