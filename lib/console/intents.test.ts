@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto"
+import { trace } from "@opentelemetry/api"
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
@@ -6,12 +8,19 @@ import {
   conversionCreateIntent,
   failWaitingIntents,
   failureOutcome,
+  type HistoricCreate,
   insertAdmittedIntent,
+  insertHistoricCreates,
   intentByRef,
   intentIdByRef,
   openIntent,
+  recordEventReplay,
   recordFinalStatus,
+  recordNotifySettingsChange,
+  recordOrchestrationFinalStatus,
   recordPolicyChange,
+  recordRefusal,
+  recordSnapshotTaken,
   releaseApprovedIntent,
   sameRequest,
   settleIntent,
@@ -23,6 +32,10 @@ import { UpstreamProblemError, UpstreamTimeoutError } from "@/lib/upstream"
 import { createTestDatabase, testDrivers } from "@/test/db"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
+
+// The spans an operator's collector receives (docs/production.md, "Traces"), kept in memory here.
+const exporter = new InMemorySpanExporter()
+trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
 
 /**
  * Whether a ref_id sent again is the same submission (the first record back) or another
@@ -246,6 +259,126 @@ describe.each(testDrivers())("the intents module on %s", (driver) => {
     // Known to have failed: an UNKNOWN learned afterwards changes nothing.
     await settleIntent(db, third.intent.id, { state: "UNKNOWN", problem: { title: "later" }, attempts: 1 })
     expect(await intentByRef(db, "create_conversion", failed)).toMatchObject({ state: "FAILED", problem, attempts: 2 })
+  })
+
+  it("an execution's admitted intent keeps the market and side it was priced at", async () => {
+    const { db } = database
+    const refId = randomUUID()
+    const intent = await db.transaction((tx) => insertAdmittedIntent(tx, { ...admitted(refId), quote: { market: "ETHUSD", side: "SELL" } }))
+    expect(intent).toMatchObject({ market: "ETHUSD", side: "SELL", sizeAmount: "10.00", sizeCurrency: "USD" })
+  })
+
+  it("a refusal is on the trail REFUSED with its problem, market, side and size, holds no ref_id, and is written every time", async () => {
+    const { db } = database
+    const refId = randomUUID()
+    const at = new Date("2026-03-02T09:00:00Z")
+    const problem = { type: "about:blank", status: 422, code: "limit_exceeded", title: "Over your limit", detail: "This order of 60,000.00 USD is over your limit per order." }
+    const base = { staff: trader, operation: "create_execution" as const, profileId: "p1", request: { ref_id: refId, quote_amount: "60000.00" }, problem, at }
+    const first = await recordRefusal(db, { ...base, market: "BTCUSD", side: "BUY", size: { amount: "60000.00", currency: "USD" } })
+    expect(first).toMatchObject({ state: "REFUSED", attempts: 0, refId: null, problem, market: "BTCUSD", side: "BUY", sizeAmount: "60000.00", sizeCurrency: "USD", createdAt: at, resolvedAt: at })
+    const bare = await recordRefusal(db, base)
+    expect(bare).toMatchObject({ state: "REFUSED", market: null, side: null, sizeAmount: null, sizeCurrency: null })
+    expect(bare.id).not.toBe(first.id)
+    // The ref_id stays free: the corrected order is written under it.
+    expect((await openIntent(db, { staff: trader, operation: "create_execution", profileId: "p1", refId, request: { ref_id: refId } })).created).toBe(true)
+  })
+
+  it("an admin's event replay is on the trail: SUCCEEDED with the event's status, or FAILED with why", async () => {
+    const { db } = database
+    const admin: Staff = { email: `admin-${randomUUID().slice(0, 8)}@example.com`, role: "admin" }
+    const at = new Date("2026-03-02T10:00:00Z")
+    await recordEventReplay(db, admin, { eventId: "ev-1", type: "transfer.wire_deposit.completed", status: "processed", error: null }, at)
+    await recordEventReplay(db, admin, { eventId: "ev-2", type: "orchestration.completed", status: "parked", error: "no such intent" }, at)
+    const rows = await db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))
+    const byEvent = new Map(rows.map((r) => [r.targetId, r]))
+    expect(byEvent.get("ev-1")).toMatchObject({
+      operation: "replay_event",
+      state: "SUCCEEDED",
+      attempts: 1,
+      recordId: "ev-1",
+      recordStatus: "processed",
+      problem: null,
+      request: { event_id: "ev-1", type: "transfer.wire_deposit.completed", status: "processed" },
+      resolvedAt: at,
+    })
+    expect(byEvent.get("ev-2")).toMatchObject({ state: "FAILED", recordStatus: "parked", problem: { title: "Replay failed", detail: "no such intent" } })
+  })
+
+  it("a snapshot taken now and a notifications change are on the trail; a refused change keeps its problem", async () => {
+    const { db } = database
+    const admin: Staff = { email: `admin-${randomUUID().slice(0, 8)}@example.com`, role: "admin" }
+    const at = new Date("2026-03-02T11:00:00Z")
+    await recordSnapshotTaken(db, admin, { id: "snap-1", profiles: 3 }, at)
+    const changed = { change: "large_order", before: { large_order: {} }, after: { large_order: { USD: "90.00" } } }
+    await recordNotifySettingsChange(db, admin, { target: "large_order", request: changed }, at)
+    const problem = { type: "about:blank", status: 400, code: "validation_failed", title: "Invalid request", detail: "large_order.USD must be more than 0" }
+    await recordNotifySettingsChange(db, admin, { target: "large_order", request: { change: "large_order", sent: { large_order: { USD: "-5" } } }, problem }, at)
+    const rows = await db.select().from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))
+    expect(rows.find((r) => r.operation === "take_snapshot")).toMatchObject({
+      targetId: "snap-1",
+      recordId: "snap-1",
+      state: "SUCCEEDED",
+      attempts: 1,
+      request: { snapshot_id: "snap-1", profiles: 3 },
+      resolvedAt: at,
+    })
+    const notifications = rows.filter((r) => r.operation === "update_notifications")
+    expect(notifications.find((r) => r.state === "SUCCEEDED")).toMatchObject({ targetId: "large_order", attempts: 0, request: changed, problem: null, resolvedAt: at })
+    expect(notifications.find((r) => r.state === "REFUSED")).toMatchObject({ targetId: "large_order", problem, request: { sent: { large_order: { USD: "-5" } } } })
+  })
+
+  it("an orchestration's final status is stored once on the intent that placed it, never on one final when placed", async () => {
+    const { db } = database
+    const placed = async (recordStatus: string) => {
+      const refId = randomUUID()
+      const { intent } = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: "p1", refId, request: { ref_id: refId }, upstreamApi: "orchestrations" })
+      const recordId = `o-${refId}`
+      await settleIntent(db, intent.id, { state: "SUCCEEDED", recordId, recordStatus, attempts: 1 })
+      return { id: intent.id, refId, recordId }
+    }
+    const processing = await placed("PROCESSING")
+    const at = new Date("2026-03-02T12:00:00Z")
+    expect(await recordOrchestrationFinalStatus(db, processing.recordId, "COMPLETED", at)).toBe(processing.id)
+    expect(await intentByRef(db, "create_conversion", processing.refId)).toMatchObject({ recordFinalStatus: "COMPLETED", recordFinalAt: at })
+    // Told once: a replayed event notifies nobody again and changes nothing.
+    expect(await recordOrchestrationFinalStatus(db, processing.recordId, "FAILED", new Date("2026-03-02T12:05:00Z"))).toBeNull()
+    expect(await intentByRef(db, "create_conversion", processing.refId)).toMatchObject({ recordFinalStatus: "COMPLETED", recordFinalAt: at })
+    // Final already when the page placed it (it said so then): nothing to tell.
+    for (const status of ["COMPLETED", "FAILED", "REJECTED"]) {
+      const final = await placed(status)
+      expect(await recordOrchestrationFinalStatus(db, final.recordId, status, at)).toBeNull()
+      expect(await intentByRef(db, "create_conversion", final.refId)).toMatchObject({ recordFinalStatus: null })
+    }
+    expect(await recordOrchestrationFinalStatus(db, "o-unknown", "COMPLETED", at)).toBeNull()
+  })
+
+  it("a generated week's creates are all written, in batches (1,201 rows)", async () => {
+    const { db } = database
+    const admin: Staff = { email: `history-${randomUUID().slice(0, 8)}@example.com`, role: "trader" }
+    const createdAt = new Date("2026-02-20T10:00:00Z")
+    const rows: HistoricCreate[] = Array.from({ length: 1201 }, (_, i) => {
+      const refId = randomUUID()
+      return { staffEmail: admin.email, staffRole: admin.role, operation: "create_execution", profileId: "p1", request: { ref_id: refId, n: i }, refId, recordId: `e-${i}`, state: "SUCCEEDED", createdAt }
+    })
+    await db.transaction((tx) => insertHistoricCreates(tx, rows))
+    const written = await db.select({ recordId: consoleIntents.recordId }).from(consoleIntents).where(eq(consoleIntents.staffEmail, admin.email))
+    expect(written.map((r) => r.recordId).sort()).toEqual(rows.map((r) => r.recordId).sort())
+  })
+
+  it("writing an intent, a refusal and an outcome are each a span named for what they wrote", async () => {
+    const { db } = database
+    exporter.reset()
+    const refId = randomUUID()
+    const { intent } = await openIntent(db, { staff: trader, operation: "create_conversion", profileId: "p1", refId, request: { ref_id: refId } })
+    const problem = { type: "about:blank", status: 422, code: "quote_not_current", title: "Quote not current", detail: "d" }
+    await recordRefusal(db, { staff: trader, operation: "create_execution", profileId: "p1", request: {}, problem, at: new Date() })
+    await settleIntent(db, intent.id, { state: "UNKNOWN", problem, attempts: 1 })
+    const spans = exporter.getFinishedSpans().map((span) => [span.name, span.attributes["console.operation"] ?? span.attributes["console.intent_state"]])
+    expect(spans).toEqual([
+      ["console.intent.open", "create_conversion"],
+      ["console.refusal.write", "create_execution"],
+      ["console.intent.settle", "UNKNOWN"],
+    ])
   })
 
   it("a conversion's create intent is found by its ref_id, with how it stands and the API that placed it", async () => {
