@@ -173,8 +173,20 @@ export async function takeoverSection(ctx: SectionContext<TakeoverSettings>): Pr
         `retrying or parked ${unprocessed}; caught up ${round(caughtUpMs / 1000, 1)} s after the stream`,
     )
     if (depositErrors > 0) failures.push(`takeover: ${depositErrors} deposits failed at the sandbox`)
-    if (counted !== atService.length - missing.length)
-      failures.push(`takeover: the logs name ${counted} processed events, the database ${atService.length - missing.length}`)
+    // The logs against the database, event by event. A SIGKILL can land between a commit and
+    // its log line: the reader processes one event at a time, so the killed instance may have
+    // committed one event its log does not name (said, not a failure); any other difference is
+    // one. (A smoke run at load 11 met it: 23 logged, 24 processed.)
+    const { rows: inDb } = await db.query<{ id: string; by: string | null }>("select id, processed_by as by from console_events where status = 'processed'")
+    const unlogged = inDb.filter((r) => !perEvent.has(r.id))
+    const lostAtKill = unlogged.length === 1 && unlogged[0]?.by === holderId ? unlogged : []
+    const dbIds = new Set(inDb.map((r) => r.id))
+    const loggedOnly = [...perEvent.keys()].filter((id) => !dbIds.has(id))
+    if (lostAtKill.length > 0) logLine(`  1 event committed by ${victim.name} and not in its log: killed between the commit and the line`)
+    if (unlogged.length > lostAtKill.length || loggedOnly.length > 0)
+      failures.push(
+        `takeover: the logs name ${counted} processed events, the database ${inDb.length} (${unlogged.length - lostAtKill.length} processed but never logged, ${loggedOnly.length} logged but not processed)`,
+      )
     ctx.results.takeover = {
       ...cfg,
       events: atService.length,
