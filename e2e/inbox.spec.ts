@@ -64,11 +64,12 @@ test.describe("the inbox", () => {
     await expect(item).toHaveAttribute("data-read", "true")
     await expect(bell.getByTestId("inbox-count")).toHaveCount(0)
 
-    // Another checker approves: the item says so within 5 s, without a reload.
+    // Another checker approves: the item says so without a reload. How fast is the push
+    // bench's to measure (docs/performance.md): at load 10 a 5 s wait here needed its retry.
     const admin = await adminApi(origin())
     const approved = await admin.post(`/api/approvals/${id}/approve`, { data: {} })
     expect(approved.status(), await approved.text()).toBe(200)
-    await expect(item.getByTestId("inbox-resolved")).toHaveText("Taken: approved by admin@example.com", { timeout: 5_000 })
+    await expect(item.getByTestId("inbox-resolved")).toHaveText("Taken: approved by admin@example.com", { timeout: 20_000 })
 
     // The deep link opens the request on the approvals page.
     await item.getByTestId("inbox-link").click()
