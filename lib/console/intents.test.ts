@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto"
-import { trace } from "@opentelemetry/api"
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node"
 import { eq } from "drizzle-orm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Staff } from "@/lib/auth/roles"
@@ -30,12 +28,12 @@ import { consoleIntents } from "@/lib/db/schema"
 import { requestRejected } from "@/lib/problem"
 import { UpstreamProblemError, UpstreamTimeoutError } from "@/lib/upstream"
 import { createTestDatabase, testDrivers } from "@/test/db"
+import { spansInMemory } from "@/test/spans"
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
 
 // The spans an operator's collector receives (docs/production.md, "Traces"), kept in memory here.
-const exporter = new InMemorySpanExporter()
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+const exporter = spansInMemory()
 
 /**
  * Whether a ref_id sent again is the same submission (the first record back) or another

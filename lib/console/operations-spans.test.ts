@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto"
-import { trace } from "@opentelemetry/api"
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ConsoleHarness, createConsoleHarness, placeExecution } from "@/test/console"
 import { testDrivers } from "@/test/db"
+import { spansInMemory } from "@/test/spans"
 
 // The spans an operator's collector receives (docs/production.md, "Traces"), kept in memory here.
-const exporter = new InMemorySpanExporter()
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+const exporter = spansInMemory()
 
 const trader = { email: "trader@example.com", role: "trader" } as const
 

@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto"
-import { trace } from "@opentelemetry/api"
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node"
 import { describe, expect, it } from "vitest"
 import { submitConversion, submitQuoteExecution } from "@/lib/console/submission"
 import { ApprovalsFixture } from "@/test/approvals"
 import { testDrivers } from "@/test/db"
+import { spansInMemory } from "@/test/spans"
 
 // The spans an operator's collector receives (docs/production.md, "Traces"), kept in memory here.
-const exporter = new InMemorySpanExporter()
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+const exporter = spansInMemory()
 
 /** [operation, what the admission decided] of each intent-write span of `refId`, in order. */
 const intentWrites = (refId: string) =>
