@@ -179,13 +179,14 @@ export async function takeoverSection(ctx: SectionContext<TakeoverSettings>): Pr
     // one. (A smoke run at load 11 met it: 23 logged, 24 processed.)
     const { rows: inDb } = await db.query<{ id: string; by: string | null }>("select id, processed_by as by from console_events where status = 'processed'")
     const unlogged = inDb.filter((r) => !perEvent.has(r.id))
-    const lostAtKill = unlogged.length === 1 && unlogged[0]?.by === holderId ? unlogged : []
+    const lostAtKill = unlogged.length === 1 && unlogged[0]?.by === holderId
     const dbIds = new Set(inDb.map((r) => r.id))
     const loggedOnly = [...perEvent.keys()].filter((id) => !dbIds.has(id))
-    if (lostAtKill.length > 0) logLine(`  1 event committed by ${victim.name} and not in its log: killed between the commit and the line`)
-    if (unlogged.length > lostAtKill.length || loggedOnly.length > 0)
+    if (lostAtKill) logLine(`  1 event committed by ${victim.name} and not in its log: killed between the commit and the line`)
+    const neverLogged = lostAtKill ? 0 : unlogged.length
+    if (neverLogged > 0 || loggedOnly.length > 0)
       failures.push(
-        `takeover: the logs name ${counted} processed events, the database ${inDb.length} (${unlogged.length - lostAtKill.length} processed but never logged, ${loggedOnly.length} logged but not processed)`,
+        `takeover: the logs name ${counted} processed events, the database ${inDb.length} (${neverLogged} processed but never logged, ${loggedOnly.length} logged but not processed)`,
       )
     ctx.results.takeover = {
       ...cfg,

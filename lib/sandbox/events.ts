@@ -26,7 +26,6 @@ export interface NewEvent {
   object: Record<string, unknown>
 }
 
-
 /**
  * Records an event in the caller's transaction, so it exists exactly when the change it
  * tells of is committed. Webhook delivery (lib/sandbox/webhooks.ts) picks it up from the table.
