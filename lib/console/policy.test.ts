@@ -27,6 +27,10 @@ import { consolePolicy } from "@/lib/db/schema"
 import { type ConsoleHarness, createConsoleHarness } from "@/test/console"
 import { createTestDatabase, testDrivers } from "@/test/db"
 import { insertIntentRows } from "@/test/intents"
+import { spansInMemory } from "@/test/spans"
+
+// The spans an operator's collector receives (docs/production.md, "Traces"), kept in memory here.
+const exporter = spansInMemory()
 
 const trader: Staff = { email: "trader@example.com", role: "trader" }
 const admin: Staff = { email: "admin@example.com", role: "admin" }
@@ -102,6 +106,17 @@ describe("the approval policy's rules", () => {
       limit: "per_day",
     })
     expect(error.detail).toBe("Your daily limit is 2,500.00 USD (UTC day); you have used 2,000.00 USD today and this order adds 500.01 USD.")
+  })
+
+  it("a checker approving a maker's order is told whose limit it is over, per order and per day", () => {
+    const maker = { email: "maker@example.com", role: "trader" } as const
+    const perOrder = problemOf(() => checkLimits(POLICY, maker, usd("1000.01"), toDecimal("0"), { whose: maker.email }))
+    expect(perOrder.detail).toBe("This order of 1,000.01 USD is over maker@example.com's limit per order of 1,000.00 USD.")
+    const perDay = problemOf(() => checkLimits(POLICY, maker, usd("500.01"), toDecimal("2000.00"), { whose: maker.email }))
+    expect(perDay.detail).toBe(
+      "maker@example.com's daily limit is 2,500.00 USD (UTC day); they have used 2,000.00 USD today and this order adds 500.01 USD.",
+    )
+    expect([perOrder.meta?.limit, perDay.meta?.limit]).toEqual(["per_order", "per_day"])
   })
 
   it("a currency, role or limit the policy leaves out limits nothing", () => {
@@ -204,6 +219,20 @@ describe("the policy in a console's database", () => {
     const view = await policyView(h.db, new Date("2026-03-01T12:00:00Z"))
     expect([view.updated_at, view.updated_by, view.day, view.version]).toEqual(["2026-03-01T11:00:00.000Z", admin.email, "2026-03-01", was + 2])
     expect(trail.items[0]?.request.version).toBe(was + 2)
+  })
+
+  it("reading the policy, and the day's usage beside it, are each a database span named for what they read", async () => {
+    exporter.reset()
+    await readPolicy(h.db)
+    await policyView(h.db, new Date())
+    await usedToday(h.db, trader.email, "USD", new Date())
+    const spans = exporter.getFinishedSpans().map((span) => [span.name, span.attributes["console.db.group"]])
+    expect(spans).toEqual([
+      ["console.policy.read", "policy.read"],
+      ["console.policy.read", "policy.read"],
+      ["console.usage.read", "usage.read"],
+      ["console.usage.read", "usage.read"],
+    ])
   })
 
   it("what a staff member used today: their creates of the UTC day in that currency, but not refused ones", async () => {

@@ -66,18 +66,19 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
 }
 
 /** One writer of the policy at a time (in the caller's transaction), so each audit entry's "before" is the policy it replaced. */
+// Stryker disable all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
 export async function lockPolicy(tx: Db): Promise<void> {
-  // Stryker disable next-line all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
 }
+// Stryker restore all
 
 /** Writes `policy` as the next version, in the caller's transaction, which holds lockPolicy. */
 export async function applyPolicy(tx: Db, staff: Staff, policy: Policy, at: Date, facts: PolicyChangeFacts = {}): Promise<StoredPolicy> {
   const [row] = await tx.select().from(consolePolicy).where(eq(consolePolicy.id, POLICY_ROW)).limit(1)
   const before = row ? policySchema.parse(row.policy) : DEFAULT_POLICY
-  // The next number after every version kept (a row saved before versions is version 1).
-  const [last] = await tx.select({ version: sql<number | null>`max(${consolePolicyVersions.version})` }).from(consolePolicyVersions)
-  const version = Math.max(Number(last?.version ?? 0), row?.version ?? 0) + 1
+  // The row carries the number of the version in force, the newest kept (written together below;
+  // migration 0021 numbered a row saved before versions 1 and kept it as version 1).
+  const version = (row?.version ?? 0) + 1
   await tx.insert(consolePolicyVersions).values({ version, policy, createdAt: at, createdBy: staff.email })
   await tx
     .insert(consolePolicy)
@@ -181,13 +182,15 @@ export async function policyView(db: Db, at: Date): Promise<PolicyView> {
       .select({
         email: consoleIntents.staffEmail,
         role: sql<string>`max(${consoleIntents.staffRole})`,
-        currency: consoleIntents.sizeCurrency,
+        currency: sql<string>`${consoleIntents.sizeCurrency}`,
         total: sql<string>`sum(${consoleIntents.sizeAmount})`,
       })
       .from(consoleIntents)
       .where(
         and(
+          // An intent's size is written whole (amount and currency) or not at all.
           isNotNull(consoleIntents.sizeAmount),
+          isNotNull(consoleIntents.sizeCurrency),
           inArray(consoleIntents.operation, [...CREATES]),
           notInArray(consoleIntents.state, NOT_USED),
           gte(consoleIntents.createdAt, start),
@@ -198,7 +201,7 @@ export async function policyView(db: Db, at: Date): Promise<PolicyView> {
       .orderBy(consoleIntents.staffEmail, consoleIntents.sizeCurrency),
   )
   const usage: Usage[] = rows.map((row) => {
-    const currency = row.currency ?? "USD"
+    const currency = row.currency
     const limits = limitsFor(stored.policy, { email: row.email, role: row.role as Staff["role"] })
     const key = currency as keyof Limits["per_order"]
     return {
