@@ -149,7 +149,7 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     const after = () => new Date(expiresAt.getTime() + 1)
     const late = await approveRequest(h, checker, submission.request.id, {}, { heldQuotes, now: after }).catch((e: unknown) => e)
     expect(problemOf(late)).toMatchObject({ status: 409, code: "state_conflict", meta: { state: "EXPIRED" } })
-    const listed = await listApprovals(h.db, { limit: 200 }, after())
+    const listed = await listApprovals(h.db, { limit: 200 }, after(), checker)
     expect(listed.items.find((r) => r.id === submission.request.id)).toMatchObject({ state: "EXPIRED", placement: "NOT_SENT" })
   })
 
@@ -158,7 +158,7 @@ describe.each(testDrivers())("approval decisions against the sandbox on %s", (dr
     if (submission.kind !== "request") throw new Error("expected a request")
     const expiresAt = new Date(submission.request.expires_at).getTime()
     const at = (ms: number) => () => new Date(expiresAt + ms)
-    const stateIn = async (now: Date) => (await listApprovals(h.db, { limit: 200 }, now)).items.find((r) => r.id === submission.request.id)?.state
+    const stateIn = async (now: Date) => (await listApprovals(h.db, { limit: 200 }, now, checker)).items.find((r) => r.id === submission.request.id)?.state
     expect(await stateIn(new Date(expiresAt - 1))).toBe("PENDING")
     // A millisecond past its time: the list was swept a moment ago, so it may still say PENDING...
     expect(await stateIn(new Date(expiresAt + 1))).toBe("PENDING")

@@ -130,7 +130,7 @@ describe.each(testDrivers())("the three holes of issue 33, on %s", (driver) => {
         expect(await conversionsWithRef(intent!.refId!)).toEqual([])
       }
       // On the approvals list and the audit trail as VOIDED, with the reason.
-      const list = await listApprovals(h.db, { state: "VOIDED", limit: 50 })
+      const list = await listApprovals(h.db, { state: "VOIDED", limit: 50 }, new Date(), checker)
       expect(list.items.filter((r) => ids.includes(r.id)).map((r) => [r.maker.email, r.state, r.placement, r.reason])).toEqual(
         expect.arrayContaining([
           [removed.email, "VOIDED", "NOT_SENT", "the maker is no longer on the staff"],
@@ -155,7 +155,7 @@ describe.each(testDrivers())("the three holes of issue 33, on %s", (driver) => {
     }
     await recordAuthEvent(h.db, { kind: "sign_in_failed", email: gone.email, detail: { provider: "oidc", subject: "x", reason: "no console role" } })
     await signsInBySso(h.db, { email: viewer.email, role: "viewer" })
-    const list = await listApprovals(h.db, { limit: 200 })
+    const list = await listApprovals(h.db, { limit: 200 }, new Date(), checker)
     const states = new Map(list.items.map((r) => [r.id, [r.state, r.reason]]))
     expect(ids.map((id) => states.get(id))).toEqual([
       ["VOIDED", "the maker is no longer on the staff"],

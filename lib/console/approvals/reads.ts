@@ -38,7 +38,6 @@ type Given = ApprovalRequest["approvals"]["given"]
 /** The approvals given to each of `ids`, oldest first. */
 async function givenTo(db: Db, ids: string[]): Promise<Map<string, Given>> {
   const byId = new Map<string, Given>()
-  if (ids.length === 0) return byId
   const rows = await db.select().from(consoleApprovalVotes).where(inArray(consoleApprovalVotes.intentId, ids)).orderBy(asc(consoleApprovalVotes.at))
   for (const r of rows) {
     const list = byId.get(r.intentId) ?? []
@@ -109,7 +108,7 @@ export function listApprovalsPage(db: Db, viewer: Staff, now: Date = new Date())
 }
 
 /** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
-export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date = new Date(), viewer?: Staff): Promise<ApprovalPage> {
+export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date, viewer: Staff): Promise<ApprovalPage> {
   await endLapsed(db, now)
   const rows = await db
     .select({ approval: consoleApprovals, intent: consoleIntents })
@@ -126,9 +125,9 @@ export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date 
     .select({
       n: sql<number>`count(*)::int`,
       // Not their own, their role among those the tier allows, not approved by them already.
-      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer?.email ?? ""})
-        and (${consoleApprovals.approverRoles} is null or ${consoleApprovals.approverRoles} ? ${viewer?.role ?? ""})
-        and not exists (select 1 from console_approval_votes v where v.intent_id = console_approvals.intent_id and v.staff_email = lower(${viewer?.email ?? ""}))))::int`,
+      others: sql<number>`(count(*) filter (where lower(${consoleApprovals.makerEmail}) <> lower(${viewer.email})
+        and (${consoleApprovals.approverRoles} is null or ${consoleApprovals.approverRoles} ? ${viewer.role})
+        and not exists (select 1 from console_approval_votes v where v.intent_id = console_approvals.intent_id and v.staff_email = lower(${viewer.email}))))::int`,
     })
     .from(consoleApprovals)
     .where(eq(consoleApprovals.state, "PENDING"))
@@ -140,6 +139,6 @@ export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date 
     items: rows.map((r) => view(r.approval, r.intent, given.get(r.approval.intentId) ?? [])),
     pending_count: count?.n ?? 0,
     // Those who may approve see a count of the ones they may act on.
-    pending_for_you: viewer && roleAtLeast(viewer.role, "trader") ? (count?.others ?? 0) : 0,
+    pending_for_you: roleAtLeast(viewer.role, "trader") ? (count?.others ?? 0) : 0,
   }
 }
