@@ -83,19 +83,23 @@ function view(approval: ConsoleApproval, intent: ConsoleIntent, given: Given): A
 }
 
 export async function getApproval(db: Db, id: string, now: Date = new Date()): Promise<ApprovalRequest> {
-  if (!isUuid(id)) throw notFound(`No approval request ${id}.`)
-  const read = () =>
-    db
-      .select({ approval: consoleApprovals, intent: consoleIntents })
-      .from(consoleApprovals)
-      .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
-      .where(eq(consoleApprovals.intentId, id))
-      .limit(1)
-  let [row] = await read()
-  if (!row) throw notFound(`No approval request ${id}.`)
+  // Read twice when the first read ends it; a request is never deleted, so only an id that
+  // names none (or is no uuid) is not found.
+  const read = async () => {
+    const [row] = isUuid(id)
+      ? await db
+          .select({ approval: consoleApprovals, intent: consoleIntents })
+          .from(consoleApprovals)
+          .innerJoin(consoleIntents, eq(consoleIntents.id, consoleApprovals.intentId))
+          .where(eq(consoleApprovals.intentId, id))
+          .limit(1)
+      : []
+    if (!row) throw notFound(`No approval request ${id}.`)
+    return row
+  }
+  let row = await read()
   // One request: checked on its own (expired, or its maker lapsed), not by the throttled sweep.
-  if (await endLapsedFor(db, row.approval, now)) [row] = await read()
-  if (!row) throw notFound(`No approval request ${id}.`)
+  if (await endLapsedFor(db, row.approval, now)) row = await read()
   return view(row.approval, row.intent, (await givenTo(db, [id])).get(id) ?? [])
 }
 
