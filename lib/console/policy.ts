@@ -65,8 +65,8 @@ export async function savePolicy(db: Db, staff: Staff, policy: Policy, now: Cloc
   })
 }
 
-/** One writer of the policy at a time (in the caller's transaction), so each audit entry's "before" is the policy it replaced. */
 // Stryker disable all: mutation runs use PGlite (one connection); policy.test.ts checks this lock on Postgres.
+/** One writer of the policy at a time (in the caller's transaction), so each audit entry's "before" is the policy it replaced. */
 export async function lockPolicy(tx: Db): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('console_policy'))`)
 }
