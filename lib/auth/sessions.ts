@@ -77,8 +77,26 @@ interface Checked {
   checkedAt: number
 }
 
-const globalForSessions = globalThis as unknown as { __consoleSessionCache?: Map<string, Checked>; __consoleSessionSwept?: number }
+const globalForSessions = globalThis as unknown as {
+  __consoleSessionCache?: Map<string, Checked>
+  __consoleSessionsEnded?: Set<string>
+  __consoleSessionSwept?: number
+}
 const cache = (globalForSessions.__consoleSessionCache ??= new Map<string, Checked>())
+/**
+ * Sessions this instance ended. An ended session never comes back (its row is gone, its id
+ * is never reused), so a read of it that began before the end, answering late, cannot let
+ * it through again, and no request after the end waits on that read.
+ */
+const ended = (globalForSessions.__consoleSessionsEnded ??= new Set<string>())
+
+function markEnded(id: string): void {
+  if (ended.size >= MAX_CACHED) {
+    const oldest = ended.values().next()
+    if (!oldest.done) ended.delete(oldest.value)
+  }
+  ended.add(id)
+}
 
 function remember(id: string, checked: Checked): void {
   if (cache.size >= MAX_CACHED) {
@@ -92,6 +110,7 @@ function remember(id: string, checked: Checked): void {
 /** For tests: what this instance remembers of sessions. */
 export function forgetCheckedSessions(): void {
   cache.clear()
+  ended.clear()
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -135,10 +154,12 @@ export async function endSession(
   id: string,
   how: { kind: "signed_out" | "session_ended" | "session_expired"; actor?: string | null; reason?: string; detail?: Record<string, unknown> },
 ): Promise<boolean> {
-  cache.delete(id)
   if (!isSessionId(id)) return false
   const [row] = await db.delete(consoleSessions).where(eq(consoleSessions.id, id)).returning()
+  // From here no request is let through by what this instance remembers or is still reading.
+  markEnded(id)
   cache.delete(id)
+  inflight.delete(id)
   if (!row) return false
   await recordAuthEvent(db, {
     kind: how.kind,
@@ -180,7 +201,7 @@ export async function endSessionsOf(db: Db, email: string, how: { actor: string 
  * the database at most every SESSION_RECHECK_MS per instance.
  */
 export async function resolveSession(db: Db, id: unknown, now = Date.now()): Promise<Staff | null> {
-  if (!isSessionId(id)) return null
+  if (!isSessionId(id) || ended.has(id)) return null
   const hit = cache.get(id)
   if (hit && now - hit.checkedAt < SESSION_RECHECK_MS) return hit.staff
   // Requests that arrive together when the remembered answer lapses share one read (and at
@@ -228,6 +249,8 @@ async function checkSession(db: Db, id: string, now: number): Promise<Staff | nu
   if (role !== row.role || now - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
     await db.update(consoleSessions).set({ role, lastSeenAt: new Date(now) }).where(eq(consoleSessions.id, id))
   }
+  // Ended here while this read was under way: the end is the newer answer.
+  if (ended.has(id)) return null
   const staff: Staff = { email: row.staffEmail, role }
   remember(id, { staff, checkedAt: now })
   return staff

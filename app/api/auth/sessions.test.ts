@@ -151,6 +151,47 @@ describe("sessions the server can end", () => {
     expect(event).toMatchObject({ kind: "session_ended", email: "ops@example.com", sessionId: trader.sid })
   })
 
+  it("an admin ends a session while a read of it is under way: that read's late answer does not bring it back, and no request waits on it", async () => {
+    const trader = await signIn("ops@example.com", "ops-password-1")
+    const admin = await signIn("admin@example.com", "demo-password")
+    const now = Date.now()
+    expect(await m.sessions.resolveSession(m.runtime.db, trader.sid, now)).toMatchObject({ role: "trader" })
+    const [row] = await m.runtime.db.select().from(m.schema.consoleSessions).where(eq(m.schema.consoleSessions.id, trader.sid))
+    // Past what is remembered and its grace, a request reads the session again and waits for
+    // that read: it finds the row, and answers only when let go.
+    const later = now + m.sessions.SESSION_UNAVAILABLE_GRACE_MS + 1
+    let answer!: () => void
+    const held = new Promise<void>((resolve) => (answer = resolve))
+    const chain = { from: () => chain, where: () => chain, limit: () => held.then(() => [row]) }
+    const real = m.runtime.db.select.bind(m.runtime.db) as (...args: unknown[]) => unknown
+    let reading = false
+    const select = vi.spyOn(m.runtime.db, "select").mockImplementation(((...args: unknown[]) => {
+      if (args.length > 0 || reading) return real(...args)
+      reading = true
+      return chain
+    }) as never)
+    try {
+      const first = m.sessions.resolveSession(m.runtime.db, trader.sid, later)
+      await vi.waitFor(() => expect(reading).toBe(true))
+
+      const ended = await call(m.endSessionRoute, admin.cookie, { method: "DELETE", params: { id: trader.sid } })
+      expect(ended.status).toBe(204)
+      // A request after the end is refused at once, not joined to the read begun before it.
+      const waiting = new Promise((resolve) => setTimeout(() => resolve("still waiting on the read begun before the end"), 2000))
+      expect(await Promise.race([m.sessions.resolveSession(m.runtime.db, trader.sid, later), waiting])).toBeNull()
+      expect((await call(m.me, trader.cookie)).status).toBe(401)
+
+      // The read answers late, with the row as it was: the session stays over.
+      answer()
+      expect(await first).toBeNull()
+      expect(await m.sessions.resolveSession(m.runtime.db, trader.sid, later + 1)).toBeNull()
+      expect((await call(m.me, trader.cookie)).status).toBe(401)
+    } finally {
+      answer()
+      select.mockRestore()
+    }
+  })
+
   it("a session ended by another instance (its row deleted) stops here within the recheck time, well under 5 s", async () => {
     const { sid } = await signIn("ops@example.com", "ops-password-1")
     const now = Date.now()
