@@ -57,7 +57,7 @@ test.describe("trader", () => {
   })
 })
 
-test("a session revoked while its stream is open: the stream closes within 30 s", async ({ browser }) => {
+test("a session revoked while its streams are open: the page's stream closes, and the server ends one nobody closes, within 30 s", async ({ browser }) => {
   test.setTimeout(90_000)
   // A sign-in of its own: the shared trader session stays for the other specs.
   const context = await browser.newContext()
@@ -87,12 +87,21 @@ test("a session revoked while its stream is open: the stream closes within 30 s"
   expect(mine).toBeDefined()
   const open = [...streams].filter(([, endedAt]) => endedAt === null).map(([request]) => request)
   expect(open).toHaveLength(1)
+  // A second stream on the same session that no page will close (the page closes its own when
+  // it learns the session is over): only the server's re-check of the session can end it.
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ")
+  const unattended = await fetch(`${base}/api/stream?topics=inbox`, { headers: { cookie }, signal: AbortSignal.timeout(60_000) })
+  expect(unattended.status).toBe(200)
+  const unattendedBody = unattended.text()
   const revoked = Date.now()
   const res = await admin.request.delete(`/api/admin/sessions/${mine!.id}`, { headers: { origin: base } })
   expect(res.status()).toBe(204)
 
   await expect.poll(() => streams.get(open[0]!), { timeout: 30_000 }).not.toBeNull()
   expect(streams.get(open[0]!)! - revoked).toBeLessThan(30_000)
+  const said = await unattendedBody
+  expect(Date.now() - revoked).toBeLessThan(30_000)
+  expect(said).toMatch(/event: end\ndata: \{"reason":"session_ended"\}/)
   // Its reconnection is refused: the session is over on the stream as on every route. (Asked
   // by fetch, which answers at the headers: a stream let through would never finish.)
   const again = await page.evaluate(async () => {
