@@ -1,10 +1,10 @@
 import { headers } from "next/headers"
-import Image from "next/image"
 import Link from "next/link"
 import { redirect } from "next/navigation"
 import type { ReactNode } from "react"
 import { ConsoleStream } from "@/components/layout/console-stream"
 import { EnvBanner } from "@/components/layout/env-banner"
+import { Logo } from "@/components/layout/logo"
 import { Nav } from "@/components/layout/nav"
 import { SearchBox } from "@/components/search/search-box"
 import { SessionControls } from "@/components/layout/session-controls"
@@ -39,7 +39,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         {/* On a phone: the logo, the menu and who is signed in on one line, the search on the next. */}
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-3 gap-y-1.5 px-4 py-1.5 sm:gap-x-4 sm:gap-y-2 sm:py-2">
           <Link href="/" className="flex shrink-0 items-center gap-2 text-base font-semibold text-slate-900">
-            <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
+            <Logo size={24} />
             <span className="sr-only sm:not-sr-only">Treasury console</span>
           </Link>
           <div className="ml-auto md:ml-0 md:flex-1">

@@ -1,8 +1,8 @@
 import type { Metadata } from "next"
-import Image from "next/image"
 import { redirect } from "next/navigation"
 import { SignInForm } from "@/components/auth/sign-in-form"
 import { signInErrorMessage } from "@/components/auth/sign-in-message"
+import { Logo } from "@/components/layout/logo"
 import { safeCallback } from "@/lib/auth/callback"
 import { DEMO_USERS } from "@/lib/auth/demo-users"
 import { ROLE_DESCRIPTIONS } from "@/lib/auth/roles"
@@ -21,7 +21,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center gap-6 px-4 py-10">
       <div>
-        <Image src="/logo.svg" alt="" width={48} height={48} unoptimized priority className="mb-3" />
+        <Logo size={48} className="mb-3" />
         <h1 className="text-2xl font-semibold">Treasury console</h1>
         <p className="mt-1 text-sm text-slate-700">Sign in with your staff account.</p>
       </div>

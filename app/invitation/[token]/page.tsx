@@ -1,7 +1,7 @@
 import type { Metadata } from "next"
-import Image from "next/image"
 import Link from "next/link"
 import { AcceptInvitation } from "@/components/staff/accept-invitation"
+import { Logo } from "@/components/layout/logo"
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/password-rules"
 import { ROLE_DESCRIPTIONS } from "@/lib/auth/roles"
 import { INVITATION_STATE_TEXT, invitationByToken } from "@/lib/auth/staff"
@@ -21,7 +21,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center gap-6 px-4 py-10">
       <div>
-        <Image src="/logo.svg" alt="" width={48} height={48} unoptimized priority className="mb-3" />
+        <Logo size={48} className="mb-3" />
         <h1 className="text-2xl font-semibold">{found.state === "pending" ? "Accept your invitation" : HEADINGS[found.state]}</h1>
       </div>
       {found.state === "pending" && found.invitation ? (
