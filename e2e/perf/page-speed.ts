@@ -9,6 +9,8 @@ interface Collected {
   lcp: number | null
   shifts: { t: number; v: number }[]
   interactions: { id: number; name: string; start: number; duration: number }[]
+  /** The main thread's tasks of 50 ms or more. */
+  longTasks: { start: number; duration: number }[]
 }
 
 declare global {
@@ -19,7 +21,7 @@ declare global {
 
 // Installed before any script of the page runs (Playwright injects it outside the page's CSP).
 function collector(): void {
-  const state: Collected = { lcp: null, shifts: [], interactions: [] }
+  const state: Collected = { lcp: null, shifts: [], interactions: [], longTasks: [] }
   window.__bench = state
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) state.lcp = entry.startTime
@@ -37,6 +39,20 @@ function collector(): void {
       }
     }
   }).observe({ type: "event", buffered: true, durationThreshold: 16 } as PerformanceObserverInit)
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) state.longTasks.push({ start: entry.startTime, duration: entry.duration })
+  }).observe({ type: "longtask", buffered: true })
+}
+
+/** What the main thread did while the desk's quotes ticked, hands off, for `ms`. */
+export interface Ticking {
+  ms: number
+  /** Distinct quotes the BUY row showed meanwhile (the service quotes every second). */
+  quotes: number
+  /** The longest task (ms); 0 when none reached the 50 ms long-task floor. */
+  longestTask: number
+  /** The time tasks held the main thread past 50 ms each (total blocking time), ms. */
+  blocking: number
 }
 
 export interface PageSpeed {
@@ -48,6 +64,7 @@ export interface PageSpeed {
   /** Worst interaction while typing an amount (ms); 16 when none reached the 16 ms reporting floor. */
   inp?: number
   inpNote?: string
+  ticking?: Ticking
 }
 
 export class Browsing {
@@ -83,7 +100,7 @@ export class Browsing {
    * event and `settleMs` more, then reads LCP and CLS; with `typeAmount`, types it into the page's amount field first (one
    * interaction per key) and reports the worst interaction.
    */
-  async measure(path: string, options: { cookie?: string | undefined; settleMs: number; typeAmount?: string }): Promise<PageSpeed> {
+  async measure(path: string, options: { cookie?: string | undefined; settleMs: number; typeAmount?: string; watchTicksMs?: number }): Promise<PageSpeed> {
     const context = await this.freshContext(options.cookie)
     const page = await context.newPage()
     try {
@@ -96,6 +113,7 @@ export class Browsing {
       await sleep(options.settleMs)
       // LCP stops at the first input: read it before typing.
       const beforeInput = await read(page)
+      const ticking = options.watchTicksMs === undefined ? undefined : await watchTicks(page, options.watchTicksMs)
       let inp: number | undefined
       let inpNote: string | undefined
       if (options.typeAmount !== undefined) {
@@ -132,10 +150,33 @@ export class Browsing {
         cls: cumulativeLayoutShift(beforeInput.shifts),
         ...(inp !== undefined ? { inp } : {}),
         ...(inpNote ? { inpNote } : {}),
+        ...(ticking ? { ticking } : {}),
       }
     } finally {
       await context.close()
     }
+  }
+}
+
+/** Watches the desk for `ms` with nobody touching it: the quotes it shows, and the long tasks meanwhile. */
+async function watchTicks(page: Page, ms: number): Promise<Ticking> {
+  const buy = page.getByTestId("quote-BUY")
+  await buy.waitFor({ state: "visible", timeout: 10_000 })
+  const from = await page.evaluate(() => performance.now())
+  const seen = new Set<string>()
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    const id = await buy.getAttribute("data-quote-id")
+    if (id) seen.add(id)
+    await sleep(250)
+  }
+  const to = await page.evaluate(() => performance.now())
+  const tasks = (await read(page)).longTasks.filter((t) => t.start >= from && t.start < to)
+  return {
+    ms: to - from,
+    quotes: seen.size,
+    longestTask: tasks.reduce((a, t) => Math.max(a, t.duration), 0),
+    blocking: tasks.reduce((a, t) => a + t.duration - 50, 0),
   }
 }
 
