@@ -317,6 +317,13 @@ async function main(): Promise<void> {
       process.stdout.write(`\nsmoke: measurements without a number: ${empty.map((r) => `${r.group} ${r.what}`).join("; ")}\n`)
       process.exitCode = 1
     }
+    // A page's weight is bytes of the build, the same on any machine: judged in a smoke run
+    // too, so npm test stops a page that grows past its goal.
+    const heavy = rows.filter((r) => r.group.startsWith("6. page weight") && r.goal.startsWith("≤") && !r.ok)
+    if (heavy.length > 0) {
+      process.stdout.write(`\nsmoke: over its first-load JS goal: ${heavy.map((r) => `${r.what} ${r.console} (goal ${r.goal})`).join("; ")}\n`)
+      process.exitCode = 1
+    }
   }
 }
 
