@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright"
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
-import { storageStateOf } from "./helpers"
+import { setSettleDelay, storageStateOf } from "./helpers"
 import { withoutPolicyLimits } from "./policy"
 
 // The conversions desk, against the production build and the embedded sandbox: create,
@@ -80,14 +80,6 @@ async function fillForm(page: Page, options: { profile: string; source: string; 
   await page.getByLabel("From (source asset)").selectOption(options.source)
   if (options.target) await page.getByLabel("To (target asset)").selectOption(options.target)
   await page.getByLabel(/^Amount/).fill(options.amount)
-}
-
-/** Sets the sandbox's settle delay through the console's admin route; returns the previous one. */
-async function setSettleDelay(admin: APIRequestContext, ms: number): Promise<number> {
-  const before = (await (await admin.get("/api/sandbox/settings")).json()) as { settle_delay_ms: number }
-  const res = await admin.put("/api/sandbox/settings", { data: { settle_delay_ms: ms } })
-  expect(res.status(), await res.text()).toBe(200)
-  return before.settle_delay_ms
 }
 
 test.describe("trader", () => {

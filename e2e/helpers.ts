@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test"
+import { type APIRequestContext, type Page, expect } from "@playwright/test"
 
 export const DEMO_PASSWORD = "demo-password"
 export const ROLES = ["viewer", "support", "trader", "admin"] as const
@@ -24,4 +24,12 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel("Email").fill(email)
   await page.getByLabel("Password").fill(password)
   await page.getByRole("button", { name: "Sign in", exact: true }).click()
+}
+
+/** Sets the sandbox's settle delay through the console's admin route; returns the previous one. */
+export async function setSettleDelay(admin: APIRequestContext, ms: number): Promise<number> {
+  const before = (await (await admin.get("/api/sandbox/settings")).json()) as { settle_delay_ms: number }
+  const res = await admin.put("/api/sandbox/settings", { data: { settle_delay_ms: ms } })
+  expect(res.status(), await res.text()).toBe(200)
+  return before.settle_delay_ms
 }

@@ -1,7 +1,7 @@
 import { type APIRequestContext, type Browser, type Page, expect, request as playwrightRequest, test } from "@playwright/test"
 import Decimal from "decimal.js"
 import canaries from "./canaries.json" with { type: "json" }
-import type { Role } from "./helpers"
+import { type Role, setSettleDelay } from "./helpers"
 import { ServerSessions } from "./server-sessions"
 
 // The conversions desk through the service's Orchestrations API: a server started with
@@ -63,14 +63,21 @@ test("a trader mints USD → USDG through Orchestrations and watches PROCESSING 
   page.on("request", (r) => {
     if (r.method() === "POST" && new URL(r.url()).pathname === "/api/conversions") posts++
   })
-  await dialog.getByRole("button", { name: "Confirm conversion" }).dblclick()
-
+  // Held PROCESSING while the page is looked at (a busy machine can take longer than the
+  // usual settle delay to get there), then let go.
+  const admin = await apiAs(browser, "admin")
+  const usual = await setSettleDelay(admin, 120_000)
   const record = page.getByTestId("conversion-record")
-  await expect(record.getByTestId("conversion-ref-id")).toContainText(refId)
-  await expect(record.getByTestId("status")).toHaveText("PROCESSING")
-  await expect(record.getByTestId("timeline-processing")).toContainText("cannot be cancelled")
-  await expect(page.getByRole("button", { name: /^Cancel/ })).toHaveCount(0)
-  await shot(page, "processing")
+  try {
+    await dialog.getByRole("button", { name: "Confirm conversion" }).dblclick()
+    await expect(record.getByTestId("conversion-ref-id")).toContainText(refId)
+    await expect(record.getByTestId("status")).toHaveText("PROCESSING")
+    await expect(record.getByTestId("timeline-processing")).toContainText("cannot be cancelled")
+    await expect(page.getByRole("button", { name: /^Cancel/ })).toHaveCount(0)
+    await shot(page, "processing")
+  } finally {
+    await setSettleDelay(admin, usual)
+  }
   await expect(record.getByTestId("status")).toHaveText("COMPLETED", { timeout: 15_000 })
   await expect(record.getByTestId("timeline-completed")).toBeVisible()
   await shot(page, "completed")
