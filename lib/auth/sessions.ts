@@ -90,19 +90,20 @@ const cache = (globalForSessions.__consoleSessionCache ??= new Map<string, Check
  */
 const ended = (globalForSessions.__consoleSessionsEnded ??= new Set<string>())
 
+/** Keeps a per-instance record under MAX_CACHED entries: the oldest goes first. */
+function makeRoom(kept: Map<string, unknown> | Set<string>): void {
+  if (kept.size < MAX_CACHED) return
+  const oldest = kept.keys().next()
+  if (!oldest.done) kept.delete(oldest.value)
+}
+
 function markEnded(id: string): void {
-  if (ended.size >= MAX_CACHED) {
-    const oldest = ended.values().next()
-    if (!oldest.done) ended.delete(oldest.value)
-  }
+  makeRoom(ended)
   ended.add(id)
 }
 
 function remember(id: string, checked: Checked): void {
-  if (cache.size >= MAX_CACHED) {
-    const oldest = cache.keys().next()
-    if (!oldest.done) cache.delete(oldest.value)
-  }
+  makeRoom(cache)
   cache.delete(id)
   cache.set(id, checked)
 }
