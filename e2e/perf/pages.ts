@@ -24,6 +24,9 @@ async function cookieFor(app: ConsoleUnderTest, page: BenchPage): Promise<string
   return admin
 }
 
+/** The page weight rows' group: bytes of the build, which a smoke run judges too (bench.ts). */
+export const PAGE_WEIGHT_GROUP = "6. page weight, first-load JS (gzip)"
+
 export async function measurePageWeight(bench: Bench, app: ConsoleUnderTest): Promise<void> {
   logLine("page weight: first-load JS (gzip -9) of each page's <script src>")
   const weights: PageWeight[] = []
@@ -35,7 +38,7 @@ export async function measurePageWeight(bench: Bench, app: ConsoleUnderTest): Pr
   bench.results.pageWeight = weights
   for (const w of weights) {
     bench.rows.push({
-      group: "6. page weight, first-load JS (gzip)",
+      group: PAGE_WEIGHT_GROUP,
       what: w.path,
       console: w.missing ? "missing" : `${round(w.gzipBytes / 1024)} kB`,
       baseline: "",
@@ -105,6 +108,7 @@ export async function measurePageSpeed(bench: Bench, app: ConsoleUnderTest): Pro
       // holds the thread long enough to delay a key. Void unless quotes did tick.
       const ticking = list.map((x) => x.ticking).filter((x): x is NonNullable<typeof x> => x !== undefined)
       const longest = median(ticking.map((t) => t.longestTask))
+      const worstTask = max(ticking.map((t) => t.longestTask))
       const ticked = ticking.length > 0 && ticking.every((t) => t.quotes >= 2)
       rows.push({
         group,
@@ -114,7 +118,7 @@ export async function measurePageSpeed(bench: Bench, app: ConsoleUnderTest): Pro
         value:
           ticking.length === 0
             ? ""
-            : `${max(ticking.map((t) => t.longestTask)) === 0 ? "no task ≥ 50 ms in any load" : `worst ${round(max(ticking.map((t) => t.longestTask)), 0)} ms; blocking ${round(median(ticking.map((t) => t.blocking)), 0)} ms (median)`}; ${Math.min(...ticking.map((t) => t.quotes))}+ quotes each${ticked ? "" : " (did not tick)"}`,
+            : `${worstTask === 0 ? "no task ≥ 50 ms in any load" : `worst ${round(worstTask, 0)} ms; blocking ${round(median(ticking.map((t) => t.blocking)), 0)} ms (median)`}; ${Math.min(...ticking.map((t) => t.quotes))}+ quotes each${ticked ? "" : " (did not tick)"}`,
         goal: `≤ ${TICK_TASK_GOAL_MS} ms`,
         ok: ticked && longest <= TICK_TASK_GOAL_MS,
       })
