@@ -1,5 +1,5 @@
 import "server-only"
-import { and, desc, eq, gte, lt, or } from "drizzle-orm"
+import { and, asc, desc, eq, gte, lt, or } from "drizzle-orm"
 import { type Role, type Staff } from "@/lib/auth/roles"
 import { activeRole, ensureStaffBootstrap } from "@/lib/auth/staff-bootstrap"
 import { standingChanged } from "@/lib/auth/standing"
@@ -290,7 +290,8 @@ export interface SessionView {
   address: string | null
 }
 
-/** Open sessions, most recently active first. */
+/** Open sessions, most recently active first; among sessions last seen at the same instant, the newest
+ * first, then by id, so the admin's list keeps its order from one refresh to the next. */
 export async function listSessions(db: Db, now = Date.now()): Promise<SessionView[]> {
   const rows = await db
     .select({ session: consoleSessions, role: consoleStaff.role })
@@ -302,7 +303,7 @@ export async function listSessions(db: Db, now = Date.now()): Promise<SessionVie
         gte(consoleSessions.createdAt, new Date(now - SESSION_ABSOLUTE_S * 1000)),
       ),
     )
-    .orderBy(desc(consoleSessions.lastSeenAt))
+    .orderBy(desc(consoleSessions.lastSeenAt), desc(consoleSessions.createdAt), asc(consoleSessions.id))
     .limit(1000)
   return rows.map(({ session: row, role }) => ({
     id: row.id,

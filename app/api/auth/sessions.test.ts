@@ -151,6 +151,27 @@ describe("sessions the server can end", () => {
     expect(event).toMatchObject({ kind: "session_ended", email: "ops@example.com", sessionId: trader.sid })
   })
 
+  it("the admin's list keeps one order when sessions were last seen at the same instant: the newest first, then by id", async () => {
+    const a = await signIn("ops@example.com", "ops-password-1")
+    const b = await signIn("ops@example.com", "ops-password-1")
+    const c = await signIn("ops@example.com", "ops-password-1")
+    const admin = await signIn("admin@example.com", "demo-password")
+    const { consoleSessions } = m.schema
+    const seen = new Date(Date.now() + 60_000)
+    const created = new Date(Date.now() - 60_000)
+    const older = new Date(created.getTime() - 1000)
+    // b is the newest; a and c share their creation time, so their ids decide.
+    await m.runtime.db.update(consoleSessions).set({ lastSeenAt: seen, createdAt: older }).where(eq(consoleSessions.id, a.sid))
+    await m.runtime.db.update(consoleSessions).set({ lastSeenAt: seen, createdAt: created }).where(eq(consoleSessions.id, b.sid))
+    await m.runtime.db.update(consoleSessions).set({ lastSeenAt: seen, createdAt: older }).where(eq(consoleSessions.id, c.sid))
+    const [first, second] = [a.sid, c.sid].sort()
+    for (let i = 0; i < 3; i++) {
+      const listed = (await (await call(m.listSessionsRoute, admin.cookie)).json()) as { items: { id: string }[] }
+      expect(listed.items.map((s) => s.id).slice(0, 3)).toEqual([b.sid, first, second])
+    }
+    for (const s of [a, b, c]) await call(m.endSessionRoute, admin.cookie, { method: "DELETE", params: { id: s.sid } })
+  })
+
   it("an admin ends a session while a read of it is under way: that read's late answer does not bring it back, and no request waits on it", async () => {
     const trader = await signIn("ops@example.com", "ops-password-1")
     const admin = await signIn("admin@example.com", "demo-password")
