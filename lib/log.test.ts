@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { staffRef } from "@/lib/auth/staff-ref"
-import { loggable, redact } from "@/lib/log"
+import { errorKind, loggable, redact } from "@/lib/log"
 
 describe("redact", () => {
   it("hides secret-looking keys at any depth and bearer tokens inside text", () => {
@@ -60,5 +60,18 @@ describe("loggable: no email in a log line", () => {
   it("is keyed: the reference is not a plain hash of the email anyone could compute from a list of addresses", () => {
     const plain = createHash("sha256").update("trader@example.com").digest("hex")
     expect(plain).not.toContain(staffRef("trader@example.com").slice("staff_".length))
+  })
+})
+
+describe("errorKind", () => {
+  it("names a failure by its class, never by its message, which may hold what a request sent", () => {
+    const failed = new TypeError("Failed query: insert … params: my-private-ref")
+    expect(errorKind(failed)).toBe("TypeError")
+    class UpstreamTimeout extends Error {
+      override name = "UpstreamTimeout"
+    }
+    expect(errorKind(new UpstreamTimeout("client_secret=abc"))).toBe("UpstreamTimeout")
+    expect(errorKind("a thrown string with a secret")).toBe("unknown")
+    expect(errorKind(undefined)).toBe("unknown")
   })
 })

@@ -48,6 +48,13 @@ export function redact(value: unknown, depth = 0): unknown {
   return value
 }
 
+/**
+ * What a log line says of a failure: the error's class name (`TypeError`, `UpstreamError`),
+ * never its message, which can hold a query's parameters or a service's answer; `"unknown"`
+ * when what was thrown is not an Error.
+ */
+export const errorKind = (error: unknown): string => (error instanceof Error ? error.name : "unknown")
+
 function write(level: Level, event: string, fields: Record<string, unknown>) {
   const threshold = ORDER[env().logLevel]
   if (ORDER[level] < threshold) return

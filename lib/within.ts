@@ -1,5 +1,5 @@
 import "server-only"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 
 /** `work`'s answer, or null when it fails (logged as `failure`) or takes longer than `timeoutMs`; never throws. */
 export async function withinOrNull<T>(work: () => Promise<T>, timeoutMs: number, failure: string): Promise<T | null> {
@@ -12,7 +12,7 @@ export async function withinOrNull<T>(work: () => Promise<T>, timeoutMs: number,
       }),
     ])
   } catch (error) {
-    log.warn(failure, { error: error instanceof Error ? error.name : "unknown" })
+    log.warn(failure, { error: errorKind(error) })
     return null
   } finally {
     clearTimeout(timer)

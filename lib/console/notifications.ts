@@ -5,7 +5,7 @@ import { endLapsed } from "@/lib/console/approvals/expiry"
 import { recordFinalStatus } from "@/lib/console/intents"
 import type { ConsoleDeps } from "@/lib/console/operations"
 import { consoleApprovals, consoleIntents } from "@/lib/db/schema"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { formatAmount } from "@/lib/format"
 import { FIAT_DECIMALS, toDecimal } from "@/lib/money"
 import { TERMINAL_STATUSES, isConversionsApi, isTerminalStatus } from "@/lib/schemas/constants"
@@ -118,7 +118,7 @@ async function checkInFlight(deps: ConsoleDeps, staff: Staff, now: Date, eventsC
         checkedAt.delete(row.id)
       } catch (error) {
         failed++
-        log.warn("notifications.check_failed", { intentId: row.id, error: error instanceof Error ? error.name : "error" })
+        log.warn("notifications.check_failed", { intentId: row.id, error: errorKind(error) })
       }
     }),
   )

@@ -24,7 +24,7 @@ import { tieOutCutoff } from "@/lib/console/notify/statements"
 import { EVENTS_LAG_CHECK_MS, checkEventsLag } from "@/lib/console/notify/events-lag"
 import { reconcileIntents } from "@/lib/console/reconciler"
 import { ConfigError, configurationWarnings, env } from "@/lib/env"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { recordReconcilerRun, recordUpstreamEvent } from "@/lib/metrics"
 import { approvalListQuerySchema } from "@/lib/schemas/approvals"
 import { SEED_MARKETS } from "@/lib/schemas/assets"
@@ -167,7 +167,7 @@ export async function bannerConversionsApi(): Promise<ConversionsApi> {
   try {
     return await currentConversionsApi((await consoleRuntime()).db)
   } catch (error) {
-    log.warn("console.conversions_api_unknown", { error: error instanceof Error ? error.name : "unknown" })
+    log.warn("console.conversions_api_unknown", { error: errorKind(error) })
     return env().conversionsApi
   }
 }
@@ -246,7 +246,7 @@ async function begin(): Promise<void> {
   runtime.notifier.start()
   if (runtime.events) {
     const watch = () => {
-      checkEventsLag(runtime.db).catch((error: unknown) => log.warn("events.lag_check_failed", { error: error instanceof Error ? error.name : "error" }))
+      checkEventsLag(runtime.db).catch((error: unknown) => log.warn("events.lag_check_failed", { error: errorKind(error) }))
     }
     setInterval(watch, EVENTS_LAG_CHECK_MS).unref()
   }
@@ -283,6 +283,6 @@ async function setSandboxWebhook(runtime: ConsoleRuntime, hook: { apiKey: string
     await runtime.upstream.putFaults({ webhook_url: url, webhook_api_key_header: hook.header, webhook_api_key: hook.apiKey })
     log.info("events.sandbox_webhook_set", { url })
   } catch (error) {
-    log.warn("events.sandbox_webhook_failed", { error: error instanceof Error ? error.name : "error" })
+    log.warn("events.sandbox_webhook_failed", { error: errorKind(error) })
   }
 }

@@ -4,7 +4,7 @@ import { intentMatch } from "@/lib/console/search-matches"
 import { Budget, SEARCH_MAX_REFRESHES, SEARCH_MAX_SERVICE_CALLS, type SearchUpstream, refreshRecords, searchService } from "@/lib/console/search-service"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleIntent, consoleIntents } from "@/lib/db/schema"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { isUuid } from "@/lib/schemas/common"
 import { SEARCH_PREFIX_MIN, type SearchMatch, type SearchResult, type SearchSource, type SearchSourceReport } from "@/lib/schemas/search"
 
@@ -92,7 +92,7 @@ export async function searchAnything(deps: SearchDeps, q: string): Promise<Searc
     report("intent_log", "searched", "ref_ids, record ids, quote ids and intent ids of everything this console sent (or their first 8 or more characters)")
   } catch (error) {
     partial = true
-    log.warn("search.intent_log_failed", { error: error instanceof Error ? error.name : "unknown" })
+    log.warn("search.intent_log_failed", { error: errorKind(error) })
     report("intent_log", "failed", "the console's database did not answer")
   }
   for (const intent of intents) {

@@ -5,7 +5,7 @@ import { staffRef } from "@/lib/auth/staff-ref"
 import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleServedQuote, consoleServedQuotes } from "@/lib/db/schema"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { toDecimal } from "@/lib/money"
 import { quoteNotCurrent, quoteNotServed } from "@/lib/problem"
 import type { ReviewedQuote } from "@/lib/schemas/quote-execution"
@@ -141,7 +141,7 @@ async function write(db: Db, m: Memory, batch: [string, Row][]): Promise<void> {
     for (const [key, row] of batch) m.written.set(key, Math.max(row.expiresAt.getTime(), (row.servedAt ?? new Date(t)).getTime()))
   } catch (error) {
     const staff = new Set(batch.map(([, row]) => staffRef(row.staffEmail)))
-    log.warn("quotes.served_not_remembered", { staff: [...staff].slice(0, 5).join(","), quotes: batch.length, error: error instanceof Error ? error.name : "unknown" })
+    log.warn("quotes.served_not_remembered", { staff: [...staff].slice(0, 5).join(","), quotes: batch.length, error: errorKind(error) })
   } finally {
     for (const [key] of batch) m.pending.delete(key)
   }
@@ -158,7 +158,7 @@ export async function purgeServedQuotes(db: Db, now: Date = new Date()): Promise
   if (t - m.purgedAt < PURGE_EVERY_MS) return
   m.purgedAt = t
   await boundedTransaction(db, (tx) => tx.delete(consoleServedQuotes).where(lt(consoleServedQuotes.rememberUntil, now))).catch((error: unknown) =>
-    log.warn("quotes.served_purge_failed", { error: error instanceof Error ? error.name : "unknown" }),
+    log.warn("quotes.served_purge_failed", { error: errorKind(error) }),
   )
 }
 

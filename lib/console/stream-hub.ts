@@ -5,7 +5,7 @@ import type { QuoteSource } from "@/lib/console/quote-feed"
 import { TOPIC_CHANNEL, type TopicSources, type TopicSubscriber, createTopicPump } from "@/lib/console/stream-topics"
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { type RecordStatusEvent, recordStatusEventSchema } from "@/lib/schemas/stream"
 import type { SandboxFaultsStatus } from "@/lib/schemas/sandbox-tools"
 import type { StreamTopic } from "@/lib/schemas/stream"
@@ -185,7 +185,7 @@ export function createStreamHub(options: StreamHubOptions) {
       latestQuotes = snapshot
       for (const sub of subscribers) if (wantsQuotes(sub)) sub.quotes(snapshot)
     } catch (error) {
-      log.debug("stream.quotes_failed", { error: error instanceof Error ? error.name : "unknown" })
+      log.debug("stream.quotes_failed", { error: errorKind(error) })
       // Nothing left to serve: the streams are told that what they hold is stale, as a failed poll would show.
       if (latestQuotes && !latestQuotes.stale) {
         latestQuotes = { ...latestQuotes, stale: true }
@@ -207,7 +207,7 @@ export function createStreamHub(options: StreamHubOptions) {
       lastSandbox = key
       for (const sub of subscribers) sub.sandbox(status)
     } catch (error) {
-      log.debug("stream.sandbox_failed", { error: error instanceof Error ? error.name : "unknown" })
+      log.debug("stream.sandbox_failed", { error: errorKind(error) })
     }
   }
 

@@ -1,7 +1,7 @@
 import "server-only"
 import { type Role, type Staff, roleAtLeast } from "@/lib/auth/roles"
 import { sseEvent } from "@/lib/console/stream-frames"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import type { ApprovalPage } from "@/lib/schemas/approvals"
 import type { NotificationEvent, NotificationPage } from "@/lib/schemas/notifications"
 import type { Inbox } from "@/lib/schemas/notify"
@@ -145,7 +145,7 @@ export function createTopicPump(options: {
           latest.set(`${topic}|${key}`, frame)
           deliver(topic, subs, frame)
         } catch (error) {
-          log.debug("stream.topic_failed", { topic, error: error instanceof Error ? error.name : "unknown" })
+          log.debug("stream.topic_failed", { topic, error: errorKind(error) })
         }
       }),
     )

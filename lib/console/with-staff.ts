@@ -12,7 +12,7 @@ import { withDatabaseDeadline } from "@/lib/db/deadline"
 import { DATABASE_RETRY_AFTER_S, databaseErrorCode, isDatabaseUnavailable } from "@/lib/db/unavailable"
 import { env } from "@/lib/env"
 import { BodyTooLarge, checkDeclaredLength } from "@/lib/http/bounded-body"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { recordRequest, routePattern } from "@/lib/metrics"
 import {
   HttpProblem,
@@ -204,7 +204,7 @@ export function errorResponse(
     log.warn("database.unavailable", {
       requestId,
       what: `${ctx.req.method} ${ctx.req.nextUrl.pathname}`,
-      error: error instanceof Error ? error.name : "unknown",
+      error: errorKind(error),
       code: databaseErrorCode(error),
     })
     return problemResponse(databaseUnavailable(DATABASE_RETRY_AFTER_S), headers)

@@ -6,7 +6,7 @@ import { staffRef } from "@/lib/auth/staff-ref"
 import type { StepUpProof } from "@/lib/console/approvals/step-up"
 import type { Db } from "@/lib/db/client"
 import { consoleApprovalDecisions } from "@/lib/db/schema"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { HttpProblem } from "@/lib/problem"
 
 /**
@@ -52,7 +52,7 @@ export async function recordDecision(db: Db, attempt: DecisionAttempt, outcome: 
       digest: attempt.proof?.digest ?? attempt.digest ?? null,
     })
   } catch (failure) {
-    log.error("decision.unrecorded", { staff: staffRef(attempt.staff.email), action: attempt.action, error: failure instanceof Error ? failure.name : "error" })
+    log.error("decision.unrecorded", { staff: staffRef(attempt.staff.email), action: attempt.action, error: errorKind(failure) })
   }
 }
 

@@ -4,7 +4,7 @@ import { type Outgoing, DeliveryError, SEND_TIMEOUT_MS, sendChat, sendEmail, sen
 import type { Db } from "@/lib/db/client"
 import { queryRows } from "@/lib/db/rows"
 import { consoleNotificationChannels, consoleNotificationDeliveries, consoleNotifications } from "@/lib/db/schema"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 
 /**
  * The one delivery worker of every instance on the database, elected by the lease row of
@@ -134,7 +134,7 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
       return "sent"
     } catch (error) {
       if (dead) return "failed"
-      const message = error instanceof DeliveryError ? error.message : `could not deliver (${error instanceof Error ? error.name : "error"})`
+      const message = error instanceof DeliveryError ? error.message : `could not deliver (${errorKind(error)})`
       const park = d.attempts >= o.maxAttempts
       const wait = Math.min(o.backoffMs * 2 ** (d.attempts - 1), o.maxBackoffMs)
       await db
@@ -158,7 +158,7 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
   function tick(): Promise<DeliveryReport> {
     ticking ??= tickOnce()
       .catch((error: unknown) => {
-        log.warn("notify.tick_failed", { error: error instanceof Error ? error.name : "error" })
+        log.warn("notify.tick_failed", { error: errorKind(error) })
         return { sent: 0, failed: 0, parked: 0 }
       })
       .finally(() => {

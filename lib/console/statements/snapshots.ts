@@ -3,7 +3,7 @@ import { and, asc, eq, gte, lte, sql } from "drizzle-orm"
 import type { Db } from "@/lib/db/client"
 import { type BalanceSnapshotRow, type SnapshotBalance, consoleBalanceSnapshots } from "@/lib/db/schema"
 import { queryRows } from "@/lib/db/rows"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import type { ProfileOperations } from "@/lib/upstream/operations"
 
 /**
@@ -128,7 +128,7 @@ export function createSnapshotJob(options: {
     // The day the cutoff closes is tied out once its snapshot is stored; a check that failed is tried again next tick.
     const stored = existing ?? row
     if (options.tieOut && stored && !stored.tieOutCheckedAt) {
-      await options.tieOut(stored, new Date(now())).catch((error: unknown) => log.warn("snapshots.tie_out_failed", { error: error instanceof Error ? error.name : "error" }))
+      await options.tieOut(stored, new Date(now())).catch((error: unknown) => log.warn("snapshots.tie_out_failed", { error: errorKind(error) }))
     }
     return row
   }
@@ -136,7 +136,7 @@ export function createSnapshotJob(options: {
   function tick(): Promise<BalanceSnapshotRow | null> {
     ticking ??= tickOnce()
       .catch((error: unknown) => {
-        log.warn("snapshots.tick_failed", { error: error instanceof Error ? error.name : "error" })
+        log.warn("snapshots.tick_failed", { error: errorKind(error) })
         return null
       })
       .finally(() => {

@@ -3,7 +3,7 @@ import { readJson } from "@/lib/console/http"
 import { requireSandboxMode } from "@/lib/console/sandbox-tools"
 import { generateSandboxHistory } from "@/lib/console/sandbox-history"
 import { withStaff } from "@/lib/console/with-staff"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { historyRequestSchema } from "@/lib/schemas/sandbox-history"
 
 // POST /api/sandbox/history - "generate a past week": the 7 UTC days before today filled with settled trades, conversions, orchestrations and deposits at the sandbox, the console's intents (and approvals) for those its desk placed, and a balance snapshot at each cutoff; once: 409 history_exists when the sandbox already has a past
@@ -16,7 +16,7 @@ export const POST = withStaff("admin", async ({ req, staff, runtime }) => {
     log.info("sandbox.history_generated", { staff: staffRef(staff.email), seed: answer.seed, from: answer.from, to: answer.to, ...answer.counts })
     return Response.json(answer, { status: 201 })
   } catch (error) {
-    log.info("sandbox.history_refused", { staff: staffRef(staff.email), seed, error: error instanceof Error ? error.name : "error" })
+    log.info("sandbox.history_refused", { staff: staffRef(staff.email), seed, error: errorKind(error) })
     throw error
   }
 })

@@ -3,7 +3,7 @@ import { validationProblem } from "@/lib/console/with-staff"
 import { withApiKey } from "@/lib/console/with-bearer-token"
 import { env } from "@/lib/env"
 import { BodyTooLarge, readBoundedText } from "@/lib/http/bounded-body"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { recordWebhookHint } from "@/lib/metrics"
 import { bodyTooLarge, problemResponse, validationFailed } from "@/lib/problem"
 import { WEBHOOK_BODY_LIMIT, webhookHintSchema } from "@/lib/schemas/webhook"
@@ -41,7 +41,7 @@ export const POST = withApiKey(
     if (events) {
       // Here when this instance reads; in the lease row for the instance that does (its next tick).
       events.wake()
-      events.hintElsewhere().catch((error: unknown) => log.warn("events.hint_failed", { error: error instanceof Error ? error.name : "error" }))
+      events.hintElsewhere().catch((error: unknown) => log.warn("events.hint_failed", { error: errorKind(error) }))
     }
     return Response.json({ accepted: true, reader: events ? "woken" : "off" }, { status: 202 })
   },
