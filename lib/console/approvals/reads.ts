@@ -111,7 +111,7 @@ export function listApprovalsPage(db: Db, viewer: Staff, now: Date = new Date())
   return listApprovals(db, { limit: APPROVALS_LIST_LIMIT }, now, viewer)
 }
 
-/** Requests, pending first (oldest first, the next to decide on top), then the rest newest first. */
+/** Requests, pending first (oldest first, the next to decide on top), then the rest newest first; made at one instant, by the order they were made. */
 export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date, viewer: Staff): Promise<ApprovalPage> {
   await endLapsed(db, now)
   const rows = await db
@@ -122,7 +122,11 @@ export async function listApprovals(db: Db, query: ApprovalListQuery, now: Date,
     .orderBy(
       sql`case when ${consoleApprovals.state} = 'PENDING' then 0 else 1 end`,
       sql`case when ${consoleApprovals.state} = 'PENDING' then ${consoleApprovals.createdAt} end asc`,
+      // Requests made at the same instant: in the order their intents were made (the first made
+      // is the older), so the list keeps one order from one read to the next.
+      sql`case when ${consoleApprovals.state} = 'PENDING' then ${consoleIntents.seq} end asc`,
       desc(consoleApprovals.createdAt),
+      desc(consoleIntents.seq),
     )
     .limit(query.limit)
   const [count] = await db

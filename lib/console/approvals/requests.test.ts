@@ -147,6 +147,17 @@ describe.each(testDrivers())("approval requests against the sandbox on %s", (dri
     expect(await forYou(support)).toBe(0)
   })
 
+  it("the list keeps one order for requests made at the same instant: pending in the order made, decided the last made first", async () => {
+    const at = new Date(Date.now() - 5 * 60_000)
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) ids.push(await request("150.00", me, at))
+    const mine = (items: { id: string }[]) => items.map((r) => r.id).filter((id) => ids.includes(id))
+    for (let i = 0; i < 2; i++) expect(mine((await listApprovals(h.db, { state: "PENDING", limit: 200 }, new Date(), checker)).items)).toEqual(ids)
+    // Rejected in another order than made: the list still goes by when they were made.
+    for (const id of [ids[1]!, ids[0]!, ids[2]!]) await rejectRequest(h.db, checker, id, { reason: "no" })
+    for (let i = 0; i < 2; i++) expect(mine((await listApprovals(h.db, { state: "REJECTED", limit: 200 }, new Date(), checker)).items)).toEqual([...ids].reverse())
+  })
+
   it("an approved request the service refuses shows placement FAILED with the service's problem, and is logged", async () => {
     const before = (await readPolicy(h.db)).policy
     const limits: Policy["staff_limits"] = { [me.email]: { per_order: { USD: "2000000.00" }, per_day: { USD: "5000000.00" } } }
