@@ -17,7 +17,7 @@ import { boundedTransaction } from "@/lib/db/bounded"
 import type { Db } from "@/lib/db/client"
 import { type ConsoleApproval, consoleApprovalVotes, consoleApprovals, consoleIntents } from "@/lib/db/schema"
 import type { ApprovalRequirement } from "@/lib/limits"
-import { log } from "@/lib/log"
+import { errorKind, log } from "@/lib/log"
 import { toDecimal } from "@/lib/money"
 import { type HttpProblem, notAllowed, notFound, priceMoved, quotesUnavailable, requestRejected, requestWithdrawn, stateConflict } from "@/lib/problem"
 import type { ApprovalRequest } from "@/lib/schemas/approvals"
@@ -352,7 +352,7 @@ async function approveAttempt(
         : createConversion(deps, maker, send as ConversionCreate & { ref_id: string }, intentOfRef(deps.db, "create_conversion", refId))
     await placing.catch((error: unknown) => {
       // The intent holds the outcome (FAILED, or UNKNOWN for the reconciler); the request shows it.
-      log.warn("approval.place_failed", { intentId: id, error: error instanceof Error ? error.name : "error" })
+      log.warn("approval.place_failed", { intentId: id, error: errorKind(error) })
     })
   }
   return getApproval(deps.db, id, now)
