@@ -112,7 +112,12 @@ export default defineConfig({
   // worker per process: the two processes are the two tests at a time.
   workers: shard ? 1 : 2,
   retries: process.env.CI ? 1 : 0,
-  timeout: 60_000,
+  // Each test's budget. The two shards keep a 2-core machine at a load average of 11 to 14,
+  // where every page load, click and axe audit takes 1 to 5 s: in one such run (2026-11-28)
+  // 28 tests took over half of the former 60 s and three long flows ran out of it, on both
+  // tries, with nothing wrong but the time. What a test waits for has its own, shorter
+  // timeout (expect: 10 s); this one only stops a test that hangs.
+  timeout: 120_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: `playwright-report/${port}` }]],
   use: {

@@ -216,7 +216,6 @@ test.describe("as an admin", () => {
   })
 
   test("Reconcile now resolves an intent whose outcome was unknown and says how many it resolved", async ({ page, request, browser, baseURL }) => {
-    test.setTimeout(120_000)
     await putSettings(request, baseURL!, { rules: [{ operation: "create_execution", fault: "error", rate: 1, status: 503 }] })
     const trader = await apiAs(browser, "trader", baseURL!)
     const unsure = await placeTrade(trader, baseURL!)

@@ -58,7 +58,6 @@ test.describe("trader", () => {
 })
 
 test("a session revoked while its streams are open: the page's stream closes, and the server ends one nobody closes, within 30 s", async ({ browser }) => {
-  test.setTimeout(90_000)
   // A sign-in of its own: the shared trader session stays for the other specs.
   const context = await browser.newContext()
   const page = await context.newPage()
